@@ -1,0 +1,34 @@
+"""The outermost layer: does a failure that got this far block anything?
+
+Soft fails, ``continue-on-error``, ``allow_failure``, non-strict xfail and skip
+all make the probability of a *blocking* report zero, yet they differ in what a
+person can still see: a soft-failed Buildkite step or an XFAIL leaves a trace,
+a skipped test leaves none. The model keeps the two facts apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Gate:
+    """What happens to a failure once every retry layer has run."""
+
+    kind: str
+    blocks: bool
+    visible: bool
+
+    def describe(self) -> str:
+        if self.blocks:
+            return "blocks the build"
+        seen = "still visible" if self.visible else "invisible"
+        return f"{self.kind}: never blocks ({seen})"
+
+
+BLOCKING = Gate("blocking", blocks=True, visible=True)
+SOFT_FAIL = Gate("soft fail", blocks=False, visible=True)
+CONTINUE_ON_ERROR = Gate("continue-on-error", blocks=False, visible=True)
+ALLOW_FAILURE = Gate("allow_failure", blocks=False, visible=True)
+XFAIL = Gate("xfail(strict=False)", blocks=False, visible=True)
+SKIP = Gate("skip", blocks=False, visible=False)

@@ -1,0 +1,181 @@
+"""Rendering a ``PowerAnalysis`` as the text table people read and the JSON
+document machines read. Both come from the same computed value, so they
+cannot disagree."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from detlint.model import Gate, Layer, Policy
+from detlint.power import PowerAnalysis
+from detlint.report.numbers import fraction, percent, percent_label
+
+JSON_SCHEMA = "detlint.power/1"
+
+
+# -- text ------------------------------------------------------------------
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return [
+        "  ".join(cell.rjust(width) for cell, width in zip(row, widths, strict=True))
+        for row in [header, *rows]
+    ]
+
+
+def _rate_or_never(rate: float | None, never: str) -> str:
+    return never if rate is None else percent(rate)
+
+
+def _trials(count: int) -> str:
+    return f"{count} trial{'s' if count != 1 else ''}"
+
+
+def render_text(analysis: PowerAnalysis) -> str:
+    """The loss table and its summary lines."""
+    policy = analysis.policy
+    show_visible = not policy.gate.blocks
+    header = ["violation rate q", "one attempt", "reported with the knob"]
+    if show_visible:
+        header.append("visible with the knob")
+    header.append("reported without")
+    rows = []
+    for row in analysis.rows:
+        cells = [percent_label(row.rate), percent(row.one_attempt), percent(row.reported)]
+        if show_visible:
+            cells.append(percent(row.visible))
+        cells.append(percent(row.reported_without))
+        rows.append(cells)
+
+    lines = [f"detlint power: {policy.describe()}", ""]
+    if not policy.masks:
+        lines += ["No knob here lowers detection; both columns agree.", ""]
+    lines += ["  " + line for line in _table(header, rows)]
+    lines.append("")
+
+    never = f"never ({policy.gate.kind} never blocks)"
+    lines.append(
+        "q50, the rate reported half the time: "
+        f"{_rate_or_never(analysis.q50, never)} with the knob, "
+        f"{_rate_or_never(analysis.q50_without, 'never')} without"
+    )
+
+    q_ref, target = percent_label(analysis.reference_rate), percent_label(analysis.target)
+    needed = analysis.trials_needed_without
+    if needed is None:
+        lines.append(f"No trial count reports a {q_ref} violation {target} of the time.")
+    else:
+        now = (
+            f"{_trials(policy.trials)} now: {percent(analysis.reference_reported_without)} "
+            f"without the knob, {percent(analysis.reference_reported)} with it"
+        )
+        if policy.masks:
+            kept = analysis.trials_needed_with
+            now += (
+                f"; keeping the knob, {target} takes {_trials(kept)}"
+                if kept is not None
+                else f"; keeping the knob, no trial count reaches {target}"
+            )
+        lines += [
+            f"Trials instead of the knob: {_trials(needed)} per attempt report a {q_ref} "
+            f"violation {target} of the time",
+            f"  ({now})",
+        ]
+
+    if analysis.observed is not None:
+        observed = analysis.observed
+        estimate = observed.estimate
+        level = percent_label(estimate.confidence)
+        with_at, with_low, with_high = observed.reported
+        without_at, without_low, without_high = observed.reported_without
+        lines += [
+            "",
+            f"Observed {estimate.mismatches}/{estimate.trials}: rate {fraction(estimate.rate)}, "
+            f"{level} Wilson interval [{fraction(estimate.low)}, {fraction(estimate.high)}]",
+            f"  reported with the knob: {percent(with_at)} at that rate, "
+            f"{percent(with_low)} to {percent(with_high)} over the interval",
+            f"  reported without:       {percent(without_at)} at that rate, "
+            f"{percent(without_low)} to {percent(without_high)} over the interval",
+        ]
+
+    if analysis.green_runs is not None:
+        green = analysis.green_runs
+        lines += [
+            "",
+            f"After {green.runs} green run{'s' if green.runs != 1 else ''}, "
+            f"per-trial rates ruled out at {percent_label(green.confidence)} confidence:",
+            "  with the knob: "
+            + (
+                f"above {percent(green.bound)}"
+                if green.bound is not None
+                else "none (the knob never lets a failure block)"
+            ),
+            "  without:       "
+            + (
+                f"above {percent(green.bound_without)}"
+                if green.bound_without is not None
+                else "none"
+            ),
+        ]
+    return "\n".join(lines) + "\n"
+
+
+# -- JSON ------------------------------------------------------------------
+
+
+def _layer_json(layer: Layer) -> dict[str, Any]:
+    fields: dict[str, Any] = dataclasses.asdict(layer) if dataclasses.is_dataclass(layer) else {}
+    return {"kind": layer.kind, **fields, "masks": layer.masks, "description": layer.describe()}
+
+
+def _gate_json(gate: Gate) -> dict[str, Any]:
+    return {"kind": gate.kind, "blocks": gate.blocks, "visible": gate.visible}
+
+
+def _policy_json(policy: Policy) -> dict[str, Any]:
+    return {
+        "description": policy.describe(),
+        "trials": policy.trials,
+        "layers": [_layer_json(layer) for layer in policy.layers],
+        "gate": _gate_json(policy.gate),
+        "masks": policy.masks,
+    }
+
+
+def _triple(values: tuple[float, ...]) -> dict[str, float]:
+    return dict(zip(("at_rate", "at_low", "at_high"), values, strict=True))
+
+
+def to_json(analysis: PowerAnalysis) -> dict[str, Any]:
+    """The analysis as plain JSON values: probabilities are fractions (floats)."""
+    observed = analysis.observed
+    green = analysis.green_runs
+    return {
+        "schema": JSON_SCHEMA,
+        "policy": _policy_json(analysis.policy),
+        "baseline": _policy_json(analysis.baseline),
+        "rates": [dataclasses.asdict(row) for row in analysis.rows],
+        "q50": analysis.q50,
+        "q50_without": analysis.q50_without,
+        "reference_rate": analysis.reference_rate,
+        "target": analysis.target,
+        "reference_reported": analysis.reference_reported,
+        "reference_reported_without": analysis.reference_reported_without,
+        "trials_needed_without": analysis.trials_needed_without,
+        "trials_needed_with": analysis.trials_needed_with,
+        "observed": None
+        if observed is None
+        else {
+            **dataclasses.asdict(observed.estimate),
+            "reported": _triple(observed.reported),
+            "reported_without": _triple(observed.reported_without),
+        },
+        "green_runs": None if green is None else dataclasses.asdict(green),
+    }
+
+
+def render_json(analysis: PowerAnalysis) -> str:
+    return json.dumps(to_json(analysis), indent=2) + "\n"
