@@ -13,6 +13,7 @@ in the common cases.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar, Literal, Protocol, runtime_checkable
 
@@ -125,9 +126,13 @@ class FlakyRuns:
         return self.max_runs > self.min_passes
 
     def apply(self, failing: float) -> float:
-        from scipy.stats import binom
-
-        return float(binom.cdf(self.min_passes - 1, self.max_runs, 1.0 - failing))
+        # The exact binomial sum: M is a handful of runs, and the check path
+        # must not pay scipy's import time. The tests cross-check scipy.stats.binom.
+        passing = 1.0 - failing
+        return math.fsum(
+            math.comb(self.max_runs, passes) * passing**passes * failing ** (self.max_runs - passes)
+            for passes in range(self.min_passes)
+        )
 
     def invert(self, failing: float) -> float | None:
         if self.min_passes == 1:
