@@ -1,0 +1,40 @@
+"""Where a fact or finding sits in a file.
+
+Every fact detlint collects carries a span, so that findings can point at the
+exact construct, suppressions can match the lines it covers and fixes can edit
+it. Lines and columns are 1-based, as editors and SARIF count them; the end is
+inclusive of the last character's column + 1 (exclusive end column), like ruff.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """A region of one file; ``path`` is as displayed (relative to the working directory)."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def whole_line(cls, path: str, line: int, text: str = "") -> Span:
+        """The span of line ``line`` whose text is ``text`` (1-based)."""
+        return cls(path, line, 1, line, len(text.rstrip("\r\n")) + 1)
+
+    @classmethod
+    def file(cls, path: str) -> Span:
+        """A span for a whole file, used when a problem has no better location."""
+        return cls(path, 1, 1, 1, 1)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file detlint could not read or parse; reported as DET901, never fatal."""
+
+    span: Span
+    message: str
