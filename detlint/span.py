@@ -9,6 +9,7 @@ inclusive of the last character's column + 1 (exclusive end column), like ruff.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True, order=True)
@@ -38,3 +39,11 @@ class Problem:
 
     span: Span
     message: str
+
+
+def display_path(path: Path, cwd: Path) -> str:
+    """How a path is shown and serialised: relative to ``cwd`` when under it, POSIX separators."""
+    try:
+        return path.resolve().relative_to(cwd.resolve()).as_posix()
+    except ValueError:
+        return path.resolve().as_posix()
