@@ -8,6 +8,7 @@ inclusive of the last character's column + 1 (exclusive end column), like ruff.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +44,8 @@ class Problem:
 
 def display_path(path: Path, cwd: Path) -> str:
     """How a path is shown and serialised: relative to ``cwd`` when under it, POSIX separators."""
+    absolute = Path(os.path.abspath(path))
     try:
-        return path.resolve().relative_to(cwd.resolve()).as_posix()
+        return absolute.relative_to(os.path.abspath(cwd)).as_posix()
     except ValueError:
-        return path.resolve().as_posix()
+        return absolute.as_posix()
