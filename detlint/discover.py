@@ -1,0 +1,361 @@
+"""Which files to lint, where the repository starts, and every file it holds.
+
+Discovery is the first thing every run does, including a pre-commit run on one
+file, so it is built for speed: directories are listed with ``os.scandir`` (the
+file type comes from the directory entry, so regular files cost no ``stat``),
+exclusion globs are compiled into one regular expression, and .gitignore rules
+come from a single ``git ls-files`` call instead of a reimplementation of
+gitignore semantics. Symlinked directories are never followed, which makes
+symlink loops impossible rather than detected.
+
+Paths are kept as the user spelled them (made absolute lexically, never
+resolved): findings must point at the path the user knows, and a resolved
+path through a symlinked checkout would not be under the working directory.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import os
+import re
+import stat
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from detlint.span import Problem, Span, display_path
+
+DEFAULT_EXCLUDES: tuple[str, ...] = (
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    "node_modules",
+    "__pycache__",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "build",
+    "dist",
+    "site-packages",
+    "*.egg-info",
+)
+"""Directory names never walked: version control, virtualenvs, caches and build
+output hold copies of other projects' tests and config that are not this repository's."""
+
+_ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini")
+
+_GIT_TIMEOUT_SECONDS = 20.0
+
+# Set by git hooks (pre-commit runs inside one) and by wrappers; they would point
+# `git ls-files` at another repository or index than the root being linted.
+_GIT_LOCATION_VARIABLES = frozenset(
+    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX"}
+)
+
+_NOT_FOUND = "path does not exist"
+_BROKEN_LINK = "path does not exist (broken symbolic link)"
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """The outcome of expanding the user's paths: files to lint and paths that could not be."""
+
+    root: Path
+    files: tuple[Path, ...]
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class _Rules:
+    """Exclusion globs compiled once; matching runs for every directory entry."""
+
+    default_dirs: re.Pattern[str]
+    user: re.Pattern[str] | None
+
+    def skips_dir(self, name: str, rel: str) -> bool:
+        return self.default_dirs.match(name) is not None or self.skips_file(name, rel)
+
+    def skips_file(self, name: str, rel: str) -> bool:
+        return self.user is not None and (
+            self.user.match(name) is not None or self.user.match(rel) is not None
+        )
+
+
+def _compile(patterns: Sequence[str]) -> re.Pattern[str] | None:
+    """One regex for many fnmatch globs; case-insensitive where fnmatch is (Windows)."""
+    cleaned = [p.strip().removeprefix("./").rstrip("/") for p in patterns]
+    cleaned = [p for p in cleaned if p]
+    if not cleaned:
+        return None
+    flags = re.IGNORECASE if os.path.normcase("A") == "a" else 0
+    return re.compile("|".join(fnmatch.translate(p) for p in cleaned), flags)
+
+
+@functools.lru_cache(maxsize=32)
+def _rules(exclude: tuple[str, ...]) -> _Rules:
+    default = _compile(DEFAULT_EXCLUDES)
+    assert default is not None  # DEFAULT_EXCLUDES is not empty
+    return _Rules(default, _compile(exclude))
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """What ``git ls-files`` reports, as paths relative to the root in POSIX form.
+
+    ``kept`` holds files, symlinks, submodules and untracked nested repositories
+    (the last two are directories whose content is kept without git filtering);
+    ``dirs`` holds every directory with something kept beneath it, so that a
+    wholly ignored directory is pruned without being listed.
+    """
+
+    kept: frozenset[str]
+    dirs: frozenset[str]
+
+
+def _is_git_work_tree(root: str) -> bool:
+    """True when root or an ancestor holds ``.git`` (a directory, or a file in worktrees)."""
+    current = root
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
+def _git_listing(root: str) -> _Listing | None:
+    """The files git does not ignore under root, or None when git is unusable here.
+
+    None (missing git, not a work tree, "dubious ownership", timeout) makes the
+    caller walk without gitignore filtering: a slower or noisier run is better
+    than a failed one.
+    """
+    if not _is_git_work_tree(root):
+        return None
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # a read-only listing must not contend for index.lock
+    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    try:
+        result = subprocess.run(
+            command,
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_GIT_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if result.returncode != 0:
+        return None
+    kept: set[str] = set()
+    dirs: set[str] = {""}
+    for raw in result.stdout.split(b"\0"):
+        if not raw:
+            continue
+        # Untracked nested repositories are listed once, as "dir/".
+        rel = os.fsdecode(raw).rstrip("/")
+        kept.add(rel)
+        slash = rel.rfind("/")
+        while slash > 0:
+            parent = rel[:slash]
+            if parent in dirs:
+                break
+            dirs.add(parent)
+            slash = parent.rfind("/")
+    return _Listing(frozenset(kept), frozenset(dirs))
+
+
+def _reason(error: OSError) -> str:
+    """The OS's short reason in lower case ("permission denied"), without path or errno."""
+    reason = " ".join((error.strerror or type(error).__name__).split())
+    return reason[:1].lower() + reason[1:] if reason[1:2].islower() else reason
+
+
+def _walk(
+    start: str,
+    start_rel: str,
+    rules: _Rules,
+    listing: _Listing | None,
+    files: set[str],
+    problems: list[tuple[str, str]],
+) -> None:
+    """Add every regular file under ``start`` to ``files``, following no symlinked directory.
+
+    ``start_rel`` is ``start`` relative to the root in POSIX form ("" for the root);
+    globs are matched against it extended by each entry's name. With a
+    ``listing``, files git ignores are dropped and ignored directories pruned.
+    """
+    stack: list[tuple[str, str, _Listing | None]] = [(start, start_rel, listing)]
+    while stack:
+        directory, rel, active = stack.pop()
+        try:
+            with os.scandir(directory) as iterator:
+                entries = list(iterator)
+        except OSError as error:
+            problems.append((directory, f"cannot read directory: {_reason(error)}"))
+            continue
+        prefix = f"{rel}/" if rel else ""
+        for entry in entries:
+            name = entry.name
+            child = prefix + name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if rules.skips_dir(name, child):
+                        continue
+                    if active is None or child in active.kept:
+                        # Unfiltered; or a submodule or nested repository, kept whole.
+                        stack.append((entry.path, child, None))
+                    elif child in active.dirs:
+                        stack.append((entry.path, child, active))
+                    # else: nothing under it survives .gitignore; prune it unlisted
+                    continue
+                if rules.skips_file(name, child) or (
+                    active is not None and child not in active.kept
+                ):
+                    continue
+                if entry.is_file():  # follows a symlink; costs a stat only for symlinks
+                    files.add(entry.path)
+                elif entry.is_symlink() and not os.path.exists(entry.path):
+                    problems.append((entry.path, _BROKEN_LINK))
+                # else: a symlinked directory (never followed), FIFO, socket or device
+            except OSError as error:  # e.g. a symlink pointing at itself
+                problems.append((entry.path, f"cannot read: {_reason(error)}"))
+
+
+def _relative(path: str, root: str) -> str:
+    """``path`` relative to ``root`` in POSIX form, "" for the root itself."""
+    rel = os.path.relpath(path, root)
+    return "" if rel == "." else rel.replace(os.sep, "/")
+
+
+def find_root(paths: Sequence[Path]) -> Path:
+    """The repository root for these paths.
+
+    The nearest ancestor of their common directory (itself included) holding
+    ``.git`` wins, even over a nearer ``pyproject.toml``: in a monorepo the CI
+    YAML and the lock files live at the git root, not in the package directory.
+    Without git, the nearest directory with Python project or pytest config;
+    else the common directory itself. No paths means the working directory.
+    """
+    directories = []
+    for path in paths or [Path.cwd()]:
+        absolute = os.path.abspath(path)
+        directories.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
+    try:
+        common = os.path.commonpath(directories)
+    except ValueError:  # different drives on Windows: no common directory
+        common = directories[0]
+    marked: str | None = None
+    current = common
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return Path(current)
+        if marked is None and any(
+            os.path.isfile(os.path.join(current, marker)) for marker in _ROOT_MARKERS
+        ):
+            marked = current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return Path(marked or common)
+        current = parent
+
+
+def _missing(target: str, error: OSError) -> str:
+    """The message for an explicit path that ``stat`` cannot reach."""
+    if isinstance(error, FileNotFoundError):
+        return _BROKEN_LINK if os.path.islink(target) else _NOT_FOUND
+    return f"cannot read: {_reason(error)}"
+
+
+def discover(
+    paths: Sequence[Path],
+    cwd: Path,
+    *,
+    exclude: Sequence[str] = (),
+    respect_gitignore: bool = True,
+) -> Discovery:
+    """Expand the user's paths (files and directories; ``[cwd]`` when empty) into files to lint.
+
+    A file named explicitly is always linted, even when excluded or ignored, as
+    with ruff without ``--force-exclude``: the user (or pre-commit) asked for it.
+    An explicitly named directory is walked even if its own name is excluded or
+    ignored; entries below it are filtered by their own names and paths, and by
+    .gitignore unless git ignores the whole directory. ``git ls-files`` runs at
+    most once, and only when a directory is to be walked.
+    """
+    base = os.path.abspath(cwd)
+    targets = [os.path.normpath(os.path.join(base, os.fspath(p))) for p in paths] or [base]
+    root = str(find_root([Path(t) for t in targets]))
+    rules = _rules(tuple(exclude))
+    files: set[str] = set()
+    problems: list[tuple[str, str]] = []
+    listing: _Listing | None = None
+    listed = False
+    for target in targets:
+        try:
+            mode = os.stat(target).st_mode
+        except OSError as error:
+            problems.append((target, _missing(target, error)))
+            continue
+        except ValueError:  # a NUL character in the path
+            problems.append((target, _NOT_FOUND))
+            continue
+        if stat.S_ISREG(mode):
+            files.add(target)
+        elif stat.S_ISDIR(mode):
+            if respect_gitignore and not listed:
+                listing, listed = _git_listing(root), True
+            rel = _relative(target, root)
+            active = listing if listing is not None and rel in listing.dirs else None
+            if active is not None and rel in active.kept:  # the target is a submodule
+                active = None
+            _walk(target, rel, rules, active, files, problems)
+        else:
+            problems.append((target, "not a regular file or directory; skipped"))
+    shown = sorted({(display_path(Path(p), cwd), message) for p, message in problems})
+    return Discovery(
+        root=Path(root),
+        files=tuple(sorted(Path(f) for f in files)),
+        problems=tuple(Problem(Span.file(path), message) for path, message in shown),
+    )
+
+
+def repository_files(
+    root: Path,
+    *,
+    exclude: Sequence[str] = (),
+    respect_gitignore: bool = True,
+) -> tuple[Path, ...]:
+    """Every file of the repository under ``root``, with the same exclusion rules as discover.
+
+    The context passes (dependency pins, pytest config, conftest aliases) read
+    from here even when one file is linted, so the answer is cached per
+    arguments; unreadable directories are silently skipped, since they are not
+    what the user asked to lint. Call :func:`clear_cache` if files may have
+    changed since (long-lived processes, tests).
+    """
+    return _repository_files(os.path.abspath(root), tuple(exclude), respect_gitignore)
+
+
+@functools.lru_cache(maxsize=16)
+def _repository_files(
+    root: str, exclude: tuple[str, ...], respect_gitignore: bool
+) -> tuple[Path, ...]:
+    listing = _git_listing(root) if respect_gitignore else None
+    files: set[str] = set()
+    _walk(root, "", _rules(exclude), listing, files, [])
+    return tuple(sorted(Path(f) for f in files))
+
+
+def clear_cache() -> None:
+    """Forget cached repository listings, so that the next call sees the disk as it is now."""
+    _repository_files.cache_clear()
