@@ -1,0 +1,195 @@
+"""Which pytest plugin gives ``@pytest.mark.flaky`` its meaning in a repository.
+
+pytest-rerunfailures, flaky and pytest-retry all register a marker named ``flaky`` and read its
+arguments differently (``flaky(3)`` is 3 reruns, 3 runs, or ignored), and when two are installed
+they fight: which one wins depends on the environment, and their retries may even multiply.
+What a marker hides can only be computed once the plugin is known, so this pass reads the
+repository's dependency declarations, statically: nothing scanned is imported or executed.
+
+The formats are read in :mod:`detlint.dependency_files` (requirements files, setup.cfg, tox.ini,
+setup.py) and :mod:`detlint.dependency_toml` (pyproject.toml, lock files, Pipfile); this module
+picks the files by name, reads them without ever raising, and gathers the evidence.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from detlint.dependency_files import (
+    Declared,
+    DependencyFileError,
+    normalize_name,
+    read_requirements_txt,
+    read_setup_cfg,
+    read_setup_py,
+    read_tox_ini,
+)
+from detlint.dependency_toml import (
+    read_package_lock,
+    read_pipfile,
+    read_pipfile_lock,
+    read_pylock,
+    read_pyproject,
+)
+from detlint.source import decode_text, read_bytes
+from detlint.span import Problem, Span, display_path
+
+__all__ = ["RERUN_PLUGINS", "PluginEvidence", "Requirement", "read_plugin_evidence"]
+
+RERUN_PLUGINS: tuple[str, ...] = ("pytest-rerunfailures", "flaky", "pytest-retry")
+"""The plugins that give ``@pytest.mark.flaky`` a meaning, by canonical (PEP 503) name."""
+
+_WANTED = frozenset(RERUN_PLUGINS)
+"""Dependency files larger than this are skipped with a Problem; real ones are far smaller."""
+
+# Files that mention no plugin are skipped before parsing, which keeps a large monorepo fast.
+# Case-insensitive and separator-tolerant, so that "Pytest.RerunFailures" is not filtered out.
+_MENTION = re.compile(rb"rerunfailures|flaky|pytest[-_.]+retry", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One declaration of a rerun plugin, and where it is.
+
+    ``plugin`` is the canonical name; ``specifier`` is the version constraint as written
+    (``"==14.0"``, Poetry's ``"^14.0"``, ``"==<version>"`` for a lock file, ``"@ <url>"`` for a
+    direct reference, ``""`` for none); ``span`` covers the requirement text (without quotes) or,
+    for ``name = ...`` tables and lock files, the name; ``source`` names the file (relative to
+    the repository root) and the table or option it sits in.
+    """
+
+    plugin: str
+    specifier: str
+    span: Span
+    source: str
+
+
+@dataclass(frozen=True)
+class PluginEvidence:
+    """Every rerun-plugin declaration of a repository, and the files that could not be read."""
+
+    requirements: tuple[Requirement, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def plugins(self) -> frozenset[str]:
+        """The distinct plugins declared; more than one means they fight over the marker."""
+        return frozenset(requirement.plugin for requirement in self.requirements)
+
+    def evidence_for(self, plugin: str) -> tuple[Requirement, ...]:
+        """The declarations of ``plugin`` (any spelling PEP 503 normalizes to it), by span."""
+        wanted = normalize_name(plugin)
+        return tuple(r for r in self.requirements if r.plugin == wanted)
+
+    def describe(self) -> str:
+        """One line for reports: the first declaration of each plugin, by file and line."""
+        parts = []
+        for plugin in (p for p in RERUN_PLUGINS if p in self.plugins):
+            first, *others = self.evidence_for(plugin)
+            separator = " " if first.specifier.startswith("@") else ""
+            text = f"{plugin}{separator}{first.specifier} in {first.span.path}:{first.span.line}"
+            parts.append(text + (f" (and {len(others)} more)" if others else ""))
+        if not parts:
+            text = "no rerun plugin declared"
+        elif len(parts) == 1:
+            text = parts[0]
+        else:
+            text = "several rerun plugins declared, they fight over the flaky marker: " + "; ".join(
+                parts
+            )
+        if self.problems:
+            count = len(self.problems)
+            text += f" ({count} dependency file{'s' * (count != 1)} could not be read)"
+        return text
+
+
+_Reader = Callable[[str, str, frozenset[str]], list[Declared]]
+
+
+def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> PluginEvidence:
+    """`root` is the repository root, `files` every file of the repository (absolute paths; the
+    caller has already applied .gitignore and excludes), `cwd` is used for display paths via
+    span.display_path.
+
+    Never raises: a file that cannot be read or parsed becomes a Problem and the rest are read.
+    """
+    found: dict[tuple[str, Span], Requirement] = {}
+    problems: list[Problem] = []
+    seen: set[Path] = set()
+    for path in files:
+        reader = _reader_for(path, root)
+        if reader is None or path in seen:
+            continue
+        seen.add(path)
+        display = display_path(path, cwd)
+        text = _read_text(path, display)
+        if isinstance(text, Problem):
+            problems.append(text)
+            continue
+        if text is None:
+            continue
+        try:
+            declared = reader(text, _relative(path, root), _WANTED)
+        except DependencyFileError as error:
+            problems.append(Problem(Span.file(display), str(error)))
+            continue
+        for item in declared:
+            span = Span(display, item.line, item.column, item.end_line, item.end_column)
+            found.setdefault(
+                (item.name, span), Requirement(item.name, item.specifier, span, item.source)
+            )
+    requirements = sorted(found.values(), key=lambda r: (r.span, r.plugin, r.source))
+    return PluginEvidence(
+        tuple(requirements), tuple(sorted(problems, key=lambda p: (p.span, p.message)))
+    )
+
+
+def _relative(path: Path, root: Path) -> str:
+    """The path as it is named in a Requirement's source: relative to the repository root."""
+    try:
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
+    except ValueError:
+        return Path(os.path.abspath(path)).as_posix()
+
+
+def _reader_for(path: Path, root: Path) -> _Reader | None:
+    """The reader for a dependency file, chosen by name; None for every other file."""
+    name = path.name
+    if name in _READERS:
+        return _READERS[name]
+    if name.startswith("pylock.") and name.endswith(".toml"):
+        return read_pylock
+    if path.suffix.lower() not in (".txt", ".in"):
+        return None
+    lowered = name.lower()
+    if "requirements" in lowered or "constraints" in lowered:
+        return read_requirements_txt
+    folders = Path(_relative(path, root)).parts[:-1]
+    return read_requirements_txt if "requirements" in (f.lower() for f in folders) else None
+
+
+def _read_text(path: Path, display: str) -> str | Problem | None:
+    """The text of a file that mentions a plugin, None if it mentions none, or a Problem."""
+    data = read_bytes(path, display)
+    if isinstance(data, Problem):
+        return data
+    if _MENTION.search(data) is None:
+        return None
+    return decode_text(data, display)
+
+
+_READERS: dict[str, _Reader] = {
+    "pyproject.toml": read_pyproject,
+    "setup.cfg": read_setup_cfg,
+    "setup.py": read_setup_py,
+    "tox.ini": read_tox_ini,
+    "poetry.lock": read_package_lock,
+    "uv.lock": read_package_lock,
+    "pdm.lock": read_package_lock,
+    "Pipfile": read_pipfile,
+    "Pipfile.lock": read_pipfile_lock,
+}
