@@ -11,12 +11,14 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
 
 from detlint import __version__
 from detlint.cli_values import observed_option, probability_option, rates_option
+from detlint.settings import Settings
 
 EXIT_USAGE = 2
 
@@ -176,6 +178,94 @@ def power(
     analysis = analyse(policy, rates, reference_rate, target, observed, green_runs)
     render = render_json if output_format == "json" else render_text
     click.echo(render(analysis), nl=False)
+
+
+def _settings(
+    config: Path | None,
+    paths: tuple[Path, ...],
+    select: str | None,
+    ignore: str | None,
+    extend_select: str | None,
+) -> tuple[Settings, frozenset[str]]:
+    """Settings from the config file, overridden by the command line, and the codes to run."""
+    from detlint.rules.catalogue import select_codes, unknown_codes
+    from detlint.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings(config, paths[0] if paths else Path.cwd())
+    except SettingsError as error:
+        raise click.UsageError(str(error)) from None
+
+    def codes(text: str | None) -> tuple[str, ...] | None:
+        return None if text is None else tuple(c.strip() for c in text.split(",") if c.strip())
+
+    chosen_select = codes(select) if select is not None else settings.select
+    chosen_ignore = (codes(ignore) or ()) + settings.ignore
+    chosen_extend = (codes(extend_select) or ()) + settings.extend_select
+    for pattern_list in (chosen_select or (), chosen_ignore, chosen_extend):
+        unknown = unknown_codes(pattern_list)
+        if unknown:
+            raise click.UsageError(f"unknown rule code {unknown[0]!r}")
+    return settings, select_codes(chosen_select, chosen_ignore, chosen_extend)
+
+
+PATHS = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+CONFIG = click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="A pyproject.toml or detlint.toml to read [tool.detlint] from.",
+)
+SELECT = click.option("--select", help="Rule codes or prefixes to run, e.g. DET1,DET201 or ALL.")
+IGNORE = click.option("--ignore", help="Rule codes or prefixes to skip.")
+EXTEND = click.option("--extend-select", help="Rule codes to add to the defaults, e.g. DET301.")
+
+
+@cli.command()
+@PATHS
+@click.option(
+    "--output-format",
+    type=click.Choice(["concise", "json"]),
+    default="concise",
+    show_default=True,
+)
+@SELECT
+@IGNORE
+@EXTEND
+@CONFIG
+def check(
+    paths: tuple[Path, ...],
+    output_format: str,
+    select: str | None,
+    ignore: str | None,
+    extend_select: str | None,
+    config: Path | None,
+) -> int:
+    """Lint test files, pytest config and dependencies for knobs that hide failures.
+
+    Exit status: 0 clean, 1 findings, 2 usage or internal error.
+    """
+    from detlint.engine import analyse
+    from detlint.report.findings import render_concise, render_json
+
+    settings, selected = _settings(config, paths, select, ignore, extend_select)
+    analysis = analyse(paths, Path.cwd(), settings, selected)
+    render = render_json if output_format == "json" else render_concise
+    click.echo(render(analysis.findings, analysis.files_checked), nl=False)
+    return 1 if analysis.findings else 0
+
+
+@cli.command()
+@PATHS
+@click.option("--output-format", type=click.Choice(["json"]), default="json", show_default=True)
+@CONFIG
+def audit(paths: tuple[Path, ...], output_format: str, config: Path | None) -> None:
+    """The inventory: every knob, and each test's composed policy and numbers."""
+    from detlint.engine import analyse
+    from detlint.report.audit import render_audit_json
+
+    settings, selected = _settings(config, paths, None, None, None)
+    analysis = analyse(paths, Path.cwd(), settings, selected)
+    click.echo(render_audit_json(analysis, settings.reference_rate, settings.target), nl=False)
 
 
 def main() -> None:

@@ -10,3 +10,6 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("detlint")
+
+# Fixture repositories hold test files for detlint to read, not for pytest to run.
+collect_ignore_glob = ["fixtures/*"]

@@ -1,7 +1,8 @@
-"""The README shows real output: its example must be what detlint prints."""
+"""The README shows real output: its examples must be what detlint prints."""
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
@@ -10,7 +11,8 @@ from click.testing import CliRunner
 
 from detlint.cli import cli
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def fenced_block_after(marker: str, language: str) -> str:
@@ -19,13 +21,27 @@ def fenced_block_after(marker: str, language: str) -> str:
     return match.group(1)
 
 
-def test_readme_example_output_is_real():
+def run_in_root(args: list[str]):
+    previous = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        return CliRunner().invoke(cli, args, prog_name="detlint")
+    finally:
+        os.chdir(previous)
+
+
+def test_readme_first_command_output_is_real():
     command = fenced_block_after("<!-- readme:install-and-run -->", "sh").strip()
     detlint_args = shlex.split(command.split(".venv/bin/detlint", 1)[1])
-    printed = fenced_block_after("The first command above prints:", "text")
-    result = CliRunner().invoke(cli, detlint_args, prog_name="detlint")
+    result = run_in_root(detlint_args)
+    assert result.exit_code == 1  # findings
+    assert result.output == fenced_block_after("The first command above prints:", "text")
+
+
+def test_readme_power_output_is_real():
+    result = run_in_root(["power", "--trials", "5", "--reruns", "3"])
     assert result.exit_code == 0
-    assert result.output == printed
+    assert result.output == fenced_block_after("shows the whole curve:", "text")
 
 
 def test_readme_opens_with_the_two_commands():

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar, Literal, Protocol, runtime_checkable
-
-RerunPlugin = Literal["pytest-rerunfailures", "pytest-retry"]
+from typing import ClassVar, Protocol, runtime_checkable
 
 
 @runtime_checkable
@@ -69,7 +67,8 @@ def any_fails_inverse(failing: float, attempts: int) -> float:
 
 @dataclass(frozen=True)
 class Reruns:
-    """pytest-rerunfailures ``reruns=R`` or pytest-retry ``retries=R``.
+    """pytest-rerunfailures ``reruns=R``, pytest-retry ``retries=R``, or a retry
+    decorator (tenacity, backoff) around the test: ``source`` names which.
 
     The test is reported failed only if all R + 1 attempts fail.
     """
@@ -77,7 +76,7 @@ class Reruns:
     kind: ClassVar[str] = "reruns"
 
     count: int
-    plugin: RerunPlugin = "pytest-rerunfailures"
+    plugin: str = "pytest-rerunfailures"
 
     def __post_init__(self) -> None:
         _check_count("reruns", self.count, 0)
@@ -93,7 +92,7 @@ class Reruns:
         return all_fail_inverse(failing, self.count + 1)
 
     def describe(self) -> str:
-        word = "retries" if self.plugin == "pytest-retry" else "reruns"
+        word = "reruns" if self.plugin == "pytest-rerunfailures" else "retries"
         return f"{word}={self.count} ({self.plugin}, {self.count + 1} attempts)"
 
 

@@ -126,21 +126,21 @@ def render_text(analysis: PowerAnalysis) -> str:
 # -- JSON ------------------------------------------------------------------
 
 
-def _layer_json(layer: Layer) -> dict[str, Any]:
+def layer_json(layer: Layer) -> dict[str, Any]:
     fields: dict[str, Any] = dataclasses.asdict(layer) if dataclasses.is_dataclass(layer) else {}
     return {"kind": layer.kind, **fields, "masks": layer.masks, "description": layer.describe()}
 
 
-def _gate_json(gate: Gate) -> dict[str, Any]:
+def gate_json(gate: Gate) -> dict[str, Any]:
     return {"kind": gate.kind, "blocks": gate.blocks, "visible": gate.visible}
 
 
-def _policy_json(policy: Policy) -> dict[str, Any]:
+def policy_json(policy: Policy) -> dict[str, Any]:
     return {
         "description": policy.describe(),
         "trials": policy.trials,
-        "layers": [_layer_json(layer) for layer in policy.layers],
-        "gate": _gate_json(policy.gate),
+        "layers": [layer_json(layer) for layer in policy.layers],
+        "gate": gate_json(policy.gate),
         "masks": policy.masks,
     }
 
@@ -155,8 +155,8 @@ def to_json(analysis: PowerAnalysis) -> dict[str, Any]:
     green = analysis.green_runs
     return {
         "schema": JSON_SCHEMA,
-        "policy": _policy_json(analysis.policy),
-        "baseline": _policy_json(analysis.baseline),
+        "policy": policy_json(analysis.policy),
+        "baseline": policy_json(analysis.baseline),
         "rates": [dataclasses.asdict(row) for row in analysis.rows],
         "q50": analysis.q50,
         "q50_without": analysis.q50_without,

@@ -1,0 +1,199 @@
+"""One run of detlint over a set of paths: discover, read, link, judge.
+
+``paths -> discover -> passes (facts) -> link (one test's layers) -> rules``.
+The Python pass is the only expensive step; it parses only files the byte
+prefilter keeps, and spreads them over the cores when there are enough to pay
+for the worker processes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from detlint.dependencies import PluginEvidence, read_plugin_evidence
+from detlint.discover import discover, repository_files
+from detlint.finding import Finding
+from detlint.link import TestGate, link_tests
+from detlint.pytest_config import PytestConfig, find_pytest_config
+from detlint.python_pass.facts import ModuleFacts
+from detlint.python_pass.options import ScanOptions
+from detlint.python_pass.prefilter import Prefilter
+from detlint.rules import RuleContext, run_rules
+from detlint.settings import Settings
+from detlint.source import read_bytes
+from detlint.span import Problem, display_path
+
+if TYPE_CHECKING:
+    from detlint.python_pass.repository import PythonRepository
+
+# Files that make a directory a Python project whose dependencies apply below it.
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "Pipfile", "poetry.lock", "uv.lock")
+
+# Below this many candidate files, worker start-up costs more than it saves.
+PARALLEL_THRESHOLD = 24
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything one run learned: facts, composed gates, findings."""
+
+    root: Path
+    modules: tuple[ModuleFacts, ...]
+    gates: tuple[TestGate, ...]
+    configs: tuple[PytestConfig, ...]
+    evidence: PluginEvidence
+    problems: tuple[Problem, ...]
+    findings: tuple[Finding, ...]
+    files_checked: int
+
+
+_WORKER: PythonRepository | None = None
+
+
+def _scan_in_worker(path: Path) -> ModuleFacts | Problem | None:
+    assert _WORKER is not None
+    return _WORKER.scan(path)
+
+
+def _scan_all(repository: PythonRepository, candidates: list[Path], jobs: int) -> list[object]:
+    if jobs <= 1 or len(candidates) < PARALLEL_THRESHOLD:
+        return [repository.scan(path) for path in candidates]
+    global _WORKER
+    _WORKER = repository  # inherited by forked workers, never pickled
+    context = multiprocessing.get_context("fork")
+    chunk = max(1, len(candidates) // (jobs * 4))
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        return list(pool.map(_scan_in_worker, candidates, chunksize=chunk))
+
+
+def _is_project(directory: Path) -> bool:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return False
+    return any(
+        name in PROJECT_MARKERS or name == "requirements" or name.startswith("requirements")
+        for name in names
+    )
+
+
+def project_root(paths: Sequence[Path], repository_root: Path) -> Path:
+    """The nearest project directory above the scanned paths, not above the repository.
+
+    Dependency declarations apply to the project they sit in: an example or a
+    sub-package with its own requirements must not be judged by the parent's.
+    """
+    absolute = [Path(os.path.abspath(path)) for path in paths] or [repository_root]
+    common = Path(os.path.commonpath([str(path) for path in absolute]))
+    start = common if common.is_dir() else common.parent
+    for directory in (start, *start.parents):
+        if _is_project(directory):
+            return directory
+        if directory == repository_root:
+            break
+    return repository_root
+
+
+def default_jobs() -> int:
+    if not hasattr(os, "fork"):
+        return 1
+    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8))
+
+
+def analyse(
+    paths: Sequence[Path],
+    cwd: Path,
+    settings: Settings,
+    selected: frozenset[str],
+    jobs: int | None = None,
+) -> Analysis:
+    discovery = discover(
+        list(paths) or [cwd],
+        cwd,
+        exclude=settings.exclude,
+        respect_gitignore=settings.respect_gitignore,
+    )
+    root = discovery.root
+    every_file = repository_files(
+        root, exclude=settings.exclude, respect_gitignore=settings.respect_gitignore
+    )
+    project = project_root(list(paths) or [cwd], root)
+    evidence = read_plugin_evidence(
+        project, [path for path in every_file if project == root or project in path.parents], cwd
+    )
+    problems: list[Problem] = [*discovery.problems, *evidence.problems]
+
+    options = ScanOptions(
+        retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers
+    )
+    extra = tuple(name.rsplit(".", 1)[-1].lower().encode() for name in settings.retry_decorators)
+    prefilter = Prefilter(extra=extra, trials="DET301" in selected)
+    python_repo_files = [path for path in every_file if path.suffix == ".py"]
+    lint_files = [path for path in discovery.files if path.suffix == ".py"]
+    candidates: list[Path] = []
+    for path in lint_files:
+        data = read_bytes(path, display_path(path, cwd))
+        if isinstance(data, Problem):
+            problems.append(data)
+        elif prefilter.wants(data):
+            candidates.append(path)
+
+    configs: dict[Path, PytestConfig] = {}
+    modules: list[ModuleFacts] = []
+    gates: list[TestGate] = []
+    results: list[object] = []
+    if candidates:
+        from detlint.python_pass.repository import PythonRepository  # loads libcst
+
+        repository = PythonRepository(
+            root, cwd, [*python_repo_files, *lint_files], options, prefilter
+        )
+        results = _scan_all(repository, candidates, jobs or default_jobs())
+    for path, result in zip(candidates, results, strict=True):
+        if isinstance(result, Problem):
+            problems.append(result)
+            continue
+        if not isinstance(result, ModuleFacts):
+            continue
+        modules.append(result)
+        config = configs.get(path.parent)
+        if config is None:
+            config = configs[path.parent] = find_pytest_config(path.parent, cwd)
+        for test in result.tests:
+            gates += link_tests(test, config, evidence)
+
+    # The configuration that applies to the linted files, even those without knobs
+    # (global reruns reach every test).
+    for path in lint_files:
+        if path.parent not in configs:
+            configs[path.parent] = find_pytest_config(path.parent, cwd)
+    unique_configs = tuple({config.path: config for config in configs.values()}.values())
+    for config in unique_configs:
+        problems += config.problems
+
+    context = RuleContext(
+        gates=tuple(gates),
+        configs=unique_configs,
+        reference_rate=settings.reference_rate,
+        target=settings.target,
+        tracking_pattern=settings.tracking_issue_pattern,
+        selected=selected,
+    )
+    unique_problems = tuple(dict.fromkeys(problems))
+    findings = tuple(run_rules(context, unique_problems))
+    return Analysis(
+        root=root,
+        modules=tuple(modules),
+        gates=tuple(gates),
+        configs=unique_configs,
+        evidence=evidence,
+        problems=unique_problems,
+        findings=findings,
+        files_checked=len(discovery.files),
+    )

@@ -1,0 +1,99 @@
+"""Which plugin gives ``@pytest.mark.flaky`` its meaning, and how sure we are.
+
+The same marker means three different things: pytest-rerunfailures reads
+``reruns`` (bare = 1 rerun), the flaky package reads ``max_runs`` /
+``min_passes`` (bare = 2 runs, and ``reruns=`` is a TypeError), pytest-retry
+reads ``retries`` (keywords only). The dependency declarations decide; where
+they are silent, the marker's own arguments do, and the choice says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from detlint.dependencies import PluginEvidence
+from detlint.pytest_config import PytestConfig
+from detlint.python_pass.facts import Mark
+
+RERUNFAILURES = "pytest-rerunfailures"
+FLAKY = "flaky"
+RETRY = "pytest-retry"
+
+# `-p no:NAME` names (entry points and module names) -> the plugin they disable.
+DISABLE_NAMES = {
+    "rerunfailures": RERUNFAILURES,
+    "pytest_rerunfailures": RERUNFAILURES,
+    "flaky": FLAKY,
+    "flaky.flaky_pytest_plugin": FLAKY,
+    "pytest-retry": RETRY,
+    "pytest_retry": RETRY,
+    "pytest_retry.retry_plugin": RETRY,
+}
+
+RERUNFAILURES_KEYWORDS = frozenset(
+    {"reruns", "reruns_delay", "reruns_delay_backoff_factor", "only_rerun", "rerun_except"}
+)
+RETRY_KEYWORDS = frozenset({"retries", "delay", "only_on", "exclude", "cumulative_timing"})
+FLAKY_KEYWORDS = frozenset({"max_runs", "min_passes", "rerun_filter"})
+KEYWORDS = {RERUNFAILURES: RERUNFAILURES_KEYWORDS, RETRY: RETRY_KEYWORDS, FLAKY: FLAKY_KEYWORDS}
+
+
+@dataclass(frozen=True)
+class PluginChoice:
+    """The plugin that interprets one ``flaky`` marker, with the evidence."""
+
+    plugin: str | None
+    evidence: str
+    declared: frozenset[str]
+    inferred: bool  # decided from the marker's arguments, not the dependencies
+
+    @property
+    def conflict(self) -> bool:
+        return len(self.declared) > 1
+
+
+def declared_plugins(evidence: PluginEvidence, config: PytestConfig) -> frozenset[str]:
+    disabled = {DISABLE_NAMES.get(name, name) for name in config.disabled_plugins}
+    return frozenset(plugin for plugin in evidence.plugins if plugin not in disabled)
+
+
+def plugin_from_arguments(mark: Mark) -> str | None:
+    """The plugin whose keywords the marker uses, if exactly one fits."""
+    keywords = {argument.name for argument in mark.arguments if argument.name is not None}
+    fitting = [plugin for plugin, names in KEYWORDS.items() if keywords & names]
+    return fitting[0] if len(fitting) == 1 else None
+
+
+def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) -> PluginChoice:
+    """Who handles this marker: the declared plugin, or the one its arguments name."""
+    declared = declared_plugins(evidence, config)
+    if len(declared) == 1:
+        (plugin,) = declared
+        return PluginChoice(plugin, _declared_evidence(evidence, plugin), declared, False)
+    if len(declared) > 1:
+        # Both register `flaky`; the later-loaded one wins and load order is
+        # the environment's directory order. Use the arguments as the best guess.
+        guess = plugin_from_arguments(mark)
+        names = " and ".join(sorted(declared))
+        return PluginChoice(
+            guess, f"{names} are all declared; they fight over `flaky`", declared, True
+        )
+    guess = plugin_from_arguments(mark)
+    if guess is not None:
+        return PluginChoice(
+            guess, f"no rerun plugin declared; the marker's keywords are {guess}'s", declared, True
+        )
+    return PluginChoice(
+        RERUNFAILURES,
+        "no rerun plugin declared; assumed pytest-rerunfailures, the most common",
+        declared,
+        True,
+    )
+
+
+def _declared_evidence(evidence: PluginEvidence, plugin: str) -> str:
+    found = evidence.evidence_for(plugin)
+    if not found:
+        return plugin
+    first = found[0]
+    return f"{plugin}{first.specifier} from {first.span.path}:{first.span.line}"

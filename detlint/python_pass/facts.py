@@ -1,0 +1,129 @@
+"""The facts the Python pass reads out of test code.
+
+Plain frozen values with exact spans: the link step and the rules work on
+these alone and never see a syntax tree, so they are cheap to pass between
+processes and to compare in tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from detlint.span import Span
+
+
+@dataclass(frozen=True)
+class Dynamic:
+    """An argument whose value cannot be known statically; keeps its source text."""
+
+    source: str
+
+
+ArgValue = int | float | bool | str | None | tuple[object, ...] | Dynamic
+
+
+@dataclass(frozen=True)
+class Argument:
+    """One argument of a marker or decorator call; ``name`` is None when positional."""
+
+    name: str | None
+    value: ArgValue
+    span: Span
+
+
+MarkKind = Literal[
+    "flaky",  # @pytest.mark.flaky: meaning depends on the installed plugin
+    "flaky-decorator",  # the flaky package's @flaky / @flaky.flaky decorator
+    "xfail",
+    "skip",
+    "skipif",
+    "xfail-call",  # imperative pytest.xfail()
+    "skip-call",  # imperative pytest.skip()
+    "retry-decorator",  # tenacity, backoff, configured names
+    "repeat",  # pytest-repeat: raises detection
+    "custom",  # a marker name the repository registered or uses (e.g. a flaky tag)
+]
+
+Scope = Literal["function", "class", "module", "param", "body", "hook"]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A knob applied to tests: which one, with which arguments, where, and how.
+
+    ``via`` names the alias or wrapper the mark was reached through (with the
+    place it is defined), so a finding can point at both.
+    """
+
+    kind: MarkKind
+    name: str  # marker or decorator name as resolved, e.g. "flaky", "tenacity.retry"
+    arguments: tuple[Argument, ...]
+    bare: bool  # applied without a call: @pytest.mark.flaky
+    span: Span  # the expression at the use site
+    scope: Scope
+    via: tuple[str, ...] = ()
+    definition: Span | None = None  # where an alias's mark is written, when not at the use site
+    comment: str = ""  # the comment on the use line, for skip reasons
+
+    def keyword(self, name: str) -> ArgValue | None:
+        for argument in self.arguments:
+            if argument.name == name:
+                return argument.value
+        return None
+
+    def has_keyword(self, name: str) -> bool:
+        return any(argument.name == name for argument in self.arguments)
+
+    def positional(self) -> tuple[ArgValue, ...]:
+        return tuple(argument.value for argument in self.arguments if argument.name is None)
+
+
+@dataclass(frozen=True)
+class TrialCount:
+    """Trials per attempt and where the number comes from.
+
+    ``env`` is the environment variable that sets it, when there is one;
+    ``count`` is its default (or the literal bound).
+    """
+
+    count: int
+    span: Span | None
+    env: str | None = None
+    origin: str = "no trial loop"
+
+    def describe(self) -> str:
+        if self.env is not None:
+            return f"{self.count} trial{'s' if self.count != 1 else ''} from {self.env}"
+        if self.span is None:
+            return "1 attempt, no trial loop"
+        return f"{self.count} trial{'s' if self.count != 1 else ''} ({self.origin})"
+
+
+@dataclass(frozen=True)
+class TestFunction:
+    """One test function (or method) and every mark that reaches it."""
+
+    path: str
+    name: str
+    class_name: str | None
+    span: Span  # the def line
+    instances: int | None  # product of parametrize sizes; None when unknown
+    marks: tuple[Mark, ...]  # function, class and module marks, closest first
+    param_marks: tuple[tuple[int, Mark], ...]  # (instances covered, mark) from pytest.param
+    trials: TrialCount
+
+    @property
+    def nodeid(self) -> str:
+        parts = [self.path, *([self.class_name] if self.class_name else []), self.name]
+        return "::".join(parts)
+
+
+@dataclass(frozen=True)
+class ModuleFacts:
+    """What one Python file holds: its tests, and marks that apply elsewhere."""
+
+    path: str
+    tests: tuple[TestFunction, ...]
+    hook_marks: tuple[Mark, ...]  # marks added by item.add_marker() in hooks (conftest.py)
+    aliases: tuple[str, ...]  # module-level names that are marks or mark wrappers

@@ -1,0 +1,288 @@
+"""Reading one module: its tests, the marks that reach each, and its exports.
+
+Marks reach a test from its own decorators, its class (decorators and the
+class ``pytestmark``), the module ``pytestmark``, ``pytest.param(...,
+marks=...)`` entries of its parametrization, and imperative
+``pytest.xfail()`` / ``pytest.skip()`` calls in its body. The closest mark
+comes first, the order in which pytest's ``get_closest_marker`` sees them.
+
+A module also exports what other modules can use: aliases that are marks
+(``gpu_flaky = pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that
+return a trial count.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+import libcst.matchers as m
+
+from detlint.python_pass.facts import Mark, ModuleFacts, TestFunction, TrialCount
+from detlint.python_pass.marks import (
+    ExternalLookup,
+    MarkResolver,
+    _no_external,
+    returned_expressions,
+)
+from detlint.python_pass.module_index import ModuleIndex, index_module
+from detlint.python_pass.names import dotted, literal
+from detlint.python_pass.options import ScanOptions
+from detlint.python_pass.trials import FixtureLookup, TrialResolver, _no_fixture
+
+
+@dataclass
+class ModuleExports:
+    """Names other modules may import or use as fixtures."""
+
+    marks: dict[str, tuple[Mark, ...]] = field(default_factory=dict)
+    fixture_trials: dict[str, TrialCount] = field(default_factory=dict)
+
+
+def is_test_module(filename: str, python_files: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(filename, pattern) for pattern in python_files)
+
+
+def _is_fixture(index: ModuleIndex, function: cst.FunctionDef) -> bool:
+    for decorator in function.decorators:
+        target = decorator.decorator
+        if isinstance(target, cst.Call):
+            target = target.func
+        if index.imports.qualify(target) in ("pytest.fixture", "pytest_asyncio.fixture"):
+            return True
+    return False
+
+
+def _is_test_class(node: cst.ClassDef) -> bool:
+    if node.name.value.startswith("Test"):
+        return True
+    return any((dotted(base.value) or "").endswith("TestCase") for base in node.bases)
+
+
+def _class_pytestmark(node: cst.ClassDef) -> list[cst.BaseExpression]:
+    found: list[cst.BaseExpression] = []
+    if not isinstance(node.body, cst.IndentedBlock):
+        return found
+    for statement in node.body.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Assign) and any(
+                    isinstance(t.target, cst.Name) and t.target.value == "pytestmark"
+                    for t in small.targets
+                ):
+                    found = [small.value]
+                elif (
+                    isinstance(small, cst.AugAssign)
+                    and isinstance(small.target, cst.Name)
+                    and small.target.value == "pytestmark"
+                ):
+                    found.append(small.value)
+    return found
+
+
+class ModuleScanner:
+    """Turns one parsed module into facts."""
+
+    def __init__(
+        self,
+        index: ModuleIndex,
+        options: ScanOptions,
+        external: ExternalLookup = _no_external,
+        fixtures: FixtureLookup = _no_fixture,
+    ) -> None:
+        self.index = index
+        self.options = options
+        self.marks = MarkResolver(index, external, options.retry_names)
+        self.trials = TrialResolver(index, fixtures, options.env_readers)
+
+    def _decorator_marks(self, decorators: Sequence[cst.Decorator], scope: str) -> list[Mark]:
+        marks: list[Mark] = []
+        for decorator in decorators:
+            marks += self.marks.resolve(
+                decorator.decorator, "function" if scope == "function" else "class"
+            )
+        return marks
+
+    def _parametrization(
+        self, decorators: Sequence[cst.Decorator]
+    ) -> tuple[int | None, list[tuple[int, Mark]]]:
+        """(instances, [(instances covered, mark)]) from parametrize decorators."""
+        total: int | None = 1
+        param_marks: list[tuple[int, Mark]] = []
+        for decorator in decorators:
+            call = decorator.decorator
+            if not isinstance(call, cst.Call):
+                continue
+            if self.index.imports.qualify(call.func) != "pytest.mark.parametrize":
+                continue
+            values = [arg for arg in call.args if arg.keyword is None]
+            keyword = [arg for arg in call.args if arg.keyword and arg.keyword.value == "argvalues"]
+            candidates = values[1:2] or keyword
+            argvalues = candidates[0] if candidates else None
+            size = self._count_values(argvalues.value) if argvalues is not None else None
+            total = None if total is None or size is None else total * size
+            if argvalues is not None:
+                param_marks += self._param_marks(argvalues.value)
+        return total, param_marks
+
+    def _count_values(self, node: cst.BaseExpression) -> int | None:
+        if isinstance(node, cst.List | cst.Tuple):
+            if any(isinstance(element, cst.StarredElement) for element in node.elements):
+                return None
+            return len(node.elements)
+        if isinstance(node, cst.Call) and dotted(node.func) == "range":
+            bounds = [literal(arg.value) for arg in node.args]
+            if len(bounds) == 1 and isinstance(bounds[0], int) and not isinstance(bounds[0], bool):
+                return max(bounds[0], 0)
+            return None
+        if isinstance(node, cst.Name) and node.value in self.index.assignments:
+            return self._count_values(self.index.assignments[node.value])
+        return None
+
+    def _param_marks(self, node: cst.BaseExpression) -> list[tuple[int, Mark]]:
+        found: list[tuple[int, Mark]] = []
+        for call in m.findall(node, m.Call()):
+            assert isinstance(call, cst.Call)
+            if self.index.imports.qualify(call.func) != "pytest.param":
+                continue
+            for arg in call.args:
+                if arg.keyword is not None and arg.keyword.value == "marks":
+                    found += [(1, mark) for mark in self.marks.resolve(arg.value, "param")]
+        return found
+
+    def _body_marks(self, function: cst.FunctionDef) -> list[Mark]:
+        marks: list[Mark] = []
+        for call in m.findall(function.body, m.Call()):
+            assert isinstance(call, cst.Call)
+            qualified = self.index.imports.qualify(call.func)
+            kind = {"pytest.xfail": "xfail-call", "pytest.skip": "skip-call"}.get(qualified or "")
+            if kind is None:
+                continue
+            span = self.index.span(call)
+            marks.append(
+                Mark(
+                    kind,  # type: ignore[arg-type]
+                    qualified or "",
+                    self.marks.arguments(call),
+                    False,
+                    span,
+                    "body",
+                    comment=self.index.comment_on(span.line),
+                )
+            )
+        return marks
+
+    def _module_marks(self) -> list[Mark]:
+        marks: list[Mark] = []
+        for expression in self.index.pytestmark:
+            marks += self.marks.resolve(expression, "module")
+        return marks
+
+    def _test(
+        self,
+        function: cst.FunctionDef,
+        class_node: cst.ClassDef | None,
+        outer_marks: list[Mark],
+        class_instances: int | None,
+        class_params: list[tuple[int, Mark]],
+    ) -> TestFunction:
+        instances, param_marks = self._parametrization(function.decorators)
+        if instances is not None and class_instances is not None:
+            instances *= class_instances
+        elif class_instances is None:
+            instances = None
+        own = self._decorator_marks(function.decorators, "function") + self._body_marks(function)
+        return TestFunction(
+            path=self.index.path,
+            name=function.name.value,
+            class_name=class_node.name.value if class_node is not None else None,
+            span=self.index.span(function.name),
+            instances=instances,
+            marks=tuple(own + outer_marks),
+            param_marks=tuple(param_marks + class_params),
+            trials=self.trials.trials_of(function),
+        )
+
+    def tests(self) -> list[TestFunction]:
+        module_marks = self._module_marks()
+        tests = []
+        for name, function in self.index.functions.items():
+            if name.startswith("test") and not _is_fixture(self.index, function):
+                tests.append(self._test(function, None, module_marks, 1, []))
+        for node in self.index.classes:
+            if not _is_test_class(node) or not isinstance(node.body, cst.IndentedBlock):
+                continue
+            class_marks = self._decorator_marks(node.decorators, "class")
+            for expression in _class_pytestmark(node):
+                class_marks += self.marks.resolve(expression, "class")
+            class_instances, class_params = self._parametrization(node.decorators)
+            for statement in node.body.body:
+                if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith(
+                    "test"
+                ):
+                    tests.append(
+                        self._test(
+                            statement,
+                            node,
+                            class_marks + module_marks,
+                            class_instances,
+                            class_params,
+                        )
+                    )
+        return tests
+
+    def exports(self) -> ModuleExports:
+        exports = ModuleExports()
+        for name, value in self.index.assignments.items():
+            if name == "pytestmark":
+                continue
+            marks = self.marks.resolve(value, "function")
+            if marks:
+                exports.marks[name] = tuple(marks)
+        for name, function in self.index.functions.items():
+            if _is_fixture(self.index, function):
+                count = self.trials.fixture_trials(function)
+                if count is not None:
+                    exports.fixture_trials[name] = count
+            elif not name.startswith("test") and not function.decorators:
+                marks = []
+                for returned in returned_expressions(function):
+                    marks += self.marks.resolve(returned, "function")
+                if marks:
+                    exports.marks[name] = tuple(marks)
+        return exports
+
+    def hook_marks(self) -> list[Mark]:
+        """Marks added by ``item.add_marker(...)`` in hooks: they reach many tests at once."""
+        marks: list[Mark] = []
+        for call in m.findall(
+            self.index.module, m.Call(func=m.Attribute(attr=m.Name("add_marker")))
+        ):
+            assert isinstance(call, cst.Call)
+            if call.args:
+                marks += self.marks.resolve(call.args[0].value, "hook")
+        return marks
+
+
+def scan_module(
+    path: str,
+    text: str,
+    options: ScanOptions,
+    external: ExternalLookup = _no_external,
+    fixtures: FixtureLookup = _no_fixture,
+) -> tuple[ModuleFacts, ModuleExports]:
+    """Facts and exports of one module. Raises ``cst.ParserSyntaxError`` on invalid code."""
+    index = index_module(path, text)
+    scanner = ModuleScanner(index, options, external, fixtures)
+    filename = path.rsplit("/", 1)[-1]
+    tests = scanner.tests() if is_test_module(filename, options.python_files) else []
+    exports = scanner.exports()
+    facts = ModuleFacts(
+        path=path,
+        tests=tuple(tests),
+        hook_marks=tuple(scanner.hook_marks()),
+        aliases=tuple(sorted(exports.marks)),
+    )
+    return facts, exports

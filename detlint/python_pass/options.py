@@ -1,0 +1,16 @@
+"""What the Python pass is told about the repository it reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """What the scan of one module needs from the rest of the repository."""
+
+    python_files: tuple[str, ...] = DEFAULT_PYTHON_FILES
+    retry_names: frozenset[str] = frozenset()
+    env_readers: frozenset[str] = frozenset()

@@ -1,0 +1,46 @@
+"""Reading intent from free text: skip reasons, xfail reasons, comments.
+
+A skip whose reason says "flaky" is a quarantine nobody will see again; an
+xfail whose reason names no issue is one nobody will come back to. Both are
+judged from words, so the words live in one place.
+"""
+
+from __future__ import annotations
+
+import re
+
+FLAKY_WORDS = (
+    "flak",
+    "intermittent",
+    "nondetermin",
+    "non-determin",
+    "sporadic",
+    "unstable",
+    "unreliable",
+    "racy",
+    "race condition",
+    "randomly fail",
+    "sometimes fail",
+    "fails sometimes",
+    "occasionally fail",
+    "timing-dependent",
+)
+_FLAKY = re.compile("|".join(re.escape(word) for word in FLAKY_WORDS), re.IGNORECASE)
+
+# An issue URL, a `#123` reference, or a tracker key such as `PROJ-123`.
+DEFAULT_TRACKING_PATTERN = r"https?://\S+|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b|\bgh-\d+\b"
+
+
+def says_flaky(*texts: str) -> str | None:
+    """The first flaky-sounding word in any of ``texts``, or None."""
+    for text in texts:
+        match = _FLAKY.search(text)
+        if match:
+            return match.group(0)
+    return None
+
+
+def tracking_reference(text: str, pattern: str = DEFAULT_TRACKING_PATTERN) -> str | None:
+    """The issue reference in ``text`` (URL, #123, PROJ-123), or None."""
+    match = re.search(pattern, text)
+    return match.group(0) if match else None

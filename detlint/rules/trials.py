@@ -1,0 +1,32 @@
+"""DET301 low-trial-count: a trial loop too short to catch the reference rate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from detlint.finding import Finding
+from detlint.report.numbers import percent, percent_label
+from detlint.rules.context import RuleContext, finding, loss
+
+
+def low_trial_count(context: RuleContext) -> Iterator[Finding]:
+    seen = set()
+    for gate in context.gates:
+        trials = gate.test.trials
+        if trials.span is None or trials.span in seen:
+            continue
+        numbers = loss(gate, context)
+        attempt = gate.policy.attempt(context.reference_rate)
+        if attempt >= context.target or numbers.trials_needed is None:
+            continue
+        seen.add(trials.span)
+        q, target = percent_label(context.reference_rate), percent_label(context.target)
+        knob = f"raise {trials.env} to" if trials.env else "loop"
+        yield finding(
+            "DET301",
+            trials.span,
+            f"{trials.describe()} detect a {q} violation {percent(attempt)} of the time per "
+            f"attempt, under the {target} target ({gate.test.name})",
+            f"{knob} {numbers.trials_needed} trials to reach {target}",
+            numbers,
+        )

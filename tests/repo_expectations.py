@@ -1,0 +1,57 @@
+"""Fixture repositories state their own expected findings in comments.
+
+A line that should produce a finding carries ``# expect: DET101`` (several
+codes separated by commas); every other line must produce none. The test then
+compares the set of (path, line, code) detlint reports with the set the
+comments declare, so a fixture cannot drift from its assertions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from detlint.cli import cli
+
+EXPECT = re.compile(r"expect:\s*((?:DET\d{3}\s*,?\s*)+)")
+TEXT_SUFFIXES = {".py", ".ini", ".toml", ".cfg", ".txt", ".yml", ".yaml"}
+
+
+def expected_findings(repo: Path) -> set[tuple[str, int, str]]:
+    found = set()
+    for path in sorted(repo.rglob("*")):
+        if not path.is_file() or path.suffix not in TEXT_SUFFIXES:
+            continue
+        data = path.read_bytes()
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            text = data.decode("latin-1")
+        for number, line in enumerate(text.splitlines(), start=1):
+            match = EXPECT.search(line)
+            if match:
+                for code in re.findall(r"DET\d{3}", match.group(1)):
+                    found.add((path.relative_to(repo).as_posix(), number, code))
+    return found
+
+
+def run_check(repo: Path, *args: str) -> tuple[int, dict]:
+    """``detlint check --output-format json`` in ``repo``; (exit code, document)."""
+    previous = Path.cwd()
+    os.chdir(repo)
+    try:
+        result = CliRunner().invoke(
+            cli, ["check", "--output-format", "json", *args], prog_name="detlint"
+        )
+    finally:
+        os.chdir(previous)
+    assert result.exit_code in (0, 1), result.output + result.stderr
+    return result.exit_code, json.loads(result.output)
+
+
+def reported_findings(document: dict) -> set[tuple[str, int, str]]:
+    return {(f["path"], f["line"], f["code"]) for f in document["findings"]}
