@@ -21,7 +21,7 @@ from detlint.discover import discover, repository_files
 from detlint.finding import Finding
 from detlint.link import TestGate, link_tests
 from detlint.pytest_config import PytestConfig, find_pytest_config
-from detlint.python_pass.facts import ModuleFacts
+from detlint.python_pass.facts import NO_TRIALS, ModuleFacts, TestFunction
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.rules import RuleContext, run_rules
@@ -31,6 +31,10 @@ from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
     from detlint.python_pass.repository import PythonRepository
+
+DEPENDENCY_FILES = frozenset(
+    {"pyproject.toml", "setup.py", "setup.cfg", "pipfile", "poetry.lock", "uv.lock", "pdm.lock"}
+)
 
 # Files that make a directory a Python project whose dependencies apply below it.
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "Pipfile", "poetry.lock", "uv.lock")
@@ -70,6 +74,39 @@ def _scan_all(repository: PythonRepository, candidates: list[Path], jobs: int) -
     chunk = max(1, len(candidates) // (jobs * 4))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         return list(pool.map(_scan_in_worker, candidates, chunksize=chunk))
+
+
+def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
+    """A stand-in test for each mark a collection hook adds (``item.add_marker``):
+    it reaches tests detlint cannot enumerate statically, so it is judged once."""
+    return [
+        TestFunction(
+            path=module.path,
+            name="<tests marked by a hook>",
+            class_name=None,
+            span=mark.span,
+            instances=None,
+            marks=(mark,),
+            param_marks=(),
+            trials=NO_TRIALS,
+        )
+        for mark in module.hook_marks
+    ]
+
+
+def declares_dependencies(files: Sequence[Path]) -> bool:
+    """Whether the project declares its dependencies anywhere detlint reads.
+
+    Only then does "no rerun plugin declared" mean a `flaky` marker is inert;
+    a project with no dependency files at all says nothing either way.
+    """
+    for path in files:
+        name = path.name.lower()
+        if name in DEPENDENCY_FILES or (
+            name.startswith("requirements") and path.suffix in (".txt", ".in")
+        ):
+            return True
+    return False
 
 
 def _is_project(directory: Path) -> bool:
@@ -124,9 +161,8 @@ def analyse(
         root, exclude=settings.exclude, respect_gitignore=settings.respect_gitignore
     )
     project = project_root(list(paths) or [cwd], root)
-    evidence = read_plugin_evidence(
-        project, [path for path in every_file if project == root or project in path.parents], cwd
-    )
+    project_files = [path for path in every_file if project == root or project in path.parents]
+    evidence = read_plugin_evidence(project, project_files, cwd)
     problems: list[Problem] = [*discovery.problems, *evidence.problems]
 
     options = ScanOptions(
@@ -165,7 +201,7 @@ def analyse(
         config = configs.get(path.parent)
         if config is None:
             config = configs[path.parent] = find_pytest_config(path.parent, cwd)
-        for test in result.tests:
+        for test in (*result.tests, *_hook_tests(result)):
             gates += link_tests(test, config, evidence)
 
     # The configuration that applies to the linted files, even those without knobs
@@ -184,6 +220,7 @@ def analyse(
         target=settings.target,
         tracking_pattern=settings.tracking_issue_pattern,
         selected=selected,
+        dependencies_declared=declares_dependencies(project_files),
     )
     unique_problems = tuple(dict.fromkeys(problems))
     findings = tuple(run_rules(context, unique_problems))

@@ -81,11 +81,11 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
     guess = plugin_from_arguments(mark)
     if guess is not None:
         return PluginChoice(
-            guess, f"no rerun plugin declared; the marker's keywords are {guess}'s", declared, True
+            guess, f"no rerun plugin declared; read as {guess} from its keywords", declared, True
         )
     return PluginChoice(
         RERUNFAILURES,
-        "no rerun plugin declared; assumed pytest-rerunfailures, the most common",
+        "no rerun plugin declared; read as pytest-rerunfailures, the most common",
         declared,
         True,
     )

@@ -33,6 +33,7 @@ def find(document, path, line, code):
         ("retry_decorators", ()),
         ("trials", ("--extend-select", "DET301")),
         ("broken", ()),
+        ("hooks_inert", ()),
     ],
 )
 def test_repository_findings_match_expectations(repo, args):
@@ -138,3 +139,13 @@ def test_broken_files_are_reported_and_the_run_goes_on():
     assert "invalid Python" in problems["tests/test_invalid_syntax.py"]
     assert "binary" in problems["tests/test_binary.py"]
     assert "utf-8" in problems["tests/test_latin1_no_cookie.py"]
+
+
+def test_hook_marker_reaches_every_marked_test():
+    _, document = run_check(REPOS / "hooks_inert")
+    hook = find(document, "tests/conftest.py", 7, "DET101")
+    assert "reaches every test the hook marks" in hook["message"]
+    assert hook["numbers"]["reported"] == pytest.approx(0.1**3)
+    inert = find(document, "tests/test_inert.py", 4, "DET102")
+    assert inert["severity"] == "warning"
+    assert "does nothing" in inert["message"]

@@ -100,6 +100,9 @@ class TrialCount:
         return f"{self.count} trial{'s' if self.count != 1 else ''} ({self.origin})"
 
 
+NO_TRIALS = TrialCount(count=1, span=None)
+
+
 @dataclass(frozen=True)
 class TestFunction:
     """One test function (or method) and every mark that reaches it."""

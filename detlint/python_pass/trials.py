@@ -15,13 +15,12 @@ from dataclasses import dataclass
 import libcst as cst
 import libcst.matchers as m
 
-from detlint.python_pass.facts import TrialCount
+from detlint.python_pass.facts import NO_TRIALS, TrialCount
 from detlint.python_pass.module_index import ModuleIndex
 from detlint.python_pass.names import dotted, literal
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5
-NO_TRIALS = TrialCount(count=1, span=None)
 
 # fixture name -> its trial count, from conftest files that reach the test.
 FixtureLookup = Callable[[str], TrialCount | None]

@@ -31,6 +31,7 @@ class RuleContext:
     target: float
     tracking_pattern: str
     selected: frozenset[str]
+    dependencies_declared: bool = True  # the project has dependency files at all
 
 
 def loss(gate: TestGate, context: RuleContext, policy: Policy | None = None) -> Loss:
@@ -63,7 +64,12 @@ def trials_phrase(test: TestFunction) -> str:
 
 
 def covers(gates: Sequence[TestGate]) -> str:
-    """ "covers 3 tests, 12 instances" for knobs that reach more than one test instance."""
+    """The reach of a knob that applies to more than one test instance.
+
+    e.g. "; covers 3 tests, 12 test instances".
+    """
+    if any(gate.rerun_mark is not None and gate.rerun_mark.scope == "hook" for gate in gates):
+        return "; reaches every test the hook marks"
     tests = {gate.label for gate in gates}
     counts = [gate.instances for gate in gates]
     instances = None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
@@ -72,8 +78,8 @@ def covers(gates: Sequence[TestGate]) -> str:
         parts.append(f"{len(tests)} tests")
     if instances is not None and instances > 1:
         parts.append(f"{instances} test instances")
-    elif instances is None and any(gate.test.instances is None for gate in gates):
-        parts.append("parametrized")
+    elif instances is None:
+        parts.append("parametrized, instances unknown")
     return f"; covers {', '.join(parts)}" if parts else ""
 
 

@@ -111,6 +111,18 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
                 "`-p no:NAME` in addopts)",
             )
             continue
+        if not choice.declared and context.dependencies_declared:
+            yield finding(
+                "DET102",
+                span,
+                "no rerun plugin is declared in this project's dependencies: unless one is "
+                "installed some other way, this marker does nothing (pytest warns "
+                "PytestUnknownMarkWarning; with --strict-markers it is a collection error)",
+                "declare the plugin the marker is written for (pytest-rerunfailures, flaky or "
+                "pytest-retry), or register `flaky` in the ini `markers` if it is only a tag",
+                severity="warning",
+            )
+            continue
         problem = _mismatch(mark, choice.plugin)
         if problem is not None:
             yield finding(
