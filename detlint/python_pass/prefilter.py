@@ -37,3 +37,6 @@ class Prefilter:
         if SKIP_TOKEN in lowered and any(word in lowered for word in _words(FLAKY_WORDS)):
             return True
         return self.trials and b"range(" in lowered and any(t in lowered for t in TRIAL_TOKENS)
+
+    def wants_text(self, text: str) -> bool:
+        return self.wants(text.encode("utf-8", "surrogatepass"))

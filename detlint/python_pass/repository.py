@@ -18,6 +18,7 @@ import libcst as cst
 
 from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
 from detlint.python_pass.module_scan import ModuleExports, scan_module
+from detlint.python_pass.narrowing import narrow
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.source import decode_python, read_bytes
@@ -74,20 +75,31 @@ class PythonRepository:
         if isinstance(text, Problem):
             return text
         self._displays[display] = path.resolve()
+        narrowed = narrow(text, self.prefilter.wants_text)
         try:
-            facts, exports = scan_module(
-                display,
-                text,
-                self.options,
-                external=self._external,
-                fixtures=self._fixture_lookup(path),
-            )
+            facts, exports = self._scan_text(display, path, narrowed or text)
         except cst.ParserSyntaxError as error:
-            return syntax_problem(display, text, error)
+            if narrowed is None:
+                return syntax_problem(display, text, error)
+            try:  # the cut was wrong; the whole file decides
+                facts, exports = self._scan_text(display, path, text)
+            except cst.ParserSyntaxError as full_error:
+                return syntax_problem(display, text, full_error)
+            except RecursionError:
+                return Problem(Span.file(display), "too deeply nested to analyse; skipped")
         except RecursionError:
             return Problem(Span.file(display), "too deeply nested to analyse; skipped")
         self._exports.setdefault(path.resolve(), exports)
         return facts
+
+    def _scan_text(self, display: str, path: Path, text: str) -> tuple[ModuleFacts, ModuleExports]:
+        return scan_module(
+            display,
+            text,
+            self.options,
+            external=self._external,
+            fixtures=self._fixture_lookup(path),
+        )
 
     # -- context -----------------------------------------------------------
 

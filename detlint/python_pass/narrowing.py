@@ -1,0 +1,144 @@
+"""Parse no more than needed: blank the top-level blocks that cannot matter.
+
+A candidate test file is typically a few hundred lines of which one decorated
+function holds the knob. libcst parses about 0.4 MB/s, so parsing whole files
+would make the Python pass slower than a full-parse linter. Instead the file is
+cut into top-level blocks with a small regex tokenizer (strings, comments and
+brackets are respected), and only blocks that can matter are kept: imports,
+simple module-level assignments, blocks holding a knob or trial token, and the
+functions and classes those blocks name (fixtures, helpers, mark wrappers).
+Every other block becomes the same number of empty lines, so line numbers stay
+exact. When the cut cannot be trusted the caller parses the whole file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_TOKENS = re.compile(
+    r'"""(?:\\.|[^\\])*?"""'
+    r"|'''(?:\\.|[^\\])*?'''"
+    r'|"(?:\\.|[^"\\\n])*"'
+    r"|'(?:\\.|[^'\\\n])*'"
+    r"|\#[^\n]*"
+    r"|[()\[\]{}]"
+    r"|\n",
+    re.DOTALL,
+)
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=\n]*)?=[^=]")
+_DEFINITION = re.compile(r"(?:@[^\n]*\n\s*)*(?:async\s+)?(?:def|class)\s+(\w+)")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_ENV_OR_FIXTURE = ("getenv", "environ", "fixture")
+# Imported names that are never aliases of a knob by themselves.
+_COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
+
+
+def top_level_starts(text: str) -> list[int] | None:
+    """Offsets where top-level statements begin; None if the text defeats the tokenizer."""
+    starts = [0]
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token == "\n":
+            if depth == 0:
+                position = match.end()
+                if position < len(text) and text[position] not in " \t\r\n#":
+                    if match.start() > 0 and text[match.start() - 1] == "\\":
+                        continue
+                    starts.append(position)
+        elif token in "([{":
+            depth += 1
+        elif token in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+    return starts if depth == 0 else None
+
+
+def _blocks(text: str, starts: list[int]) -> list[str]:
+    """Top-level blocks; decorators are joined to the definition they decorate."""
+    raw = [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)], strict=True)]
+    blocks: list[str] = []
+    pending = ""
+    for block in raw:
+        if block.startswith("@"):
+            pending += block
+            continue
+        blocks.append(pending + block)
+        pending = ""
+    if pending:
+        blocks.append(pending)
+    return blocks
+
+
+def narrow(text: str, wanted: Callable[[str], bool]) -> str | None:
+    """``text`` with irrelevant top-level blocks blanked, or None to parse it whole.
+
+    ``wanted(block)`` says whether a block holds a knob token. None is returned
+    when nothing would be dropped, when the tokenizer is unsure, and when a
+    module-level ``pytestmark`` reaches tests that hold no token themselves.
+    """
+    starts = top_level_starts(text)
+    if starts is None or len(starts) < 3:
+        return None
+    blocks = _blocks(text, starts)
+    keep = []
+    for block in blocks:
+        stripped = block.lstrip()
+        lowered = block.lower()
+        if stripped.startswith("pytestmark") and wanted(block):
+            return None
+        keep.append(
+            stripped.startswith(("import ", "from "))
+            or (
+                _ASSIGNMENT.match(stripped) is not None
+                and not stripped.startswith(("def", "class"))
+            )
+            or (stripped.startswith(("if ", "try:")) and "import" in lowered)
+            or wanted(block)
+            or any(token in lowered for token in _ENV_OR_FIXTURE)
+        )
+    names = [
+        match.group(1) if (match := _DEFINITION.match(block.lstrip())) else None for block in blocks
+    ]
+    # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
+    # function, an imported alias): a block that uses one is kept, though it
+    # holds no token itself (`@gpu_flaky` alone says nothing).
+    aliases: set[str] = set()
+    for block, name in zip(blocks, names, strict=True):
+        if not wanted(block):
+            continue
+        stripped = block.lstrip()
+        if name is not None:
+            aliases.add(name)
+        elif stripped.startswith(("import ", "from ")):
+            aliases.update(_IDENTIFIER.findall(stripped.split("import", 1)[1]))
+        elif (assigned := _IDENTIFIER.match(stripped)) is not None and _ASSIGNMENT.match(stripped):
+            aliases.add(assigned.group())
+    aliases -= _COMMON_WORDS
+    keep = [
+        kept or not aliases.isdisjoint(_IDENTIFIER.findall(block))
+        for block, kept in zip(blocks, keep, strict=True)
+    ]
+    for _ in range(3):  # helpers of helpers, a few levels deep
+        referenced = {
+            word
+            for block, kept in zip(blocks, keep, strict=True)
+            if kept
+            for word in _IDENTIFIER.findall(block)
+        }
+        grown = [
+            kept or (name is not None and name in referenced)
+            for kept, name in zip(keep, names, strict=True)
+        ]
+        if grown == keep:
+            break
+        keep = grown
+    if all(keep):
+        return None
+    newline = "\r\n" if "\r\n" in text else "\n"
+    return "".join(
+        block if kept else newline * block.count("\n")
+        for block, kept in zip(blocks, keep, strict=True)
+    )

@@ -1,0 +1,92 @@
+"""Parsing only the blocks that matter must not change a single finding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from repo_expectations import run_check
+
+import detlint.python_pass.repository as repository
+from detlint.python_pass.narrowing import narrow, top_level_starts
+from detlint.python_pass.prefilter import Prefilter
+
+REPOS = Path(__file__).parent / "fixtures" / "repos"
+WANTED = Prefilter().wants_text
+
+SOURCE = '''import os
+import pytest
+
+DOC = """
+def not_a_function():
+@pytest.mark.flaky
+"""
+TRIALS = int(os.getenv("T", "5"))
+
+
+def helper(n):
+    for _ in range(n):
+        pass
+
+
+def unrelated():
+    return (
+1)
+
+
+@pytest.mark.flaky(reruns=2)
+def test_knob():
+    helper(TRIALS)
+
+
+def test_plain():
+    assert "#" == "#"
+'''
+
+
+def test_top_level_starts_respect_strings_brackets_and_comments():
+    starts = top_level_starts(SOURCE)
+    lines = [SOURCE.count("\n", 0, start) + 1 for start in starts]
+    assert lines == [1, 2, 4, 8, 11, 16, 21, 22, 26]
+
+
+def test_narrowed_text_keeps_lines_and_the_blocks_that_matter():
+    narrowed = narrow(SOURCE, WANTED)
+    assert narrowed is not None
+    assert narrowed.count("\n") == SOURCE.count("\n")
+    kept = {number for number, line in enumerate(narrowed.splitlines(), 1) if line.strip()}
+    original = SOURCE.splitlines()
+    for number in kept:
+        assert narrowed.splitlines()[number - 1] == original[number - 1]
+    assert 21 in kept
+    assert 11 in kept
+    assert 8 in kept  # the trial constant
+    assert 16 not in kept
+    assert 26 not in kept
+
+
+def test_crlf_text_stays_crlf():
+    narrowed = narrow(SOURCE.replace("\n", "\r\n"), WANTED)
+    assert narrowed is not None
+    assert "\r\n" in narrowed
+    assert "\n" not in narrowed.replace("\r\n", "")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import pytest\npytestmark = pytest.mark.flaky\n\ndef test_a():\n    pass\n\nx = 1\n",
+        "def broken(:\n    pass\n",
+        "x = (\n",
+    ],
+)
+def test_whole_file_when_the_cut_cannot_be_trusted(text):
+    assert narrow(text, WANTED) is None
+
+
+@pytest.mark.parametrize("repo", sorted(p.name for p in REPOS.iterdir() if p.is_dir()))
+def test_findings_identical_with_and_without_narrowing(repo, monkeypatch):
+    narrowed = run_check(REPOS / repo, "--select", "ALL")
+    monkeypatch.setattr(repository, "narrow", lambda text, wanted: None)
+    whole = run_check(REPOS / repo, "--select", "ALL")
+    assert narrowed == whole
