@@ -8,13 +8,10 @@ for the worker processes.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from detlint.dependencies import PluginEvidence, read_plugin_evidence
 from detlint.discover import discover, repository_files
@@ -24,13 +21,10 @@ from detlint.pytest_config import PytestConfig, find_pytest_config
 from detlint.python_pass.facts import NO_TRIALS, ModuleFacts, TestFunction
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
+from detlint.python_pass.repository import PythonRepository
 from detlint.rules import RuleContext, run_rules
 from detlint.settings import Settings
-from detlint.source import read_bytes
-from detlint.span import Problem, display_path
-
-if TYPE_CHECKING:
-    from detlint.python_pass.repository import PythonRepository
+from detlint.span import Problem
 
 DEPENDENCY_FILES = frozenset(
     {"pyproject.toml", "setup.py", "setup.cfg", "pipfile", "poetry.lock", "uv.lock", "pdm.lock"}
@@ -39,8 +33,8 @@ DEPENDENCY_FILES = frozenset(
 # Files that make a directory a Python project whose dependencies apply below it.
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "Pipfile", "poetry.lock", "uv.lock")
 
-# Below this many candidate files, worker start-up costs more than it saves.
-PARALLEL_THRESHOLD = 24
+# Below this many files, worker start-up costs more than reading them here.
+PARALLEL_THRESHOLD = 200
 
 
 @dataclass(frozen=True)
@@ -65,15 +59,22 @@ def _scan_in_worker(path: Path) -> ModuleFacts | Problem | None:
     return _WORKER.scan(path)
 
 
-def _scan_all(repository: PythonRepository, candidates: list[Path], jobs: int) -> list[object]:
-    if jobs <= 1 or len(candidates) < PARALLEL_THRESHOLD:
-        return [repository.scan(path) for path in candidates]
+def _scan_all(
+    repository: PythonRepository, files: list[Path], jobs: int
+) -> list[ModuleFacts | Problem | None]:
+    """Read, prefilter and parse every file: in this process for a few files, in
+    forked workers (which inherit the repository, never pickled) for many."""
+    if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
+        return [repository.scan(path) for path in files]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     global _WORKER
-    _WORKER = repository  # inherited by forked workers, never pickled
+    _WORKER = repository
     context = multiprocessing.get_context("fork")
-    chunk = max(1, len(candidates) // (jobs * 4))
+    chunk = max(1, min(64, len(files) // (jobs * 8)))
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        return list(pool.map(_scan_in_worker, candidates, chunksize=chunk))
+        return list(pool.map(_scan_in_worker, files, chunksize=chunk))
 
 
 def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
@@ -157,51 +158,47 @@ def analyse(
         respect_gitignore=settings.respect_gitignore,
     )
     root = discovery.root
-    every_file = repository_files(
-        root, exclude=settings.exclude, respect_gitignore=settings.respect_gitignore
-    )
-    project = project_root(list(paths) or [cwd], root)
-    project_files = [path for path in every_file if project == root or project in path.parents]
-    evidence = read_plugin_evidence(project, project_files, cwd)
-    problems: list[Problem] = [*discovery.problems, *evidence.problems]
+    problems: list[Problem] = list(discovery.problems)
 
-    options = ScanOptions(
-        retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers
-    )
-    extra = tuple(name.rsplit(".", 1)[-1].lower().encode() for name in settings.retry_decorators)
-    prefilter = Prefilter(extra=extra, trials="DET301" in selected)
-    python_repo_files = [path for path in every_file if path.suffix == ".py"]
-    lint_files = [path for path in discovery.files if path.suffix == ".py"]
-    candidates: list[Path] = []
-    for path in lint_files:
-        data = read_bytes(path, display_path(path, cwd))
-        if isinstance(data, Problem):
-            problems.append(data)
-        elif prefilter.wants(data):
-            candidates.append(path)
-
-    configs: dict[Path, PytestConfig] = {}
-    modules: list[ModuleFacts] = []
-    gates: list[TestGate] = []
-    results: list[object] = []
-    if candidates:
-        from detlint.python_pass.repository import PythonRepository  # loads libcst
-
-        repository = PythonRepository(
-            root, cwd, [*python_repo_files, *lint_files], options, prefilter
+    def every_file() -> tuple[Path, ...]:
+        return repository_files(
+            root, exclude=settings.exclude, respect_gitignore=settings.respect_gitignore
         )
-        results = _scan_all(repository, candidates, jobs or default_jobs())
-    for path, result in zip(candidates, results, strict=True):
+
+    lint_files = [path for path in discovery.files if path.suffix == ".py"]
+    extra = tuple(name.rsplit(".", 1)[-1].lower().encode() for name in settings.retry_decorators)
+    repository = PythonRepository(
+        root,
+        cwd,
+        lambda: [*(path for path in every_file() if path.suffix == ".py"), *lint_files],
+        ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
+        Prefilter(extra=extra, trials="DET301" in selected),
+    )
+    modules: list[ModuleFacts] = []
+    for result in _scan_all(repository, lint_files, jobs or default_jobs()):
         if isinstance(result, Problem):
             problems.append(result)
-            continue
-        if not isinstance(result, ModuleFacts):
-            continue
-        modules.append(result)
-        config = configs.get(path.parent)
+        elif isinstance(result, ModuleFacts):
+            modules.append(result)
+
+    # Which plugin reads `flaky` matters only once there is a marker to read.
+    evidence = PluginEvidence((), ())
+    dependencies_declared = False
+    if modules:
+        project = project_root(list(paths) or [cwd], root)
+        project_files = [p for p in every_file() if project == root or project in p.parents]
+        evidence = read_plugin_evidence(project, project_files, cwd)
+        problems += evidence.problems
+        dependencies_declared = declares_dependencies(project_files)
+
+    configs: dict[Path, PytestConfig] = {}
+    gates: list[TestGate] = []
+    for module in modules:
+        directory = Path(os.path.abspath(cwd / module.path)).parent
+        config = configs.get(directory)
         if config is None:
-            config = configs[path.parent] = find_pytest_config(path.parent, cwd)
-        for test in (*result.tests, *_hook_tests(result)):
+            config = configs[directory] = find_pytest_config(directory, cwd)
+        for test in (*module.tests, *_hook_tests(module)):
             gates += link_tests(test, config, evidence)
 
     # The configuration that applies to the linted files, even those without knobs
@@ -220,7 +217,7 @@ def analyse(
         target=settings.target,
         tracking_pattern=settings.tracking_issue_pattern,
         selected=selected,
-        dependencies_declared=declares_dependencies(project_files),
+        dependencies_declared=dependencies_declared,
     )
     unique_problems = tuple(dict.fromkeys(problems))
     findings = tuple(run_rules(context, unique_problems))

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-import libcst.matchers as m
 
 from detlint.python_pass.facts import Mark, ModuleFacts, TestFunction, TrialCount
 from detlint.python_pass.marks import (
@@ -31,6 +30,7 @@ from detlint.python_pass.module_index import ModuleIndex, index_module
 from detlint.python_pass.names import dotted, literal
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.trials import FixtureLookup, TrialResolver, _no_fixture
+from detlint.python_pass.walk import find_all
 
 
 @dataclass
@@ -143,8 +143,7 @@ class ModuleScanner:
 
     def _param_marks(self, node: cst.BaseExpression) -> list[tuple[int, Mark]]:
         found: list[tuple[int, Mark]] = []
-        for call in m.findall(node, m.Call()):
-            assert isinstance(call, cst.Call)
+        for call in find_all(node, cst.Call):
             if self.index.imports.qualify(call.func) != "pytest.param":
                 continue
             for arg in call.args:
@@ -154,8 +153,7 @@ class ModuleScanner:
 
     def _body_marks(self, function: cst.FunctionDef) -> list[Mark]:
         marks: list[Mark] = []
-        for call in m.findall(function.body, m.Call()):
-            assert isinstance(call, cst.Call)
+        for call in find_all(function.body, cst.Call):
             qualified = self.index.imports.qualify(call.func)
             kind = {"pytest.xfail": "xfail-call", "pytest.skip": "skip-call"}.get(qualified or "")
             if kind is None:
@@ -257,11 +255,11 @@ class ModuleScanner:
     def hook_marks(self) -> list[Mark]:
         """Marks added by ``item.add_marker(...)`` in hooks: they reach many tests at once."""
         marks: list[Mark] = []
-        for call in m.findall(
-            self.index.module, m.Call(func=m.Attribute(attr=m.Name("add_marker")))
-        ):
-            assert isinstance(call, cst.Call)
-            if call.args:
+        if not any("add_marker" in line for line in self.index.lines):
+            return marks
+        for call in find_all(self.index.module, cst.Call):
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "add_marker" and call.args:
                 marks += self.marks.resolve(call.args[0].value, "hook")
         return marks
 

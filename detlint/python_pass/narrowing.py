@@ -29,7 +29,6 @@ _TOKENS = re.compile(
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=\n]*)?=[^=]")
 _DEFINITION = re.compile(r"(?:@[^\n]*\n\s*)*(?:async\s+)?(?:def|class)\s+(\w+)")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_ENV_OR_FIXTURE = ("getenv", "environ", "fixture")
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
 
@@ -72,10 +71,24 @@ def _blocks(text: str, starts: list[int]) -> list[str]:
     return blocks
 
 
+def _defined_name(stripped: str) -> str | None:
+    """The name a top-level block defines: a function, a class or an assigned variable."""
+    match = _DEFINITION.match(stripped)
+    if match:
+        return match.group(1)
+    if _ASSIGNMENT.match(stripped):
+        target = _IDENTIFIER.match(stripped)
+        return target.group() if target else None
+    return None
+
+
 def narrow(text: str, wanted: Callable[[str], bool]) -> str | None:
     """``text`` with irrelevant top-level blocks blanked, or None to parse it whole.
 
-    ``wanted(block)`` says whether a block holds a knob token. None is returned
+    ``wanted(block)`` says whether a block holds a knob token. Kept: imports,
+    blocks with a token, blocks that use a name standing for a knob (an alias,
+    a wrapper), and, transitively, the definitions kept blocks refer to
+    (fixtures, helpers, trial constants, parametrize tables). None is returned
     when nothing would be dropped, when the tokenizer is unsure, and when a
     module-level ``pytestmark`` reaches tests that hold no token themselves.
     """
@@ -83,54 +96,35 @@ def narrow(text: str, wanted: Callable[[str], bool]) -> str | None:
     if starts is None or len(starts) < 3:
         return None
     blocks = _blocks(text, starts)
-    keep = []
-    for block in blocks:
-        stripped = block.lstrip()
-        lowered = block.lower()
-        if stripped.startswith("pytestmark") and wanted(block):
-            return None
-        keep.append(
-            stripped.startswith(("import ", "from "))
-            or (
-                _ASSIGNMENT.match(stripped) is not None
-                and not stripped.startswith(("def", "class"))
-            )
-            or (stripped.startswith(("if ", "try:")) and "import" in lowered)
-            or wanted(block)
-            or any(token in lowered for token in _ENV_OR_FIXTURE)
-        )
-    names = [
-        match.group(1) if (match := _DEFINITION.match(block.lstrip())) else None for block in blocks
-    ]
+    stripped = [block.lstrip() for block in blocks]
+    holds_token = [wanted(block) for block in blocks]
+    if any(s.startswith("pytestmark") and w for s, w in zip(stripped, holds_token, strict=True)):
+        return None
+    identifiers = [set(_IDENTIFIER.findall(block)) for block in blocks]
+    defined = [_defined_name(s) for s in stripped]
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
     # function, an imported alias): a block that uses one is kept, though it
     # holds no token itself (`@gpu_flaky` alone says nothing).
     aliases: set[str] = set()
-    for block, name in zip(blocks, names, strict=True):
-        if not wanted(block):
+    for s, name, token in zip(stripped, defined, holds_token, strict=True):
+        if not token:
             continue
-        stripped = block.lstrip()
-        if name is not None:
+        if s.startswith(("import ", "from ")):
+            aliases.update(_IDENTIFIER.findall(s.split("import", 1)[-1]))
+        elif name is not None:
             aliases.add(name)
-        elif stripped.startswith(("import ", "from ")):
-            aliases.update(_IDENTIFIER.findall(stripped.split("import", 1)[1]))
-        elif (assigned := _IDENTIFIER.match(stripped)) is not None and _ASSIGNMENT.match(stripped):
-            aliases.add(assigned.group())
     aliases -= _COMMON_WORDS
     keep = [
-        kept or not aliases.isdisjoint(_IDENTIFIER.findall(block))
-        for block, kept in zip(blocks, keep, strict=True)
+        token
+        or s.startswith(("import ", "from "))
+        or (s.startswith(("if ", "try:")) and "import" in s)
+        or not aliases.isdisjoint(words)
+        for s, token, words in zip(stripped, holds_token, identifiers, strict=True)
     ]
-    for _ in range(3):  # helpers of helpers, a few levels deep
-        referenced = {
-            word
-            for block, kept in zip(blocks, keep, strict=True)
-            if kept
-            for word in _IDENTIFIER.findall(block)
-        }
+    for _ in range(4):  # what kept blocks use: fixtures, helpers, constants, their helpers
+        referenced = set().union(*(w for w, k in zip(identifiers, keep, strict=True) if k))
         grown = [
-            kept or (name is not None and name in referenced)
-            for kept, name in zip(keep, names, strict=True)
+            k or (n is not None and n in referenced) for k, n in zip(keep, defined, strict=True)
         ]
         if grown == keep:
             break

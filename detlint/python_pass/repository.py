@@ -2,27 +2,35 @@
 (aliases imported from helper modules, fixtures from conftest.py) each needs.
 
 Most test files hold no knob at all, so a byte-level prefilter decides which
-files are parsed. Helper modules and conftest files are parsed lazily, only
-when a test file imports from them or asks for one of their fixtures, and
-each is parsed at most once per process.
+files are parsed, and libcst is imported only when the first candidate turns
+up. Helper modules and conftest files are parsed lazily, only when a test file
+imports from them or asks for one of their fixtures, and each is parsed at most
+once per process. The repository's file list is also asked for lazily: a
+pre-commit run on a file without knobs never lists the repository.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
-from detlint.python_pass.module_scan import ModuleExports, scan_module
 from detlint.python_pass.narrowing import narrow
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.source import decode_python, read_bytes
 from detlint.span import Problem, Span, display_path
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from detlint.python_pass.module_scan import ModuleExports
+
+TOO_DEEP = "too deeply nested to analyse; skipped"
 
 
 def syntax_problem(display: str, text: str, error: cst.ParserSyntaxError) -> Problem:
@@ -49,17 +57,25 @@ class PythonRepository:
         self,
         root: Path,
         cwd: Path,
-        python_files: Iterable[Path],
+        python_files: Callable[[], Iterable[Path]],
         options: ScanOptions,
         prefilter: Prefilter,
     ) -> None:
         self.root = root
         self.cwd = cwd
-        self.known = {path.resolve() for path in python_files}
+        self._python_files = python_files
+        self._known: set[str] | None = None
         self.options = options
         self.prefilter = prefilter
-        self._exports: dict[Path, ModuleExports | None] = {}
+        self._exports: dict[str, ModuleExports | None] = {}
         self._displays: dict[str, Path] = {}
+
+    @property
+    def known(self) -> set[str]:
+        """Absolute paths of the repository's Python files, listed on first use."""
+        if self._known is None:
+            self._known = {os.path.abspath(path) for path in self._python_files()}
+        return self._known
 
     # -- public ------------------------------------------------------------
 
@@ -74,68 +90,78 @@ class PythonRepository:
         text = decode_python(data, display)
         if isinstance(text, Problem):
             return text
-        self._displays[display] = path.resolve()
-        narrowed = narrow(text, self.prefilter.wants_text)
-        try:
-            facts, exports = self._scan_text(display, path, narrowed or text)
-        except cst.ParserSyntaxError as error:
-            if narrowed is None:
-                return syntax_problem(display, text, error)
-            try:  # the cut was wrong; the whole file decides
-                facts, exports = self._scan_text(display, path, text)
-            except cst.ParserSyntaxError as full_error:
-                return syntax_problem(display, text, full_error)
+        import libcst as cst
+
+        from detlint.python_pass.module_scan import is_test_module
+
+        self._displays[display] = path
+        # Only test modules are narrowed: conftest.py and helpers export fixtures
+        # and aliases that other files need whole.
+        is_test = is_test_module(path.name, self.options.python_files)
+        narrowed = narrow(text, self.prefilter.wants_text) if is_test else None
+        attempts = [narrowed, text] if narrowed is not None else [text]
+        for attempt in attempts:
+            try:
+                facts, exports = self._scan_text(display, path, attempt)
+            except cst.ParserSyntaxError as error:
+                if attempt is text:
+                    return syntax_problem(display, text, error)
+                continue  # the cut was wrong; the whole file decides
             except RecursionError:
-                return Problem(Span.file(display), "too deeply nested to analyse; skipped")
-        except RecursionError:
-            return Problem(Span.file(display), "too deeply nested to analyse; skipped")
-        self._exports.setdefault(path.resolve(), exports)
-        return facts
+                return Problem(Span.file(display), TOO_DEEP)
+            if attempt is text:
+                self._exports.setdefault(os.path.abspath(path), exports)
+            return facts
+        raise AssertionError("unreachable: the whole text is always tried last")
 
     def _scan_text(self, display: str, path: Path, text: str) -> tuple[ModuleFacts, ModuleExports]:
+        from detlint.python_pass.module_scan import scan_module
+
         return scan_module(
             display,
             text,
             self.options,
             external=self._external,
-            fixtures=self._fixture_lookup(path),
+            fixtures=FixtureLookupForFile(self, path),
         )
 
     # -- context -----------------------------------------------------------
 
     def exports(self, path: Path) -> ModuleExports | None:
         """What a helper module or conftest.py defines, parsed once."""
-        resolved = path.resolve()
-        if resolved in self._exports:
-            return self._exports[resolved]
-        self._exports[resolved] = None  # guards against import cycles
+        key = os.path.abspath(path)
+        if key in self._exports:
+            return self._exports[key]
+        self._exports[key] = None  # guards against import cycles
         display = display_path(path, self.cwd)
         data = read_bytes(path, display)
         text = decode_python(data, display) if isinstance(data, bytes) else data
         if isinstance(text, Problem):
             return None
-        self._displays[display] = resolved
+        import libcst as cst
+
+        self._displays[display] = path
         try:
-            _, exports = scan_module(
-                display, text, self.options, self._external, self._fixture_lookup(path)
-            )
+            _, exports = self._scan_text(display, path, text)
         except (cst.ParserSyntaxError, RecursionError):
             return None
-        self._exports[resolved] = exports
+        self._exports[key] = exports
         return exports
 
     def _module_file(self, module: str, importer: Path) -> Path | None:
         level = len(module) - len(module.lstrip("."))
         parts = [part for part in module.lstrip(".").split(".") if part]
+        directory = Path(os.path.abspath(importer)).parent
+        root = Path(os.path.abspath(self.root))
         if level:
-            bases = [importer.parent.parents[level - 2] if level > 1 else importer.parent]
+            bases = [directory.parents[level - 2] if level > 1 else directory]
         else:
-            bases = [importer.parent, *importer.parent.parents]
-            bases = [base for base in bases if base == self.root or self.root in base.parents]
+            bases = [directory, *directory.parents]
+            bases = [base for base in bases if base == root or root in base.parents]
         for base in bases:
             candidate = base.joinpath(*parts)
             for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
-                if path in self.known:
+                if str(path) in self.known:
                     return path
         return None
 
@@ -159,9 +185,6 @@ class PythonRepository:
             return exports.marks.get(names[0])
         return None
 
-    def _fixture_lookup(self, path: Path) -> FixtureLookupForFile:
-        return FixtureLookupForFile(self, path.resolve())
-
 
 @dataclass(frozen=True)
 class FixtureLookupForFile:
@@ -171,13 +194,15 @@ class FixtureLookupForFile:
     path: Path
 
     def __call__(self, name: str) -> TrialCount | None:
-        directory = self.path.parent
+        own = os.path.abspath(self.path)
+        directory = Path(own).parent
+        root = Path(os.path.abspath(self.repository.root))
         for base in (directory, *directory.parents):
             conftest = base / "conftest.py"
-            if conftest != self.path and conftest in self.repository.known:
+            if str(conftest) != own and str(conftest) in self.repository.known:
                 exports = self.repository.exports(conftest)
                 if exports is not None and name in exports.fixture_trials:
                     return exports.fixture_trials[name]
-            if base == self.repository.root:
+            if base == root:
                 break
         return None

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
-import libcst.matchers as m
 
 from detlint.python_pass.facts import NO_TRIALS, TrialCount
 from detlint.python_pass.module_index import ModuleIndex
 from detlint.python_pass.names import dotted, literal
+from detlint.python_pass.walk import find_all
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5
@@ -90,9 +90,9 @@ class TrialResolver:
         found = self._loop_trials(function, 0)
         if found is not None:
             return found
-        for call in m.findall(function.body, m.Call(func=m.Name())):
-            assert isinstance(call, cst.Call)
-            assert isinstance(call.func, cst.Name)
+        for call in find_all(function.body, cst.Call):
+            if not isinstance(call.func, cst.Name):
+                continue
             helper = self.index.functions.get(call.func.value)
             if helper is not None and helper is not function:
                 found = self._loop_trials(helper, 1)
@@ -102,7 +102,7 @@ class TrialResolver:
 
     def _loop_trials(self, function: cst.FunctionDef, depth: int) -> TrialCount | None:
         literal_bound: TrialCount | None = None
-        for node in m.findall(function.body, m.For() | m.CompFor()):
+        for node in find_all(function.body, (cst.For, cst.CompFor)):
             assert isinstance(node, cst.For | cst.CompFor)
             bound = _range_bound(node.iter)
             if bound is None:
@@ -182,15 +182,15 @@ def _range_bound(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
 def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression]:
     return [
         node.value
-        for node in m.findall(function.body, m.Return() | m.Yield())
+        for node in find_all(function.body, (cst.Return, cst.Yield))
         if isinstance(node, cst.Return | cst.Yield) and isinstance(node.value, cst.BaseExpression)
     ]
 
 
 def _local_assignment(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
-    for node in m.findall(function.body, m.Assign(targets=[m.AssignTarget(target=m.Name(name))])):
-        assert isinstance(node, cst.Assign)
-        return node.value
+    for node in find_all(function.body, cst.Assign):
+        if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+            return node.value
     return None
 
 
