@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from detlint.python_pass.names import ImportMap
+from detlint.python_pass.positions import Range, node_positions
 from detlint.span import Span
 
 
@@ -26,7 +26,7 @@ class ModuleIndex:
     path: str
     lines: list[str]
     module: cst.Module
-    positions: Mapping[cst.CSTNode, CodeRange]
+    positions: Mapping[cst.CSTNode, Range]
     imports: ImportMap = field(default_factory=ImportMap)
     assignments: dict[str, cst.BaseExpression] = field(default_factory=dict)
     pytestmark: list[cst.BaseExpression] = field(default_factory=list)
@@ -34,14 +34,8 @@ class ModuleIndex:
     classes: list[cst.ClassDef] = field(default_factory=list)
 
     def span(self, node: cst.CSTNode) -> Span:
-        where = self.positions[node]
-        return Span(
-            self.path,
-            where.start.line,
-            where.start.column + 1,
-            where.end.line,
-            where.end.column + 1,
-        )
+        (line, column), (end_line, end_column) = self.positions[node]
+        return Span(self.path, line, column + 1, end_line, end_column + 1)
 
     def comment_on(self, line: int) -> str:
         """The ``#`` comment on a 1-based line, if any (a rough read: enough for reasons)."""
@@ -130,8 +124,7 @@ def _blocks(statement: cst.If | cst.Try | cst.With) -> list[list[cst.BaseStateme
 def index_module(path: str, text: str) -> ModuleIndex:
     """Parse ``text`` and index its top level. Raises ``cst.ParserSyntaxError``."""
     module = cst.parse_module(text)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    positions = node_positions(module)
     index = ModuleIndex(path=path, lines=text.splitlines(), module=module, positions=positions)
     for statement in module.body:
         _index_statement(index, statement)

@@ -7,12 +7,35 @@ stack walk over ``children`` answers.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import TypeVar
 
 import libcst as cst
 
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
+
+
+_FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+
+
+def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """A node's direct children, read from its dataclass fields.
+
+    ``CSTNode.children`` builds the list with a visitor, several times slower;
+    the fields give the same nodes in declaration order, close to source order.
+    """
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(item.name for item in dataclasses.fields(node))
+    for name in names:
+        value = getattr(node, name)
+        if isinstance(value, cst.CSTNode):
+            yield value
+        elif isinstance(value, list | tuple):
+            for item in value:
+                if isinstance(item, cst.CSTNode):
+                    yield item
 
 
 def find_all(root: cst.CSTNode, kinds: type[NodeT] | tuple[type[NodeT], ...]) -> Iterator[NodeT]:
@@ -22,4 +45,4 @@ def find_all(root: cst.CSTNode, kinds: type[NodeT] | tuple[type[NodeT], ...]) ->
         node = stack.pop()
         if isinstance(node, kinds):
             yield node
-        stack.extend(reversed(node.children))
+        stack.extend(reversed(list(_children(node))))
