@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from detlint.python_pass.names import ImportMap
+from detlint.python_pass.narrowing import Narrowed
 from detlint.python_pass.positions import Range, node_positions
 from detlint.span import Span
 
@@ -27,6 +28,7 @@ class ModuleIndex:
     lines: list[str]
     module: cst.Module
     positions: Mapping[cst.CSTNode, Range]
+    narrowed: Narrowed | None = None
     imports: ImportMap = field(default_factory=ImportMap)
     assignments: dict[str, cst.BaseExpression] = field(default_factory=dict)
     pytestmark: list[cst.BaseExpression] = field(default_factory=list)
@@ -35,6 +37,9 @@ class ModuleIndex:
 
     def span(self, node: cst.CSTNode) -> Span:
         (line, column), (end_line, end_column) = self.positions[node]
+        if self.narrowed is not None:
+            line = self.narrowed.original_line(line)
+            end_line = self.narrowed.original_line(end_line)
         return Span(self.path, line, column + 1, end_line, end_column + 1)
 
     def comment_on(self, line: int) -> str:
@@ -121,11 +126,19 @@ def _blocks(statement: cst.If | cst.Try | cst.With) -> list[list[cst.BaseStateme
     return blocks
 
 
-def index_module(path: str, text: str) -> ModuleIndex:
-    """Parse ``text`` and index its top level. Raises ``cst.ParserSyntaxError``."""
-    module = cst.parse_module(text)
-    positions = node_positions(module)
-    index = ModuleIndex(path=path, lines=text.splitlines(), module=module, positions=positions)
+def index_module(path: str, text: str, narrowed: Narrowed | None = None) -> ModuleIndex:
+    """Parse ``text`` (or only its kept blocks) and index the top level.
+
+    Raises ``cst.ParserSyntaxError``.
+    """
+    module = cst.parse_module(narrowed.text if narrowed is not None else text)
+    index = ModuleIndex(
+        path=path,
+        lines=text.splitlines(),
+        module=module,
+        positions=node_positions(module),
+        narrowed=narrowed,
+    )
     for statement in module.body:
         _index_statement(index, statement)
     return index

@@ -28,6 +28,7 @@ from detlint.python_pass.marks import (
 )
 from detlint.python_pass.module_index import ModuleIndex, index_module
 from detlint.python_pass.names import dotted, literal
+from detlint.python_pass.narrowing import Narrowed
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.trials import FixtureLookup, TrialResolver, _no_fixture
 from detlint.python_pass.walk import find_all
@@ -270,9 +271,10 @@ def scan_module(
     options: ScanOptions,
     external: ExternalLookup = _no_external,
     fixtures: FixtureLookup = _no_fixture,
+    narrowed: Narrowed | None = None,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module. Raises ``cst.ParserSyntaxError`` on invalid code."""
-    index = index_module(path, text)
+    index = index_module(path, text, narrowed)
     scanner = ModuleScanner(index, options, external, fixtures)
     filename = path.rsplit("/", 1)[-1]
     tests = scanner.tests() if is_test_module(filename, options.python_files) else []

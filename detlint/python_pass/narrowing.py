@@ -7,14 +7,16 @@ cut into top-level blocks with a small regex tokenizer (strings, comments and
 brackets are respected), and only blocks that can matter are kept: imports,
 simple module-level assignments, blocks holding a knob or trial token, and the
 functions and classes those blocks name (fixtures, helpers, mark wrappers).
-Every other block becomes the same number of empty lines, so line numbers stay
-exact. When the cut cannot be trusted the caller parses the whole file.
+Every other block is dropped, and a line map translates positions back to the
+file's own lines. When the cut cannot be trusted the caller parses the whole file.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 _TOKENS = re.compile(
     r'"""(?:\\.|[^\\])*?"""'
@@ -82,8 +84,25 @@ def _defined_name(stripped: str) -> str | None:
     return None
 
 
-def narrow(text: str, wanted: Callable[[str], bool]) -> str | None:
-    """``text`` with irrelevant top-level blocks blanked, or None to parse it whole.
+@dataclass(frozen=True)
+class Narrowed:
+    """The kept blocks, joined, and how to map their lines back to the file's.
+
+    ``shifts`` holds (first line in ``text``, original line - that line) for
+    each kept block, in order; dropped blocks are removed rather than blanked,
+    because libcst turns every blank line into a node of its own.
+    """
+
+    text: str
+    shifts: tuple[tuple[int, int], ...]
+
+    def original_line(self, line: int) -> int:
+        index = bisect.bisect_right(self.shifts, (line, float("inf"))) - 1
+        return line + self.shifts[max(index, 0)][1]
+
+
+def narrow(text: str, wanted: Callable[[str], bool]) -> Narrowed | None:
+    """The top-level blocks of ``text`` that can matter, or None to parse it whole.
 
     ``wanted(block)`` says whether a block holds a knob token. Kept: imports,
     blocks with a token, blocks that use a name standing for a knob (an alias,
@@ -132,7 +151,15 @@ def narrow(text: str, wanted: Callable[[str], bool]) -> str | None:
     if all(keep):
         return None
     newline = "\r\n" if "\r\n" in text else "\n"
-    return "".join(
-        block if kept else newline * block.count("\n")
-        for block, kept in zip(blocks, keep, strict=True)
-    )
+    pieces: list[str] = []
+    shifts: list[tuple[int, int]] = []
+    original_line = new_line = 1
+    for block, kept in zip(blocks, keep, strict=True):
+        if kept:
+            # Trailing blank lines would each become a libcst node; drop them too.
+            piece = block.rstrip() + newline
+            shifts.append((new_line, original_line - new_line))
+            pieces.append(piece)
+            new_line += piece.count("\n")
+        original_line += block.count("\n")
+    return Narrowed("".join(pieces), tuple(shifts))

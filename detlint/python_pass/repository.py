@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
-from detlint.python_pass.narrowing import narrow
+from detlint.python_pass.narrowing import Narrowed, narrow
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.source import decode_python, read_bytes
@@ -99,22 +99,24 @@ class PythonRepository:
         # and aliases that other files need whole.
         is_test = is_test_module(path.name, self.options.python_files)
         narrowed = narrow(text, self.prefilter.wants_text) if is_test else None
-        attempts = [narrowed, text] if narrowed is not None else [text]
+        attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
             try:
-                facts, exports = self._scan_text(display, path, attempt)
+                facts, exports = self._scan_text(display, path, text, attempt)
             except cst.ParserSyntaxError as error:
-                if attempt is text:
+                if attempt is None:
                     return syntax_problem(display, text, error)
                 continue  # the cut was wrong; the whole file decides
             except RecursionError:
                 return Problem(Span.file(display), TOO_DEEP)
-            if attempt is text:
+            if attempt is None:
                 self._exports.setdefault(os.path.abspath(path), exports)
             return facts
         raise AssertionError("unreachable: the whole text is always tried last")
 
-    def _scan_text(self, display: str, path: Path, text: str) -> tuple[ModuleFacts, ModuleExports]:
+    def _scan_text(
+        self, display: str, path: Path, text: str, narrowed: Narrowed | None = None
+    ) -> tuple[ModuleFacts, ModuleExports]:
         from detlint.python_pass.module_scan import scan_module
 
         return scan_module(
@@ -123,6 +125,7 @@ class PythonRepository:
             self.options,
             external=self._external,
             fixtures=FixtureLookupForFile(self, path),
+            narrowed=narrowed,
         )
 
     # -- context -----------------------------------------------------------
