@@ -12,7 +12,7 @@ from detlint.python_pass.narrowing import narrow, top_level_starts
 from detlint.python_pass.prefilter import Prefilter
 
 REPOS = Path(__file__).parent / "fixtures" / "repos"
-WANTED = Prefilter().wants_text
+WANTED = Prefilter().wants_block
 
 SOURCE = '''import os
 import pytest

@@ -129,4 +129,3 @@ class ModuleFacts:
     path: str
     tests: tuple[TestFunction, ...]
     hook_marks: tuple[Mark, ...]  # marks added by item.add_marker() in hooks (conftest.py)
-    aliases: tuple[str, ...]  # module-level names that are marks or mark wrappers

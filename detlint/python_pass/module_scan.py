@@ -13,9 +13,7 @@ return a trial count.
 
 from __future__ import annotations
 
-import fnmatch
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 import libcst as cst
 
@@ -29,21 +27,34 @@ from detlint.python_pass.marks import (
 from detlint.python_pass.module_index import ModuleIndex, index_module
 from detlint.python_pass.names import dotted, literal
 from detlint.python_pass.narrowing import Narrowed
-from detlint.python_pass.options import ScanOptions
+from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.trials import FixtureLookup, TrialResolver, _no_fixture
 from detlint.python_pass.walk import find_all
 
 
-@dataclass
 class ModuleExports:
-    """Names other modules may import or use as fixtures."""
+    """Names other modules may import or use as fixtures, resolved on first request.
 
-    marks: dict[str, tuple[Mark, ...]] = field(default_factory=dict)
-    fixture_trials: dict[str, TrialCount] = field(default_factory=dict)
+    A helper module can be large and define hundreds of names; only the few a
+    test imports are ever resolved.
+    """
 
+    def __init__(self, scanner: ModuleScanner) -> None:
+        self._scanner = scanner
+        self._marks: dict[str, tuple[Mark, ...]] = {}
+        self._fixtures: dict[str, TrialCount | None] = {}
 
-def is_test_module(filename: str, python_files: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(filename, pattern) for pattern in python_files)
+    def marks(self, name: str) -> tuple[Mark, ...]:
+        """The marks ``name`` stands for: an alias or a mark wrapper; empty otherwise."""
+        if name not in self._marks:
+            self._marks[name] = tuple(self._scanner.marks_named(name))
+        return self._marks[name]
+
+    def fixture_trials(self, name: str) -> TrialCount | None:
+        """The trial count fixture ``name`` returns, if it is one."""
+        if name not in self._fixtures:
+            self._fixtures[name] = self._scanner.fixture_trials(name)
+        return self._fixtures[name]
 
 
 def _is_fixture(index: ModuleIndex, function: cst.FunctionDef) -> bool:
@@ -232,26 +243,24 @@ class ModuleScanner:
                     )
         return tests
 
-    def exports(self) -> ModuleExports:
-        exports = ModuleExports()
-        for name, value in self.index.assignments.items():
-            if name == "pytestmark":
-                continue
-            marks = self.marks.resolve(value, "function")
-            if marks:
-                exports.marks[name] = tuple(marks)
-        for name, function in self.index.functions.items():
-            if _is_fixture(self.index, function):
-                count = self.trials.fixture_trials(function)
-                if count is not None:
-                    exports.fixture_trials[name] = count
-            elif not name.startswith("test") and not function.decorators:
-                marks = []
-                for returned in returned_expressions(function):
-                    marks += self.marks.resolve(returned, "function")
-                if marks:
-                    exports.marks[name] = tuple(marks)
-        return exports
+    def marks_named(self, name: str) -> list[Mark]:
+        if name == "pytestmark":
+            return []
+        if name in self.index.assignments:
+            return self.marks.resolve(self.index.assignments[name], "function")
+        function = self.index.functions.get(name)
+        if function is None or function.decorators or name.startswith("test"):
+            return []
+        marks: list[Mark] = []
+        for returned in returned_expressions(function):
+            marks += self.marks.resolve(returned, "function")
+        return marks
+
+    def fixture_trials(self, name: str) -> TrialCount | None:
+        function = self.index.functions.get(name)
+        if function is None or not _is_fixture(self.index, function):
+            return None
+        return self.trials.fixture_trials(function)
 
     def hook_marks(self) -> list[Mark]:
         """Marks added by ``item.add_marker(...)`` in hooks: they reach many tests at once."""
@@ -278,11 +287,9 @@ def scan_module(
     scanner = ModuleScanner(index, options, external, fixtures)
     filename = path.rsplit("/", 1)[-1]
     tests = scanner.tests() if is_test_module(filename, options.python_files) else []
-    exports = scanner.exports()
     facts = ModuleFacts(
         path=path,
         tests=tuple(tests),
         hook_marks=tuple(scanner.hook_marks()),
-        aliases=tuple(sorted(exports.marks)),
     )
-    return facts, exports
+    return facts, ModuleExports(scanner)

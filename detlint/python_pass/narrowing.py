@@ -1,14 +1,18 @@
-"""Parse no more than needed: blank the top-level blocks that cannot matter.
+"""Parse no more than needed: keep only the blocks of a test file that can matter.
 
-A candidate test file is typically a few hundred lines of which one decorated
-function holds the knob. libcst parses about 0.4 MB/s, so parsing whole files
-would make the Python pass slower than a full-parse linter. Instead the file is
-cut into top-level blocks with a small regex tokenizer (strings, comments and
-brackets are respected), and only blocks that can matter are kept: imports,
-simple module-level assignments, blocks holding a knob or trial token, and the
-functions and classes those blocks name (fixtures, helpers, mark wrappers).
-Every other block is dropped, and a line map translates positions back to the
-file's own lines. When the cut cannot be trusted the caller parses the whole file.
+A candidate test file is typically hundreds of lines (real suites reach
+400 KB) of which one decorated function holds the knob. libcst parses about
+0.4 MB/s, so parsing whole files would make the Python pass slower than a
+full-parse linter. Instead the file is cut into top-level blocks with a small
+regex tokenizer (strings, comments and brackets are respected), and only
+blocks that can matter are kept: imports, blocks holding a knob or trial
+token, blocks using a name that stands for a knob, and the definitions kept
+blocks refer to (fixtures, helpers, trial constants, parametrize tables).
+Inside a kept test class the same cut is made among its members.
+
+Dropped blocks are removed, not blanked (libcst makes a node of every blank
+line), and a line map translates positions back to the file's own lines.
+When the cut cannot be trusted the caller parses the whole file.
 """
 
 from __future__ import annotations
@@ -31,57 +35,13 @@ _TOKENS = re.compile(
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=\n]*)?=[^=]")
 _DEFINITION = re.compile(r"(?:@[^\n]*\n\s*)*(?:async\s+)?(?:def|class)\s+(\w+)")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_CLASS = re.compile(r"(?:@[^\n]*\n\s*)*class\s")
+_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+_TRIAL_HINTS = ("range(", "getenv", "environ")
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
 
-
-def top_level_starts(text: str) -> list[int] | None:
-    """Offsets where top-level statements begin; None if the text defeats the tokenizer."""
-    starts = [0]
-    depth = 0
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        if token == "\n":
-            if depth == 0:
-                position = match.end()
-                if position < len(text) and text[position] not in " \t\r\n#":
-                    if match.start() > 0 and text[match.start() - 1] == "\\":
-                        continue
-                    starts.append(position)
-        elif token in "([{":
-            depth += 1
-        elif token in ")]}":
-            depth -= 1
-            if depth < 0:
-                return None
-    return starts if depth == 0 else None
-
-
-def _blocks(text: str, starts: list[int]) -> list[str]:
-    """Top-level blocks; decorators are joined to the definition they decorate."""
-    raw = [text[start:end] for start, end in zip(starts, [*starts[1:], len(text)], strict=True)]
-    blocks: list[str] = []
-    pending = ""
-    for block in raw:
-        if block.startswith("@"):
-            pending += block
-            continue
-        blocks.append(pending + block)
-        pending = ""
-    if pending:
-        blocks.append(pending)
-    return blocks
-
-
-def _defined_name(stripped: str) -> str | None:
-    """The name a top-level block defines: a function, a class or an assigned variable."""
-    match = _DEFINITION.match(stripped)
-    if match:
-        return match.group(1)
-    if _ASSIGNMENT.match(stripped):
-        target = _IDENTIFIER.match(stripped)
-        return target.group() if target else None
-    return None
+Wanted = Callable[[str], bool]
 
 
 @dataclass(frozen=True)
@@ -89,8 +49,7 @@ class Narrowed:
     """The kept blocks, joined, and how to map their lines back to the file's.
 
     ``shifts`` holds (first line in ``text``, original line - that line) for
-    each kept block, in order; dropped blocks are removed rather than blanked,
-    because libcst turns every blank line into a node of its own.
+    each kept piece, in order.
     """
 
     text: str
@@ -101,13 +60,170 @@ class Narrowed:
         return line + self.shifts[max(index, 0)][1]
 
 
-def narrow(text: str, wanted: Callable[[str], bool]) -> Narrowed | None:
-    """The top-level blocks of ``text`` that can matter, or None to parse it whole.
+def statement_starts(text: str, indent: str = "") -> list[int] | None:
+    """Offsets where statements at ``indent`` begin; None if the tokenizer is unsure.
 
-    ``wanted(block)`` says whether a block holds a knob token. Kept: imports,
-    blocks with a token, blocks that use a name standing for a knob (an alias,
-    a wrapper), and, transitively, the definitions kept blocks refer to
-    (fixtures, helpers, trial constants, parametrize tables). None is returned
+    The first entry is always 0 (the text's start, a header for indented text).
+    """
+    starts = [0]
+    depth = 0
+    width = len(indent)
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token == "\n":
+            if depth:
+                continue
+            position = match.end()
+            if (
+                position + width < len(text)
+                and text.startswith(indent, position)
+                and text[position + width] not in " \t\r\n#"
+                and not (match.start() > 0 and text[match.start() - 1] == "\\")
+            ):
+                starts.append(position)
+        elif token in "([{":
+            depth += 1
+        elif token in ")]}":
+            depth -= 1
+            if depth < 0:
+                return None
+    return starts if depth == 0 else None
+
+
+def top_level_starts(text: str) -> list[int] | None:
+    """Offsets where top-level statements begin; None if the text defeats the tokenizer."""
+    return statement_starts(text)
+
+
+def _blocks(text: str, starts: list[int], indent: str = "") -> list[str]:
+    """Statements at one level; decorators join the definition they decorate and
+    ``else``/``except``/``finally`` clauses join the statement they continue."""
+    ends = [*starts[1:], len(text)]
+    blocks: list[str] = []
+    pending = ""
+    for start, end in zip(starts, ends, strict=True):
+        block = text[start:end]
+        body = block[len(indent) :]
+        if body.startswith("@"):
+            pending += block
+        elif blocks and not pending and _CLAUSE.match(body):
+            blocks[-1] += block
+        else:
+            blocks.append(pending + block)
+            pending = ""
+    if pending:
+        blocks.append(pending)
+    return blocks
+
+
+def _defined_name(stripped: str) -> str | None:
+    """The name a block defines: a function, a class or an assigned variable."""
+    match = _DEFINITION.match(stripped)
+    if match:
+        return match.group(1)
+    if _ASSIGNMENT.match(stripped):
+        target = _IDENTIFIER.match(stripped)
+        return target.group() if target else None
+    return None
+
+
+def _can_matter(block: str) -> bool:
+    """Whether a definition a kept block uses can change its facts.
+
+    Assignments (trial constants, parametrize tables, aliases) always can; a
+    function or class only if it loops or reads the environment (a trial helper,
+    a fixture returning a trial count). Others (assertion helpers, base
+    classes) are left out, which keeps large real suites cheap to parse.
+    """
+    if not _DEFINITION.match(block.lstrip()):
+        return True
+    return any(token in block for token in _TRIAL_HINTS)
+
+
+def _referenced_closure(
+    keep: list[bool],
+    identifiers: list[set[str]],
+    defined: list[str | None],
+    extra: set[str],
+    candidates: list[bool],
+) -> list[bool]:
+    """Grow ``keep`` with the definitions kept blocks use, a few levels deep."""
+    for _ in range(4):
+        referenced = set(extra).union(*(w for w, k in zip(identifiers, keep, strict=True) if k))
+        grown = [
+            k or (n is not None and c and n in referenced)
+            for k, n, c in zip(keep, defined, candidates, strict=True)
+        ]
+        if grown == keep:
+            break
+        keep = grown
+    return keep
+
+
+def _class_members(block: str, wanted: Wanted) -> list[tuple[int, str]] | None:
+    """The pieces of a kept class worth parsing, as (line offset, text); None for all.
+
+    The header (decorators, the class line, its docstring) is always kept; the
+    whole class is kept when the header or a class ``pytestmark`` holds a knob,
+    because then every test method carries it.
+    """
+    lines = block.split("\n")
+    header_end = next((i for i, line in enumerate(lines) if _DEFINITION.match(line.lstrip())), None)
+    if header_end is None:
+        return None
+    body_line = next(
+        (
+            line
+            for line in lines[header_end + 1 :]
+            if line.strip() and not line.lstrip().startswith("#")
+        ),
+        None,
+    )
+    if body_line is None:
+        return None
+    indent = body_line[: len(body_line) - len(body_line.lstrip())]
+    if not indent:
+        return None
+    starts = statement_starts(block, indent)
+    if starts is None or len(starts) < 3:
+        return None
+    header, *members = _blocks(block, starts, indent)
+    if wanted(header):
+        return None
+    stripped = [member.lstrip() for member in members]
+    if any(
+        s.startswith("pytestmark") and wanted(m) for s, m in zip(stripped, members, strict=True)
+    ):
+        return None
+    keep = [
+        wanted(member) or not s.startswith(("def ", "async ", "@"))
+        for member, s in zip(members, stripped, strict=True)
+    ]
+    identifiers = [set(_IDENTIFIER.findall(member)) for member in members]
+    defined = [_defined_name(s) for s in stripped]
+    candidates = [_can_matter(member) for member in members]
+    keep = _referenced_closure(
+        keep, identifiers, defined, set(_IDENTIFIER.findall(header)), candidates
+    )
+    if all(keep):
+        return None
+    pieces = [(0, header)]
+    line = header.count("\n")
+    for member, kept in zip(members, keep, strict=True):
+        if kept:
+            pieces.append((line, member))
+        line += member.count("\n")
+    if len(pieces) == 1:
+        # A class kept only because something names it (a base class, a helper)
+        # needs no members; `pass` keeps it valid Python.
+        pieces.append((header.count("\n"), indent + "pass"))
+    return pieces
+
+
+def narrow(text: str, wanted: Wanted) -> Narrowed | None:
+    """The blocks of ``text`` that can matter, or None to parse it whole.
+
+    ``wanted(block)`` says whether a block holds a knob token. None is returned
     when nothing would be dropped, when the tokenizer is unsure, and when a
     module-level ``pytestmark`` reaches tests that hold no token themselves.
     """
@@ -140,26 +256,40 @@ def narrow(text: str, wanted: Callable[[str], bool]) -> Narrowed | None:
         or not aliases.isdisjoint(words)
         for s, token, words in zip(stripped, holds_token, identifiers, strict=True)
     ]
-    for _ in range(4):  # what kept blocks use: fixtures, helpers, constants, their helpers
-        referenced = set().union(*(w for w, k in zip(identifiers, keep, strict=True) if k))
-        grown = [
-            k or (n is not None and n in referenced) for k, n in zip(keep, defined, strict=True)
-        ]
-        if grown == keep:
-            break
-        keep = grown
-    if all(keep):
-        return None
-    newline = "\r\n" if "\r\n" in text else "\n"
-    pieces: list[str] = []
-    shifts: list[tuple[int, int]] = []
-    original_line = new_line = 1
-    for block, kept in zip(blocks, keep, strict=True):
+    candidates = [_can_matter(block) for block in blocks]
+    keep = _referenced_closure(keep, identifiers, defined, set(), candidates)
+
+    pieces: list[tuple[int, str]] = []
+    line = 1
+    whole = True
+    for block, s, kept in zip(blocks, stripped, keep, strict=True):
         if kept:
-            # Trailing blank lines would each become a libcst node; drop them too.
-            piece = block.rstrip() + newline
-            shifts.append((new_line, original_line - new_line))
-            pieces.append(piece)
-            new_line += piece.count("\n")
-        original_line += block.count("\n")
-    return Narrowed("".join(pieces), tuple(shifts))
+            members = _class_members(block, wanted) if _is_class(s) else None
+            if members is None:
+                pieces.append((line, block))
+            else:
+                whole = False
+                pieces += [(line + offset, piece) for offset, piece in members]
+        else:
+            whole = False
+        line += block.count("\n")
+    if whole:
+        return None
+    return _join(pieces, "\r\n" if "\r\n" in text else "\n")
+
+
+def _is_class(stripped: str) -> bool:
+    return _CLASS.match(stripped) is not None
+
+
+def _join(pieces: list[tuple[int, str]], newline: str) -> Narrowed:
+    texts: list[str] = []
+    shifts: list[tuple[int, int]] = []
+    new_line = 1
+    for original_line, piece in pieces:
+        # Trailing blank lines would each become a libcst node; drop them too.
+        text = piece.rstrip() + newline
+        shifts.append((new_line, original_line - new_line))
+        texts.append(text)
+        new_line += text.count("\n")
+    return Narrowed("".join(texts), tuple(shifts))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 
 DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
@@ -14,3 +15,8 @@ class ScanOptions:
     python_files: tuple[str, ...] = DEFAULT_PYTHON_FILES
     retry_names: frozenset[str] = frozenset()
     env_readers: frozenset[str] = frozenset()
+
+
+def is_test_module(filename: str, python_files: tuple[str, ...]) -> bool:
+    """Whether pytest collects tests from a file of this name (its ``python_files``)."""
+    return any(fnmatch.fnmatch(filename, pattern) for pattern in python_files)

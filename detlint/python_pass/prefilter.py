@@ -8,7 +8,6 @@ loads libcst.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from detlint.reasons import FLAKY_WORDS
@@ -19,8 +18,7 @@ SKIP_TOKEN = b"skip"
 TRIAL_TOKENS = (b"getenv", b"environ")
 
 
-def _words(words: Iterable[str]) -> tuple[bytes, ...]:
-    return tuple(word.lower().encode() for word in words)
+FLAKY_TOKENS = tuple(word.lower().encode() for word in FLAKY_WORDS)
 
 
 @dataclass(frozen=True)
@@ -30,13 +28,30 @@ class Prefilter:
     extra: tuple[bytes, ...] = ()
     trials: bool = False  # also parse files with trial loops (for DET301)
 
-    def wants(self, data: bytes) -> bool:
-        lowered = data.lower()
+    def _knob(self, lowered: bytes) -> bool:
         if any(token in lowered for token in KNOB_TOKENS + self.extra):
             return True
-        if SKIP_TOKEN in lowered and any(word in lowered for word in _words(FLAKY_WORDS)):
+        return SKIP_TOKEN in lowered and any(word in lowered for word in FLAKY_TOKENS)
+
+    def wants(self, data: bytes) -> bool:
+        """Whether a whole file might hold a knob (or, for DET301, an env-driven trial loop)."""
+        lowered = data.lower()
+        if self._knob(lowered):
             return True
         return self.trials and b"range(" in lowered and any(t in lowered for t in TRIAL_TOKENS)
 
-    def wants_text(self, text: str) -> bool:
-        return self.wants(text.encode("utf-8", "surrogatepass"))
+    def may_export(self, data: bytes) -> bool:
+        """Whether a helper or conftest.py can define a mark alias or a trial fixture."""
+        lowered = data.lower()
+        return self._knob(lowered) or any(token in lowered for token in TRIAL_TOKENS)
+
+    def wants_block(self, text: str) -> bool:
+        """Whether one block of a candidate file must be parsed.
+
+        For DET301 a trial loop and the env read bounding it usually sit in
+        different blocks, so each is kept on its own token.
+        """
+        lowered = text.lower().encode("utf-8", "surrogatepass")
+        if self._knob(lowered):
+            return True
+        return self.trials and (b"range(" in lowered or any(t in lowered for t in TRIAL_TOKENS))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
 from detlint.python_pass.narrowing import Narrowed, narrow
-from detlint.python_pass.options import ScanOptions
+from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.source import decode_python, read_bytes
 from detlint.span import Problem, Span, display_path
@@ -80,7 +80,13 @@ class PythonRepository:
     # -- public ------------------------------------------------------------
 
     def scan(self, path: Path) -> ModuleFacts | Problem | None:
-        """Facts of one file; None when the prefilter rules it out."""
+        """Facts of one file; None when the prefilter rules it out.
+
+        Only test modules and conftest.py files are read: a helper module holds
+        no tests, and the aliases it defines are read when a test imports them.
+        """
+        if path.name != "conftest.py" and not is_test_module(path.name, self.options.python_files):
+            return None
         display = display_path(path, self.cwd)
         data = read_bytes(path, display)
         if isinstance(data, Problem):
@@ -92,13 +98,10 @@ class PythonRepository:
             return text
         import libcst as cst
 
-        from detlint.python_pass.module_scan import is_test_module
-
         self._displays[display] = path
         # Only test modules are narrowed: conftest.py and helpers export fixtures
         # and aliases that other files need whole.
-        is_test = is_test_module(path.name, self.options.python_files)
-        narrowed = narrow(text, self.prefilter.wants_text) if is_test else None
+        narrowed = narrow(text, self.prefilter.wants_block) if path.name != "conftest.py" else None
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
             try:
@@ -138,7 +141,9 @@ class PythonRepository:
         self._exports[key] = None  # guards against import cycles
         display = display_path(path, self.cwd)
         data = read_bytes(path, display)
-        text = decode_python(data, display) if isinstance(data, bytes) else data
+        if isinstance(data, Problem) or not self.prefilter.may_export(data):
+            return None  # no knob or env token: no mark alias, no trial fixture
+        text = decode_python(data, display)
         if isinstance(text, Problem):
             return None
         import libcst as cst
@@ -185,7 +190,7 @@ class PythonRepository:
             exports = self.exports(path)
             if exports is None or len(names) != 1:
                 return None
-            return exports.marks.get(names[0])
+            return exports.marks(names[0]) or None
         return None
 
 
@@ -204,8 +209,9 @@ class FixtureLookupForFile:
             conftest = base / "conftest.py"
             if str(conftest) != own and str(conftest) in self.repository.known:
                 exports = self.repository.exports(conftest)
-                if exports is not None and name in exports.fixture_trials:
-                    return exports.fixture_trials[name]
+                found = exports.fixture_trials(name) if exports is not None else None
+                if found is not None:
+                    return found
             if base == root:
                 break
         return None

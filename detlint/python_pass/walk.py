@@ -17,6 +17,26 @@ NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 
 _FIELDS: dict[type[cst.CSTNode], tuple[str, ...]] = {}
+# Fields that hold only whitespace, comments and punctuation: never searched.
+_LAYOUT_FIELDS = frozenset(
+    {
+        "leading_lines",
+        "lines_after_decorators",
+        "lpar",
+        "rpar",
+        "comma",
+        "semicolon",
+        "trailing_whitespace",
+        "header",
+        "footer",
+        "newline",
+        "equal",
+        "colon",
+        "dot",
+        "star",
+        "operator",
+    }
+)
 
 
 def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
@@ -27,7 +47,11 @@ def _children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """
     names = _FIELDS.get(type(node))
     if names is None:
-        names = _FIELDS[type(node)] = tuple(item.name for item in dataclasses.fields(node))
+        names = _FIELDS[type(node)] = tuple(
+            item.name
+            for item in dataclasses.fields(node)
+            if not item.name.startswith("whitespace") and item.name not in _LAYOUT_FIELDS
+        )
     for name in names:
         value = getattr(node, name)
         if isinstance(value, cst.CSTNode):
