@@ -18,6 +18,7 @@ When the cut cannot be trusted the caller parses the whole file.
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,9 +34,7 @@ _TOKENS = re.compile(
     re.DOTALL,
 )
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=\n]*)?=[^=]")
-_DEFINITION = re.compile(r"(?:@[^\n]*\n\s*)*(?:async\s+)?(?:def|class)\s+(\w+)")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_CLASS = re.compile(r"(?:@[^\n]*\n\s*)*class\s")
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 _TRIAL_HINTS = ("range(", "getenv", "environ")
 # Imported names that are never aliases of a knob by themselves.
@@ -116,11 +115,31 @@ def _blocks(text: str, starts: list[int], indent: str = "") -> list[str]:
     return blocks
 
 
-def _defined_name(stripped: str) -> str | None:
+@functools.lru_cache(maxsize=16)
+def _head_pattern(indent: str) -> re.Pattern[str]:
+    return re.compile(rf"^{re.escape(indent)}(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
+
+
+def _head(block: str) -> re.Match[str] | None:
+    """The ``def``/``class`` line of a (possibly decorated) definition block.
+
+    Decorators may span lines (``@case(a,\n       b)``), so the head is the
+    first line at the block's own indentation that starts a definition.
+    """
+    stripped = block.lstrip()
+    if not stripped.startswith(("@", "def", "class", "async")):
+        return None
+    indent = block[: len(block) - len(stripped)]
+    indent = indent[indent.rfind("\n") + 1 :]
+    return _head_pattern(indent).search(block)
+
+
+def _defined_name(block: str) -> str | None:
     """The name a block defines: a function, a class or an assigned variable."""
-    match = _DEFINITION.match(stripped)
-    if match:
-        return match.group(1)
+    head = _head(block)
+    if head is not None:
+        return head.group(2)
+    stripped = block.lstrip()
     if _ASSIGNMENT.match(stripped):
         target = _IDENTIFIER.match(stripped)
         return target.group() if target else None
@@ -135,7 +154,7 @@ def _can_matter(block: str) -> bool:
     a fixture returning a trial count). Others (assertion helpers, base
     classes) are left out, which keeps large real suites cheap to parse.
     """
-    if not _DEFINITION.match(block.lstrip()):
+    if _head(block) is None:
         return True
     return any(token in block for token in _TRIAL_HINTS)
 
@@ -167,10 +186,11 @@ def _class_members(block: str, wanted: Wanted) -> list[tuple[int, str]] | None:
     whole class is kept when the header or a class ``pytestmark`` holds a knob,
     because then every test method carries it.
     """
-    lines = block.split("\n")
-    header_end = next((i for i, line in enumerate(lines) if _DEFINITION.match(line.lstrip())), None)
-    if header_end is None:
+    head = _head(block)
+    if head is None or head.group(1) != "class":
         return None
+    lines = block.split("\n")
+    header_end = block.count("\n", 0, head.start())
     body_line = next(
         (
             line
@@ -200,7 +220,7 @@ def _class_members(block: str, wanted: Wanted) -> list[tuple[int, str]] | None:
         for member, s in zip(members, stripped, strict=True)
     ]
     identifiers = [set(_IDENTIFIER.findall(member)) for member in members]
-    defined = [_defined_name(s) for s in stripped]
+    defined = [_defined_name(member) for member in members]
     candidates = [_can_matter(member) for member in members]
     keep = _referenced_closure(
         keep, identifiers, defined, set(_IDENTIFIER.findall(header)), candidates
@@ -236,7 +256,7 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     if any(s.startswith("pytestmark") and w for s, w in zip(stripped, holds_token, strict=True)):
         return None
     identifiers = [set(_IDENTIFIER.findall(block)) for block in blocks]
-    defined = [_defined_name(s) for s in stripped]
+    defined = [_defined_name(block) for block in blocks]
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
     # function, an imported alias): a block that uses one is kept, though it
     # holds no token itself (`@gpu_flaky` alone says nothing).
@@ -262,9 +282,9 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     pieces: list[tuple[int, str]] = []
     line = 1
     whole = True
-    for block, s, kept in zip(blocks, stripped, keep, strict=True):
+    for block, kept in zip(blocks, keep, strict=True):
         if kept:
-            members = _class_members(block, wanted) if _is_class(s) else None
+            members = _class_members(block, wanted)
             if members is None:
                 pieces.append((line, block))
             else:
@@ -276,10 +296,6 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     if whole:
         return None
     return _join(pieces, "\r\n" if "\r\n" in text else "\n")
-
-
-def _is_class(stripped: str) -> bool:
-    return _CLASS.match(stripped) is not None
 
 
 def _join(pieces: list[tuple[int, str]], newline: str) -> Narrowed:
