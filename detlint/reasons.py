@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-# Words that say a test fails only sometimes. "unstable" and "unreliable" are not
-# among them: in real suites they mostly mean numerics ("numerically unstable in
-# float32"), which is deterministic; "racy" must be a whole word ("accuracy").
+# Words that say a test fails only sometimes. "unstable" counts unless it is
+# numerics ("numerically unstable in float32" is deterministic); "unreliable" is
+# left out for the same reason; "racy" must be a whole word ("accuracy").
 FLAKY_WORDS = (
     "flak",
     "intermittent",
@@ -25,10 +25,11 @@ FLAKY_WORDS = (
     "occasionally fail",
     "timing-dependent",
 )
-_FLAKY = re.compile(
-    r"\w*(?:" + "|".join([*(re.escape(word) for word in FLAKY_WORDS), r"\bracy\b"]) + r")[\w-]*",
-    re.IGNORECASE,
-)
+# Words matched with context, beyond FLAKY_WORDS; the prefilter looks for their stems.
+CONTEXT_PATTERNS = (r"\bracy\b", r"(?<!numerically )(?<!numerical )unstable")
+CONTEXT_STEMS = ("racy", "unstable")
+_ALTERNATIVES = "|".join([*(re.escape(word) for word in FLAKY_WORDS), *CONTEXT_PATTERNS])
+_FLAKY = re.compile(rf"\w*(?:{_ALTERNATIVES})[\w-]*", re.IGNORECASE)
 
 # An issue URL, a `#123` reference, or a tracker key such as `PROJ-123`.
 DEFAULT_TRACKING_PATTERN = r"https?://\S+|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b|\bgh-\d+\b"

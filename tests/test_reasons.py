@@ -18,6 +18,7 @@ from detlint.reasons import says_flaky, tracking_reference
         ("fails sometimes on ARM", "fails sometimes"),
         ("low accuracy on ppc64le", None),  # "racy" inside "accuracy" is not a word
         ("Align vectors near inf is numerically unstable in float32", None),
+        ("unstable on macOS runners", "unstable"),
         ("unreliable due to python's behaviour", None),
         ("posix only", None),
     ],

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from detlint.reasons import FLAKY_WORDS
+from detlint.reasons import CONTEXT_STEMS, FLAKY_WORDS
 
 # A file is parsed only if its lowercased bytes hold one of these.
 KNOB_TOKENS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")
@@ -18,7 +18,7 @@ SKIP_TOKEN = b"skip"
 TRIAL_TOKENS = (b"getenv", b"environ")
 
 
-FLAKY_TOKENS = tuple(word.lower().encode() for word in FLAKY_WORDS)
+FLAKY_TOKENS = tuple(word.lower().encode() for word in (*FLAKY_WORDS, *CONTEXT_STEMS))
 
 
 @dataclass(frozen=True)
