@@ -20,7 +20,6 @@ import functools
 import os
 import re
 import stat
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,6 +141,8 @@ def _git_listing(root: str) -> _Listing | None:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
     env["GIT_OPTIONAL_LOCKS"] = "0"  # a read-only listing must not contend for index.lock
     command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    import subprocess  # only when a directory is walked in a git work tree
+
     try:
         result = subprocess.run(
             command,

@@ -12,11 +12,10 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from detlint.dependencies import PluginEvidence, read_plugin_evidence
 from detlint.discover import discover, repository_files
 from detlint.finding import Finding
-from detlint.link import TestGate, link_tests
 from detlint.pytest_config import PytestConfig, find_pytest_config
 from detlint.python_pass.facts import NO_TRIALS, ModuleFacts, TestFunction
 from detlint.python_pass.options import ScanOptions
@@ -25,6 +24,10 @@ from detlint.python_pass.repository import PythonRepository
 from detlint.rules import RuleContext, run_rules
 from detlint.settings import Settings
 from detlint.span import Problem
+
+if TYPE_CHECKING:
+    from detlint.dependencies import PluginEvidence
+    from detlint.link import TestGate
 
 DEPENDENCY_FILES = frozenset(
     {"pyproject.toml", "setup.py", "setup.cfg", "pipfile", "poetry.lock", "uv.lock", "pdm.lock"}
@@ -45,7 +48,7 @@ class Analysis:
     modules: tuple[ModuleFacts, ...]
     gates: tuple[TestGate, ...]
     configs: tuple[PytestConfig, ...]
-    evidence: PluginEvidence
+    evidence: PluginEvidence | None  # read only when there is a marker to interpret
     problems: tuple[Problem, ...]
     findings: tuple[Finding, ...]
     files_checked: int
@@ -181,25 +184,27 @@ def analyse(
         elif isinstance(result, ModuleFacts):
             modules.append(result)
 
-    # Which plugin reads `flaky` matters only once there is a marker to read.
-    evidence = PluginEvidence((), ())
+    configs: dict[Path, PytestConfig] = {}
+    gates: list[TestGate] = []
     dependencies_declared = False
+    evidence: PluginEvidence | None = None
     if modules:
+        # Which plugin reads `flaky` matters only once there is a marker to read.
+        from detlint.dependencies import read_plugin_evidence
+        from detlint.link import link_tests
+
         project = project_root(list(paths) or [cwd], root)
         project_files = [p for p in every_file() if project == root or project in p.parents]
         evidence = read_plugin_evidence(project, project_files, cwd)
         problems += evidence.problems
         dependencies_declared = declares_dependencies(project_files)
-
-    configs: dict[Path, PytestConfig] = {}
-    gates: list[TestGate] = []
-    for module in modules:
-        directory = Path(os.path.abspath(cwd / module.path)).parent
-        config = configs.get(directory)
-        if config is None:
-            config = configs[directory] = find_pytest_config(directory, cwd)
-        for test in (*module.tests, *_hook_tests(module)):
-            gates += link_tests(test, config, evidence)
+        for module in modules:
+            directory = Path(os.path.abspath(cwd / module.path)).parent
+            config = configs.get(directory)
+            if config is None:
+                config = configs[directory] = find_pytest_config(directory, cwd)
+            for test in (*module.tests, *_hook_tests(module)):
+                gates += link_tests(test, config, evidence)
 
     # The configuration that applies to the linted files, even those without knobs
     # (global reruns reach every test).

@@ -10,10 +10,12 @@ they are silent, the marker's own arguments do, and the choice says which.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from detlint.dependencies import PluginEvidence
-from detlint.pytest_config import PytestConfig
-from detlint.python_pass.facts import Mark
+if TYPE_CHECKING:
+    from detlint.dependencies import PluginEvidence
+    from detlint.pytest_config import PytestConfig
+    from detlint.python_pass.facts import Mark
 
 RERUNFAILURES = "pytest-rerunfailures"
 FLAKY = "flaky"

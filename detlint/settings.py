@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 from detlint.reasons import DEFAULT_TRACKING_PATTERN
-from detlint.toml_reader import TOMLDecodeError, load_toml
 
 
 class SettingsError(ValueError):
@@ -96,6 +95,8 @@ def parse_settings(table: dict[str, Any], path: Path | None) -> Settings:
 
 
 def _table(path: Path) -> dict[str, Any] | None:
+    from detlint.toml_reader import TOMLDecodeError, load_toml  # only when a file exists
+
     try:
         document = load_toml(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as error:

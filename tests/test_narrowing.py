@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from repo_expectations import run_check
 
-import detlint.python_pass.repository as repository
+import detlint.python_pass.narrowing as narrowing
 from detlint.python_pass.narrowing import narrow, top_level_starts
 from detlint.python_pass.prefilter import Prefilter
 
@@ -94,6 +94,6 @@ def test_whole_file_when_the_cut_cannot_be_trusted(text):
 @pytest.mark.parametrize("repo", sorted(p.name for p in REPOS.iterdir() if p.is_dir()))
 def test_findings_identical_with_and_without_narrowing(repo, monkeypatch):
     narrowed = run_check(REPOS / repo, "--select", "ALL")
-    monkeypatch.setattr(repository, "narrow", lambda text, wanted: None)
+    monkeypatch.setattr(narrowing, "narrow", lambda text, wanted: None)
     whole = run_check(REPOS / repo, "--select", "ALL")
     assert narrowed == whole

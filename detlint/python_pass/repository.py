@@ -11,7 +11,6 @@ pre-commit run on a file without knobs never lists the repository.
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
-from detlint.python_pass.narrowing import Narrowed, narrow
 from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.source import decode_python, read_bytes
@@ -29,6 +27,7 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from detlint.python_pass.module_scan import ModuleExports
+    from detlint.python_pass.narrowing import Narrowed
 
 TOO_DEEP = "too deeply nested to analyse; skipped"
 
@@ -36,6 +35,8 @@ TOO_DEEP = "too deeply nested to analyse; skipped"
 def syntax_problem(display: str, text: str, error: cst.ParserSyntaxError) -> Problem:
     """Where the code is invalid: CPython's own parser points at the real spot and
     says it in the words Python users know; libcst's recovery often points a line later."""
+    import ast
+
     line, column, reason = max(error.raw_line, 1), error.raw_column + 1, error.message
     try:
         ast.parse(text)
@@ -97,6 +98,8 @@ class PythonRepository:
         if isinstance(text, Problem):
             return text
         import libcst as cst
+
+        from detlint.python_pass.narrowing import narrow
 
         self._displays[display] = path
         # Only test modules are narrowed: conftest.py and helpers export fixtures

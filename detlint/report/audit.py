@@ -96,6 +96,20 @@ def _test_json(gate: TestGate, reference_rate: float, target: float) -> dict[str
     }
 
 
+def _plugins_json(analysis: Analysis) -> dict[str, Any]:
+    evidence = analysis.evidence
+    if evidence is None:
+        return {"declared": [], "evidence": "not read: no knob found", "requirements": []}
+    return {
+        "declared": sorted(evidence.plugins),
+        "evidence": evidence.describe(),
+        "requirements": [
+            {"plugin": r.plugin, "specifier": r.specifier, "source": r.source, **_where(r.span)}
+            for r in evidence.requirements
+        ],
+    }
+
+
 def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict[str, Any]:
     marks: dict[Span, tuple[Mark, list[str]]] = {}
     for module in analysis.modules:
@@ -120,14 +134,7 @@ def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict
         "schema": AUDIT_SCHEMA,
         "version": __version__,
         "root": analysis.root.as_posix(),
-        "plugins": {
-            "declared": sorted(analysis.evidence.plugins),
-            "evidence": analysis.evidence.describe(),
-            "requirements": [
-                {"plugin": r.plugin, "specifier": r.specifier, "source": r.source, **_where(r.span)}
-                for r in analysis.evidence.requirements
-            ],
-        },
+        "plugins": _plugins_json(analysis),
         "pytest_configs": [
             {
                 "path": config.path,

@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from detlint.finding import Finding, Loss
-from detlint.link import TestGate
-from detlint.model import Policy
 from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import Mark, TestFunction
 from detlint.report.numbers import percent, percent_label
 from detlint.rules.catalogue import RULES
 from detlint.span import Span
+
+if TYPE_CHECKING:
+    from detlint.link import TestGate
+    from detlint.model import Policy
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
 

@@ -4,12 +4,16 @@ DET103 retry-decorator, DET104 global-reruns."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from detlint.finding import Finding, Loss
-from detlint.model import FlakyRuns, Policy, Reruns
 from detlint.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY
 from detlint.python_pass.facts import Mark
 from detlint.report.numbers import percent, percent_label
+
+if TYPE_CHECKING:
+    from detlint.model import Policy
+
 from detlint.rules.context import (
     RuleContext,
     alternatives,
@@ -24,6 +28,8 @@ from detlint.rules.context import (
 
 def _layer_text(policy: Policy) -> str:
     """The masking layers as their knobs are written: ``reruns=3``, ``max_runs=3, min_passes=1``."""
+    from detlint.model import FlakyRuns, Reruns
+
     parts = []
     for layer in policy.layers:
         if isinstance(layer, Reruns) and layer.masks:
@@ -135,6 +141,8 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
 
 def retry_decorator(context: RuleContext) -> Iterator[Finding]:
     """DET103: tenacity/backoff/configured retry decorators around tests."""
+    from detlint.model import Reruns
+
     groups = group_by_mark(context.gates, ("retry-decorator",))
     for span, (mark, gates) in sorted(groups.items()):
         gate, numbers = worst(gates, context)
@@ -162,6 +170,8 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
 
 def global_reruns(context: RuleContext) -> Iterator[Finding]:
     """DET104: reruns for every unmarked test from pytest's configuration."""
+    from detlint.model import FlakyRuns, Policy, Reruns  # only when there is config to judge
+
     seen = set()
     q = context.reference_rate
     for config in context.configs:
