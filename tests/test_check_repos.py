@@ -34,6 +34,7 @@ def find(document, path, line, code):
         ("trials", ("--extend-select", "DET301")),
         ("broken", ()),
         ("hooks_inert", ()),
+        ("force_flaky", ()),
     ],
 )
 def test_repository_findings_match_expectations(repo, args):
@@ -149,3 +150,11 @@ def test_hook_marker_reaches_every_marked_test():
     inert = find(document, "tests/test_inert.py", 4, "DET102")
     assert inert["severity"] == "warning"
     assert "does nothing" in inert["message"]
+
+
+def test_force_flaky_numbers():
+    _, document = run_check(REPOS / "force_flaky")
+    finding = find(document, "pyproject.toml", 2, "DET104")
+    assert "max_runs=3, min_passes=1" in finding["message"]
+    assert finding["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert finding["numbers"]["visible"] == pytest.approx(0.1**3)

@@ -10,6 +10,7 @@ from detlint.finding import Finding, Loss
 from detlint.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY
 from detlint.python_pass.facts import Mark
 from detlint.report.numbers import percent, percent_label
+from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.model import Policy
@@ -170,43 +171,45 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
 
 def global_reruns(context: RuleContext) -> Iterator[Finding]:
     """DET104: reruns for every unmarked test from pytest's configuration."""
-    from detlint.model import FlakyRuns, Policy, Reruns  # only when there is config to judge
+    from detlint.model import FlakyRuns, Layer, Policy, Reruns  # only with config to judge
 
-    seen = set()
-    q = context.reference_rate
+    q, target = context.reference_rate, context.target
+    knobs: dict[Span, tuple[str, Layer]] = {}
     for config in context.configs:
-        settings = [
-            (config.force_reruns, "pytest-rerunfailures", "--force-reruns overrides every marker"),
-            (config.reruns, "pytest-rerunfailures", "every test without its own marker"),
-            (config.retries, "pytest-retry", "every test, and bare markers too"),
-        ]
-        for setting, plugin, reach in settings:
-            if setting is None or setting.value <= 0 or setting.span in seen:
-                continue
-            seen.add(setting.span)
-            policy = Policy(layers=(Reruns(setting.value, plugin),))
-            numbers = Loss(q, context.target, 1, None, policy.reported(q), q, q, None, None)
-            yield finding(
-                "DET104",
-                setting.span,
-                f"{setting.source} {setting.value} reruns {reach}: a test failing "
-                f"{percent_label(q)} of its attempts is reported {percent(numbers.reported)} "
-                f"of the time instead of {percent_label(q)}",
-                "remove the global reruns; mark the few tests that need them, or quarantine them "
-                "visibly with xfail(strict=False) and a tracking issue",
-                numbers,
-            )
-        if config.force_flaky is not None and config.force_flaky not in seen:
-            seen.add(config.force_flaky)
-            policy = Policy(layers=(FlakyRuns(config.max_runs, config.min_passes),))
-            numbers = Loss(q, context.target, 1, None, policy.reported(q), q, q, None, None)
-            yield finding(
-                "DET104",
-                config.force_flaky,
+        for setting, plugin, reach in (
+            (config.force_reruns, RERUNFAILURES, "--force-reruns overrides every marker"),
+            (config.reruns, RERUNFAILURES, "every test without its own marker"),
+            (config.retries, RETRY, "every test, and bare markers too"),
+        ):
+            if setting is not None and setting.value > 0:
+                what = f"{setting.source} {setting.value} reruns {reach}"
+                knobs.setdefault(setting.span, (what, Reruns(setting.value, plugin)))
+        if config.force_flaky is not None:
+            what = (
                 f"--force-flaky reruns every test (max_runs={config.max_runs}, "
-                f"min_passes={config.min_passes}): a test failing {percent_label(q)} of its "
-                f"attempts is reported {percent(numbers.reported)} of the time instead of "
-                f"{percent_label(q)}",
-                "remove --force-flaky; mark the few tests that need it, or quarantine them visibly",
-                numbers,
+                f"min_passes={config.min_passes})"
             )
+            flaky: Layer = FlakyRuns(config.max_runs, config.min_passes)
+            knobs.setdefault(config.force_flaky, (what, flaky))
+    for span, (what, layer) in sorted(knobs.items()):
+        policy = Policy(layers=(layer,))
+        numbers = Loss(
+            reference_rate=q,
+            target=target,
+            trials=1,
+            trials_env=None,
+            reported=policy.reported(q),
+            reported_without=policy.baseline().reported(q),
+            visible=policy.visible(q),
+            trials_needed=policy.baseline().trials_needed(q, target),
+            instances=None,
+        )
+        yield finding(
+            "DET104",
+            span,
+            f"{what}: a test failing {percent_label(q)} of its attempts is reported "
+            f"{percent(numbers.reported)} of the time instead of {percent_label(q)}",
+            "remove the global setting; mark the few tests that need reruns, or quarantine them "
+            "visibly with xfail(strict=False) and a tracking issue",
+            numbers,
+        )
