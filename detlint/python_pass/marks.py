@@ -46,7 +46,7 @@ MAX_DEPTH = 6
 ExternalLookup = Callable[[str, str], tuple[Mark, ...] | None]
 
 
-def _no_external(qualified: str, importer: str) -> tuple[Mark, ...] | None:
+def no_external(qualified: str, importer: str) -> tuple[Mark, ...] | None:
     return None
 
 
@@ -65,7 +65,7 @@ class MarkResolver:
     """Resolves expressions of one module to marks."""
 
     index: ModuleIndex
-    external: ExternalLookup = _no_external
+    external: ExternalLookup = no_external
     retry_names: frozenset[str] = frozenset()
 
     def arguments(self, call: cst.Call) -> tuple[Argument, ...]:

@@ -17,19 +17,21 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from detlint.python_pass.facts import Mark, ModuleFacts, TestFunction, TrialCount
+from detlint.python_pass.facts import Mark, MarkKind, ModuleFacts, TestFunction, TrialCount
 from detlint.python_pass.marks import (
     ExternalLookup,
     MarkResolver,
-    _no_external,
+    no_external,
     returned_expressions,
 )
 from detlint.python_pass.module_index import ModuleIndex, index_module
 from detlint.python_pass.names import dotted, literal
 from detlint.python_pass.narrowing import Narrowed
 from detlint.python_pass.options import ScanOptions, is_test_module
-from detlint.python_pass.trials import FixtureLookup, TrialResolver, _no_fixture
+from detlint.python_pass.trials import FixtureLookup, TrialResolver, no_fixture
 from detlint.python_pass.walk import find_all
+
+IMPERATIVE: dict[str, MarkKind] = {"pytest.xfail": "xfail-call", "pytest.skip": "skip-call"}
 
 
 class ModuleExports:
@@ -101,12 +103,15 @@ class ModuleScanner:
         self,
         index: ModuleIndex,
         options: ScanOptions,
-        external: ExternalLookup = _no_external,
-        fixtures: FixtureLookup = _no_fixture,
+        external: ExternalLookup = no_external,
+        fixtures: FixtureLookup = no_fixture,
     ) -> None:
         self.index = index
         self.options = options
         self.marks = MarkResolver(index, external, options.retry_names)
+        # Walking every test body for calls is the costliest search; most modules
+        # have no imperative skip or xfail at all.
+        self.has_imperative_calls = any("skip(" in line or "xfail(" in line for line in index.lines)
         self.trials = TrialResolver(index, fixtures, options.env_readers)
 
     def _decorator_marks(self, decorators: Sequence[cst.Decorator], scope: str) -> list[Mark]:
@@ -164,17 +169,20 @@ class ModuleScanner:
         return found
 
     def _body_marks(self, function: cst.FunctionDef) -> list[Mark]:
+        """Imperative ``pytest.xfail()`` / ``pytest.skip()`` calls in a test's body."""
         marks: list[Mark] = []
+        if not self.has_imperative_calls:
+            return marks
         for call in find_all(function.body, cst.Call):
-            qualified = self.index.imports.qualify(call.func)
-            kind = {"pytest.xfail": "xfail-call", "pytest.skip": "skip-call"}.get(qualified or "")
+            qualified = self.index.imports.qualify(call.func) or ""
+            kind = IMPERATIVE.get(qualified)
             if kind is None:
                 continue
             span = self.index.span(call)
             marks.append(
                 Mark(
-                    kind,  # type: ignore[arg-type]
-                    qualified or "",
+                    kind,
+                    qualified,
                     self.marks.arguments(call),
                     False,
                     span,
@@ -278,8 +286,8 @@ def scan_module(
     path: str,
     text: str,
     options: ScanOptions,
-    external: ExternalLookup = _no_external,
-    fixtures: FixtureLookup = _no_fixture,
+    external: ExternalLookup = no_external,
+    fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module. Raises ``cst.ParserSyntaxError`` on invalid code."""

@@ -26,7 +26,7 @@ MAX_DEPTH = 5
 FixtureLookup = Callable[[str], TrialCount | None]
 
 
-def _no_fixture(name: str) -> TrialCount | None:
+def no_fixture(name: str) -> TrialCount | None:
     return None
 
 
@@ -48,7 +48,7 @@ class TrialResolver:
     """Finds the trial loop of a function and resolves its bound."""
 
     index: ModuleIndex
-    fixtures: FixtureLookup = _no_fixture
+    fixtures: FixtureLookup = no_fixture
     env_readers: frozenset[str] = frozenset()
 
     def env_read(self, expression: cst.BaseExpression) -> tuple[str, int | None] | None:
