@@ -1,0 +1,1451 @@
+"""Benchmark detlint on a large synthetic monorepo against grep, ruff and bare imports.
+
+Run it with the interpreter whose tools you want to measure::
+
+    .venv/bin/python bench/run.py                     # temporary tree, removed after
+    .venv/bin/python bench/run.py --tree /tmp/detlint-bench-tree   # generate once, keep
+    .venv/bin/python bench/run.py --json
+    .venv/bin/python bench/run.py --corpus .venv/lib/python3.11/site-packages  # real code
+
+``--corpus DIR`` replaces the synthetic tree with a copy of every ``*.py`` file
+under DIR (real test suites with real xfail/skip markers); the measurements
+are the same. The reference commands (``python -c ...``) run from an empty
+temporary directory, so a corpus holding ``click`` or ``libcst`` cannot shadow
+the installed packages; detlint, ruff and grep run from the tree's root.
+
+Every command runs under a small probe, ``/usr/bin/time -f %M`` (GNU) or else a
+minimal ``python -I -S`` fork/exec/``os.wait4`` wrapper, which reports the
+``ru_maxrss`` of that one command: the peak resident set of the largest process
+in its tree (detlint's worker processes included), with no other command mixed
+in. The probe is needed because Linux counts the pages a child holds before
+exec towards its peak, so spawning directly from this script would report this
+script's own RSS as a floor. Wall time is measured around the spawn and wait.
+Each command gets one discarded warm-up run, then ``--repeat`` runs,
+interleaved round-robin so that a noisy moment hits every command alike; the
+table shows medians and the maximum peak RSS over the measured runs.
+
+The commands get a private bytecode cache (``PYTHONPYCACHEPREFIX`` in a scratch
+directory, ``PYTHONDONTWRITEBYTECODE`` dropped), filled by the warm-up run, so
+an editable install is measured with warm ``.pyc`` files as an installed
+package would be; ``--inherit-env`` measures the environment as it is.
+
+The script is a measurement, not a test: it exits 0 even when a target fails,
+and non-zero only when a command itself fails (any exit status outside the
+ones it documents as success, e.g. 0/1 for linters that exit 1 on findings).
+Standard library only; POSIX only (grep, git, ``os.wait4``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import random
+import shutil
+import stat
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+GENERATOR_VERSION = 1
+CORPUS_VERSION = 1  # bump when the corpus copy or its facts change
+MANIFEST = Path(".git") / "detlint-bench.json"  # inside .git: invisible to every tool measured
+CORPUS_MAX_FILE_BYTES = 2_000_000  # --corpus skips larger files (generated tables, vendored blobs)
+CORPUS_SKIP_DIRS = frozenset({"__pycache__", ".git"})  # never copied: caches, and git's own
+
+CANDIDATE_SHARE = 0.03  # test files with a rerun / xfail / flaky-skip knob
+SKIPIF_SHARE = 0.15  # test files with platform skipif markers only (no knob, no parse needed)
+
+# ---------------------------------------------------------------------------
+# Vocabulary. Non-candidate files must never contain a word that makes detlint
+# parse a file (see ``_check_not_candidate``): no "retry", "flaky", "xfail",
+# no "accuracy" (it contains "racy"), no os.getenv/os.environ.
+# ---------------------------------------------------------------------------
+
+AREAS: dict[str, tuple[str, ...]] = {
+    "billing": ("invoices", "refunds", "tax", "ledger", "currency", "subscriptions"),
+    "search": ("indexing", "ranking", "query_parser", "facets", "spelling"),
+    "storage": ("blobs", "replication", "compaction", "snapshots", "quotas"),
+    "auth": ("sessions", "tokens", "oauth", "permissions", "audit_log"),
+    "scheduler": ("queues", "leases", "cron", "priorities", "workers"),
+    "ml": ("tokenizer", "batching", "attention", "sampling", "checkpoints", "metrics"),
+    "network": ("http_client", "dns", "tls", "proxies", "rate_limits"),
+    "api": ("graphql", "pagination", "serializers", "webhooks"),
+    "analytics": ("events", "funnels", "rollups", "exports", "sketches"),
+    "notifications": ("email", "push", "templates", "digests"),
+    "inventory": ("stock", "warehouses", "reservations", "barcodes", "pricing"),
+    "platform": ("config", "feature_flags", "logging", "tracing", "migrations", "cli"),
+}
+
+NOUNS = (
+    "record", "batch", "entry", "item", "payload", "request", "response", "snapshot",
+    "window", "segment", "cursor", "chunk", "bucket", "handle", "manifest", "report",
+    "digest", "slot", "policy", "plan", "profile", "schema", "field", "key", "row",
+    "column", "token", "event", "job", "task", "lease", "shard", "node", "route", "rule",
+    "filter", "index", "label", "tag", "price", "amount", "limit", "offset", "page",
+    "version", "header", "frame", "account", "order", "invoice", "tenant", "region",
+)  # fmt: skip
+
+VERBS = (
+    "parse", "render", "merge", "split", "encode", "decode", "validate", "normalise",
+    "compute", "resolve", "apply", "build", "load", "dump", "sort", "group", "expand",
+    "collapse", "match", "schedule", "allocate", "release", "rotate", "compact", "rank",
+    "sample", "serialize", "hash", "sign", "verify", "convert", "aggregate", "reconcile",
+    "diff", "patch", "route", "throttle", "partition", "dedupe", "format",
+)  # fmt: skip
+
+QUALIFIERS = (
+    "empty", "single", "many", "unicode", "large", "nested", "sorted", "reversed",
+    "duplicate", "missing", "default", "custom", "negative", "zero", "boundary",
+    "stale", "expired", "partial", "mixed", "legacy", "utc", "roundtrip", "idempotent",
+)  # fmt: skip
+
+CLASS_SUFFIXES = ("Store", "Client", "Builder", "Registry", "Cache", "Planner", "Codec", "Pool")
+EXCEPTIONS = ("ValueError", "KeyError", "TypeError", "LookupError", "RuntimeError")
+WORDS = (
+    "alpha", "beta", "gamma", "delta", "north", "south", "east", "west", "red", "green",
+    "blue", "amber", "small", "medium", "large", "first", "second", "primary", "replica",
+    "euro", "dollar", "yen", "draft", "final", "open", "closed", "pending", "done",
+)  # fmt: skip
+
+SKIPIF_MARKS = (
+    ('sys.platform == "win32"', "POSIX file permissions only", "sys"),
+    ('sys.platform != "linux"', "needs Linux cgroups", "sys"),
+    ('shutil.which("docker") is None', "needs the docker CLI", "shutil"),
+    ('shutil.which("git") is None', "needs git on PATH", "shutil"),
+    ("sys.version_info < (3, 11)", "uses ExceptionGroup", "sys"),
+    ('sys.byteorder != "little"', "fixtures are little-endian dumps", "sys"),
+    ('not hasattr(os, "fork")', "needs os.fork", "os"),
+    ("(os.cpu_count() or 1) < 4", "needs at least 4 CPUs", "os"),
+)
+
+KNOB_REASONS = (
+    "flaky on CI since the scheduler rewrite",
+    "intermittent timeout on the shared runners, see #4312",
+    "sporadic connection reset from the test server",
+    "nondeterministic ordering in the thread pool, see PLAT-221",
+    "unstable on macOS runners",
+    "race condition in the cache warm-up, https://tracker.example.invalid/issues/981",
+    "sometimes fails under load",
+)
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+# ---------------------------------------------------------------------------
+# Code generation
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class FileContext:
+    """What one generated module defines and needs, so blocks can refer to each other."""
+
+    rng: random.Random
+    area: str
+    sub: str
+    functions: list[str]
+    classes: list[str]
+    factories: list[str]
+    fixtures: list[tuple[str, str]] = field(default_factory=list)  # (name, class)
+    imports: set[str] = field(default_factory=set)
+    names: set[str] = field(default_factory=set)
+
+    def pick(self, options: Sequence[str]) -> str:
+        return options[self.rng.randrange(len(options))]
+
+    def pick_block(self, blocks: Sequence[Block]) -> Block:
+        return blocks[self.rng.randrange(len(blocks))]
+
+    def unique(self, base: str) -> str:
+        name, index = base, 2
+        while name in self.names:
+            name, index = f"{base}_{index}", index + 1
+        self.names.add(name)
+        return name
+
+    def literal(self) -> str:
+        rng = self.rng
+        kind = rng.randrange(5)
+        if kind == 0:
+            return str(rng.randint(-50, 5000))
+        if kind == 1:
+            return f"{rng.uniform(0, 1000):.3f}"
+        if kind == 2:
+            return repr(f"{self.pick(WORDS)}-{rng.randint(1, 999)}")
+        if kind == 3:
+            return repr([self.pick(WORDS) for _ in range(rng.randint(0, 4))])
+        return self.pick(("None", "True", "False", "()", "{}"))
+
+
+Block = Callable[[FileContext], str]
+
+
+def block_helper_loop(ctx: FileContext) -> str:
+    noun, verb = ctx.pick(NOUNS), ctx.pick(VERBS)
+    name = ctx.unique(f"_{verb}_{noun}s")
+    return f'''def {name}(
+    {noun}s: list[dict[str, object]], limit: int = {ctx.rng.randint(5, 200)}
+) -> list[dict[str, object]]:
+    """{verb.capitalize()} up to ``limit`` {noun}s, dropping empty fields.
+
+    Order is preserved; a {noun} that is empty after cleaning is left out
+    so that the assertions below compare only meaningful content.
+    """
+    result: list[dict[str, object]] = []
+    for index, item in enumerate({noun}s):
+        if index >= limit:
+            break
+        cleaned = {{k: v for k, v in sorted(item.items()) if v not in (None, "", [])}}
+        if not cleaned:
+            continue
+        result.append(cleaned)
+    return result'''
+
+
+def block_constants(ctx: FileContext) -> str:
+    noun = ctx.pick(NOUNS)
+    name = ctx.unique(f"{noun.upper()}_SAMPLES")
+    rows = "\n".join(
+        f'    "{ctx.pick(WORDS)}_{i}": {ctx.literal()},' for i in range(ctx.rng.randint(4, 14))
+    )
+    comment = f"# Reference {noun}s captured from production traffic (anonymised)."
+    return f"{comment}\n{name} = {{\n{rows}\n}}"
+
+
+def block_dataclass(ctx: FileContext) -> str:
+    ctx.imports.add("from dataclasses import dataclass")
+    noun = ctx.pick(NOUNS)
+    cls = ctx.unique(f"{_camel(noun)}Case")
+    table = ctx.unique(f"{noun.upper()}_CASES")
+    f1, f2 = ctx.pick(NOUNS), ctx.pick(QUALIFIERS)
+    if f1 == f2:
+        f2 = f"{f2}_flag"
+    rows = "\n".join(
+        f'    {cls}("{ctx.pick(WORDS)}-{i}", {ctx.rng.randint(0, 999)}, '
+        f'"{ctx.pick(WORDS)}", ({", ".join(repr(ctx.pick(WORDS)) for _ in range(2))},)),'
+        for i in range(ctx.rng.randint(3, 10))
+    )
+    return f'''@dataclass(frozen=True)
+class {cls}:
+    """One row of the {noun} table: input, expectation and labels."""
+
+    name: str
+    {f1}: int
+    {f2}: str = ""
+    tags: tuple[str, ...] = ()
+
+
+{table} = [
+{rows}
+]'''
+
+
+def block_fixture(ctx: FileContext) -> str:
+    ctx.imports.update({"from pathlib import Path", "from collections.abc import Iterator"})
+    cls = ctx.pick(ctx.classes)
+    noun = ctx.pick(NOUNS)
+    name = ctx.unique(f"{noun}_{cls.lower()}")
+    scope = ctx.pick(("", "", "", '(scope="module")', "(autouse=False)"))
+    ctx.fixtures.append((name, cls))
+    return f'''@pytest.fixture{scope}
+def {name}(tmp_path: Path) -> Iterator[{cls}]:
+    """A {cls} rooted in a temporary directory, closed after the test."""
+    instance = {cls}(root=tmp_path / "{noun}", capacity={ctx.rng.randint(1, 512)})
+    instance.open()
+    try:
+        yield instance
+    finally:
+        instance.close()'''
+
+
+def _test_name(ctx: FileContext, func: str) -> str:
+    return ctx.unique(f"test_{func}_{ctx.pick(QUALIFIERS)}")
+
+
+def block_parametrize(ctx: FileContext) -> str:
+    func = ctx.pick(ctx.functions)
+    a, b = ctx.pick(NOUNS), ctx.pick(QUALIFIERS)
+    rows = []
+    for _ in range(ctx.rng.randint(3, 12)):
+        x, y = ctx.rng.randint(-100, 1000), ctx.rng.randint(0, 64)
+        if ctx.rng.random() < 0.3:
+            rows.append(f'        pytest.param({x}, {y}, {x + y}, id="{ctx.pick(WORDS)}-{x}"),')
+        else:
+            rows.append(f"        ({x}, {y}, {x + y}),")
+    body = "\n".join(rows)
+    return f'''@pytest.mark.parametrize(
+    ("{a}", "{b}", "expected"),
+    [
+{body}
+    ],
+)
+def {_test_name(ctx, func)}({a}: int, {b}: int, expected: int) -> None:
+    """{func} combines {a} and {b} the documented way."""
+    assert {func}({a}, {b}) == expected'''
+
+
+def block_raises(ctx: FileContext) -> str:
+    func, exc = ctx.pick(ctx.functions), ctx.pick(EXCEPTIONS)
+    bad = ctx.pick(("negative", "empty", "unknown", "malformed", "oversized"))
+    value = {
+        "negative": "-1",
+        "empty": '""',
+        "unknown": '"no-such-key"',
+        "malformed": '"{{not json"',
+        "oversized": "10**9",
+    }[bad]
+    return f'''def {ctx.unique(f"test_{func}_rejects_{bad}_input")}() -> None:
+    with pytest.raises({exc}, match="{bad}"):
+        {func}({value})'''
+
+
+def block_monotonic(ctx: FileContext) -> str:
+    func = ctx.pick(ctx.functions)
+    n = ctx.rng.randint(8, 300)
+    return f'''def {ctx.unique(f"test_{func}_is_monotonic")}() -> None:
+    """Larger inputs never produce smaller outputs."""
+    previous = {func}(0)
+    for value in range(1, {n}):
+        current = {func}(value)
+        assert current >= previous, f"{func}({{value}}) decreased"
+        previous = current'''
+
+
+def block_roundtrip(ctx: FileContext) -> str:
+    ctx.imports.update({"import json", "from pathlib import Path"})
+    factory, func = ctx.pick(ctx.factories), ctx.pick(ctx.functions)
+    noun = factory.removeprefix("make_")
+    key, value = ctx.pick(QUALIFIERS), ctx.literal()
+    return f'''def {ctx.unique(f"test_{noun}_roundtrip_through_json")}(tmp_path: Path) -> None:
+    payload = {factory}({key}={value})
+    path = tmp_path / "{noun}.json"
+    path.write_text(json.dumps(payload, sort_keys=True), encoding="utf-8")
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    assert loaded == payload
+    assert {func}(loaded) == {func}(payload)'''
+
+
+def block_approx(ctx: FileContext) -> str:
+    func = ctx.pick(ctx.functions)
+    values = ", ".join(f"{ctx.rng.uniform(-10, 10):.4f}" for _ in range(ctx.rng.randint(3, 12)))
+    return f"""def {_test_name(ctx, func)}() -> None:
+    values = [{values}]
+    expected = sum(values) / len(values)
+    assert {func}(values) == pytest.approx(expected, rel=1e-{ctx.rng.randint(3, 9)})"""
+
+
+def block_monkeypatch(ctx: FileContext) -> str:
+    func, noun = ctx.pick(ctx.functions), ctx.pick(NOUNS)
+    n = ctx.rng.randint(1, 1000)
+    var = f"{ctx.area.upper()}_{noun.upper()}_LIMIT"
+    name = ctx.unique(f"test_{func}_reads_{noun}_limit")
+    return f'''def {name}(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("{var}", "{n}")
+    assert {func}(limit=None) == {n}
+    monkeypatch.delenv("{var}")
+    assert {func}(limit=None) != {n}'''
+
+
+def block_caplog(ctx: FileContext) -> str:
+    ctx.imports.add("import logging")
+    func, factory = ctx.pick(ctx.functions), ctx.pick(ctx.factories)
+    noun = factory.removeprefix("make_")
+    name = ctx.unique(f"test_{func}_logs_{noun}")
+    return f'''def {name}(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="monorepo.{ctx.area}.{ctx.sub}"):
+        {func}({factory}())
+    assert any("{noun}" in record.getMessage() for record in caplog.records)'''
+
+
+def block_class(ctx: FileContext) -> str:
+    if not ctx.fixtures:
+        ctx.imports.update({"from pathlib import Path", "from collections.abc import Iterator"})
+        fixture = block_fixture(ctx)
+    else:
+        fixture = ""
+    fname, cls = ctx.fixtures[ctx.rng.randrange(len(ctx.fixtures))]
+    factory = ctx.pick(ctx.factories)
+    noun = factory.removeprefix("make_")
+    name = ctx.unique(f"Test{cls}{_camel(ctx.pick(QUALIFIERS))}")
+    methods = [
+        f"""    def test_starts_empty(self, {fname}: {cls}) -> None:
+        assert len({fname}) == 0
+        assert list({fname}) == []""",
+    ]
+    for _ in range(ctx.rng.randint(1, 5)):
+        kind = ctx.rng.randrange(3)
+        n = ctx.rng.randint(2, 64)
+        verb = ctx.pick(VERBS)
+        if kind == 0:
+            methods.append(f'''    def test_{verb}_{n}_{noun}s(self, {fname}: {cls}) -> None:
+        for i in range({n}):
+            {fname}.add({factory}(id=f"{noun}-{{i}}"))
+        assert len({fname}) == {n}
+        assert sorted(item["id"] for item in {fname})[0] == "{noun}-0"''')
+        elif kind == 1:
+            ranks = ", ".join(str(ctx.rng.randint(0, 99)) for _ in range(5))
+            methods.append(f'''    def test_{verb}_keeps_order(self, {fname}: {cls}) -> None:
+        """Items come back in insertion order after a {verb}."""
+        items = [{factory}(rank=rank) for rank in ({ranks})]
+        for item in items:
+            {fname}.add(item)
+        {fname}.{verb}()
+        assert [item["rank"] for item in {fname}] == [item["rank"] for item in items]''')
+        else:
+            methods.append(f'''    def test_{verb}_missing_{noun}(self, {fname}: {cls}) -> None:
+        with pytest.raises(KeyError):
+            {fname}.get("{noun}-{n}")''')
+    body = "\n\n".join(dict.fromkeys(methods))
+    doc = f'    """Behaviour of {cls} with {noun}s: insertion, ordering and lookup."""\n\n'
+    return (fixture + "\n\n\n" if fixture else "") + f"class {name}:\n{doc}{body}"
+
+
+def block_section(ctx: FileContext) -> str:
+    title = f"{ctx.pick(VERBS).capitalize()} {ctx.pick(NOUNS)}s ({ctx.pick(QUALIFIERS)} cases)"
+    return f"# {'-' * 75}\n# {title}\n# {'-' * 75}"
+
+
+BLOCKS: tuple[tuple[Block, int], ...] = (
+    (block_helper_loop, 3),
+    (block_constants, 2),
+    (block_dataclass, 2),
+    (block_fixture, 2),
+    (block_parametrize, 6),
+    (block_raises, 3),
+    (block_monotonic, 2),
+    (block_roundtrip, 2),
+    (block_approx, 2),
+    (block_monkeypatch, 1),
+    (block_caplog, 1),
+    (block_class, 4),
+    (block_section, 1),
+)
+TEST_BLOCKS: tuple[Block, ...] = (
+    block_parametrize,
+    block_raises,
+    block_monotonic,
+    block_roundtrip,
+    block_approx,
+)
+
+
+def skipif_block(ctx: FileContext) -> str:
+    condition, reason, module = SKIPIF_MARKS[ctx.rng.randrange(len(SKIPIF_MARKS))]
+    ctx.imports.add(f"import {module}")
+    test = ctx.pick_block(TEST_BLOCKS)(ctx)
+    return f'@pytest.mark.skipif({condition}, reason="{reason}")\n{test}'
+
+
+def knob_block(ctx: FileContext, kind: str) -> str:
+    """One test with a knob of ``kind``; env-driven trial loops for some flaky markers."""
+    rng = ctx.rng
+    reason = ctx.pick(KNOB_REASONS)
+    if kind == "flaky-trials":
+        ctx.imports.add("import os")
+        func, factory = ctx.pick(ctx.functions), ctx.pick(ctx.factories)
+        noun = factory.removeprefix("make_")
+        const = ctx.unique(f"{ctx.sub.upper()}_TRIALS")
+        backends = ", ".join(repr(ctx.pick(WORDS)) for _ in range(rng.randint(1, 3)))
+        return f'''{const} = int(os.getenv("{const}", "{rng.choice((3, 5, 10, 20))}"))
+
+
+@pytest.mark.flaky(reruns={rng.randint(1, 5)})
+@pytest.mark.parametrize("backend", [{backends}])
+def {ctx.unique(f"test_{func}_is_deterministic_across_{noun}s")}(backend: str) -> None:
+    """Repeated {func} calls on the same {noun} agree, whatever the batch."""
+    expected = {func}({factory}(), backend=backend)
+    for _ in range({const}):
+        assert {func}({factory}(), backend=backend) == expected'''
+    test = ctx.pick_block(TEST_BLOCKS)(ctx)
+    if kind == "flaky":
+        args = ctx.pick(
+            (
+                f"reruns={rng.randint(1, 5)}",
+                f"reruns={rng.randint(1, 3)}, reruns_delay={rng.randint(1, 5)}",
+                f'reruns={rng.randint(2, 4)}, only_rerun=["TimeoutError"]',
+                "",
+            )
+        )
+        mark = f"@pytest.mark.flaky({args})" if args else "@pytest.mark.flaky"
+    elif kind == "xfail":
+        strict = ctx.pick(("", ", strict=False", ", strict=True"))
+        mark = f'@pytest.mark.xfail(reason="{reason}"{strict})'
+    elif kind == "skip":
+        mark = f'@pytest.mark.skip(reason="{reason}")'
+    else:  # skipif with a flaky-sounding reason
+        ctx.imports.add("import sys")
+        mark = f'@pytest.mark.skipif(sys.platform == "darwin", reason="{reason}")'
+    return f"{mark}\n{test}"
+
+
+KNOB_KINDS = (
+    ("flaky-trials", 3),
+    ("flaky", 3),
+    ("xfail", 2),
+    ("skip", 1),
+    ("skipif-flaky", 1),
+)
+
+
+def _weighted(rng: random.Random, table: Sequence[tuple[Any, int]]) -> Any:
+    return rng.choices([item for item, _ in table], weights=[w for _, w in table])[0]
+
+
+def _header(ctx: FileContext, docstring: str, api_module: str) -> str:
+    stdlib = sorted(i for i in ctx.imports if i.startswith("import "))
+    froms = sorted(i for i in ctx.imports if i.startswith("from "))
+    api = sorted(set(ctx.functions) | set(ctx.classes), key=str.lower)
+    api_lines = "".join(f"    {name},\n" for name in api)
+    parts = [f'"""{docstring}"""\n\nfrom __future__ import annotations\n']
+    if stdlib or froms:
+        parts.append("\n".join(stdlib + froms) + "\n")
+    parts.append("import pytest\n")
+    parts.append(
+        f"from {api_module} import (\n{api_lines})\n"
+        f"from tests.{ctx.area}.helpers import {', '.join(sorted(set(ctx.factories)))}\n"
+    )
+    return "\n".join(parts)
+
+
+# The words of detlint's byte prefilter (detlint/python_pass/prefilter.py and the
+# FLAKY_WORDS and CONTEXT_STEMS of detlint/reasons.py) at the time of writing. A file
+# whose lowercased bytes hold one of them is parsed; update these when those change.
+KNOB_WORDS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")
+FLAKY_WORDS = (
+    *(b"flak", b"intermittent", b"nondetermin", b"non-determin", b"sporadic"),
+    *(b"race condition", b"randomly fail", b"sometimes fail", b"fails sometimes"),
+    *(b"occasionally fail", b"timing-dependent", b"racy", b"unstable"),
+)
+TRIAL_WORDS = (b"getenv", b"environ")
+
+
+def prefilter_words(data: bytes, *, trials: bool) -> list[str]:
+    """The prefilter words ``data`` holds: empty when detlint would not parse the file.
+
+    A knob word anywhere, or "skip" together with a flaky-sounding word. With ``trials``
+    (DET301, not selected by default) also "range(" together with an environment read.
+    """
+    lowered = data.lower()
+    hits = [w.decode() for w in KNOB_WORDS if w in lowered]
+    if b"skip" in lowered:
+        hits += [w.decode() for w in FLAKY_WORDS if w in lowered]
+    if trials and b"range(" in lowered and any(w in lowered for w in TRIAL_WORDS):
+        hits.append("range( + getenv/environ")
+    return hits
+
+
+def _check_not_candidate(path: str, text: str) -> None:
+    """Guard the generator: a file meant to hold no knob must not look like one to detlint.
+
+    It must not be parsed even with DET301 selected, so trial loops count too.
+    """
+    bad = prefilter_words(text.encode(), trials=True)
+    if bad:
+        raise AssertionError(f"generator bug: {path} should hold no knob but contains {bad}")
+
+
+@dataclass
+class TreeFacts:
+    """What the tree holds; stored in the manifest and printed with the table.
+
+    For a synthetic tree every field comes from the generator. For a ``--corpus``
+    copy, ``corpus`` names the source, the generator-only fields (``seed``,
+    ``helper_files``, ``skipif_files``, ``no_knob_files``) are None, test files are
+    the ``test_*.py`` files, and candidates are judged by ``prefilter_words``.
+    """
+
+    root: str
+    python_files: int
+    python_bytes: int
+    test_files: int
+    candidate_files: int  # test files that hold a knob (synthetic) / a prefilter word (corpus)
+    file_no_candidates: str | None  # None: no such file, the one-file row is skipped
+    file_with_marker: str | None
+    conftest_files: int = 0
+    seed: int | None = None
+    helper_files: int | None = None
+    skipif_files: int | None = None
+    no_knob_files: int | None = None
+    corpus: str | None = None
+    corpus_candidate_files: int | None = None  # every file with a prefilter word, not only tests
+    marker: str = "flaky"  # the marker ``file_with_marker`` holds: flaky, xfail or both
+
+
+def _test_module(
+    rng: random.Random, area: str, sub: str, size: int, kind: str, knob_kinds: list[str]
+) -> str:
+    nouns = rng.sample(NOUNS, 4)
+    ctx = FileContext(
+        rng=rng,
+        area=area,
+        sub=sub,
+        functions=[f"{rng.choice(VERBS)}_{noun}" for noun in nouns],
+        classes=[f"{_camel(nouns[0])}{rng.choice(CLASS_SUFFIXES)}"],
+        factories=[f"make_{noun}" for noun in rng.sample(nouns, 2)],
+    )
+    ctx.functions = list(dict.fromkeys(ctx.functions))
+    ctx.names.update(ctx.functions + ctx.classes + ctx.factories)
+    blocks: list[str] = []
+    total = 1000  # the header, and half a block of overshoot on average
+    while total < size:
+        block = _weighted(rng, BLOCKS)(ctx)
+        blocks.append(block)
+        total += len(block) + 3
+    specials = []
+    if kind == "skipif":
+        specials = [skipif_block(ctx) for _ in range(rng.randint(1, 3))]
+        if rng.random() < 0.15:
+            condition, reason, module = SKIPIF_MARKS[rng.randrange(len(SKIPIF_MARKS))]
+            ctx.imports.add(f"import {module}")
+            blocks.insert(0, f'pytestmark = pytest.mark.skipif({condition}, reason="{reason}")')
+    elif kind == "candidate":
+        specials = [knob_block(ctx, k) for k in knob_kinds]
+    for special in specials:
+        blocks.insert(rng.randint(min(1, len(blocks)), len(blocks)), special)
+    doc = (
+        f"Tests for monorepo.{area}.{sub}: {rng.choice(VERBS)} and {rng.choice(VERBS)} "
+        f"of {nouns[0]}s.\n\nThe cases below mirror the contract documented in "
+        f"docs/{area}/{sub}.md; keep them in sync.\n"
+    )
+    header = _header(ctx, doc, f"monorepo.{area}.{sub}")
+    return header + "\n\n" + "\n\n\n".join(blocks) + "\n"
+
+
+def _conftest(rng: random.Random, area: str | None) -> str:
+    scope = area or "repository"
+    nouns = rng.sample(NOUNS, rng.randint(2, 5))
+    fixtures = "\n\n\n".join(
+        f'''@pytest.fixture(scope="session")
+def {noun}_defaults() -> dict[str, object]:
+    """Default {noun} settings shared by the {scope} tests."""
+    return {{
+        "name": "{rng.choice(WORDS)}",
+        "size": {rng.randint(1, 4096)},
+        "labels": {[rng.choice(WORDS) for _ in range(3)]!r},
+    }}'''
+        for noun in nouns
+    )
+    hook = f"""def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: takes more than a second ({scope})")
+    config.addinivalue_line("markers", "integration: uses a real {rng.choice(NOUNS)} service")"""
+    return (
+        f'"""Shared fixtures for the {scope} tests."""\n\nfrom __future__ import annotations\n\n'
+        f"import pytest\n\n\n{hook}\n\n\n{fixtures}\n"
+    )
+
+
+def _helpers(rng: random.Random, area: str) -> str:
+    parts = []
+    for noun in NOUNS:
+        parts.append(f'''def make_{noun}(**overrides: object) -> dict[str, object]:
+    """A valid {noun} with defaults; ``overrides`` replace single fields."""
+    base: dict[str, object] = {{
+        "id": "{noun}-{rng.randint(1, 9999)}",
+        "{rng.choice(QUALIFIERS)}": {rng.randint(0, 100)},
+        "region": "{rng.choice(WORDS)}",
+        "created_at": "2024-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T12:00:00Z",
+    }}
+    base.update(overrides)
+    return base''')
+    return (
+        f'"""Factories shared by the {area} tests."""\n\nfrom __future__ import annotations\n\n\n'
+        + "\n\n\n".join(parts)
+        + "\n"
+    )
+
+
+def _source_module(rng: random.Random, area: str, sub: str, size: int) -> str:
+    parts = [f'"""monorepo.{area}.{sub}: the code under test (synthetic)."""\n\nimport math\n']
+    total = 0
+    while total < size:
+        verb, noun = rng.choice(VERBS), rng.choice(NOUNS)
+        text = f'''def {verb}_{noun}(value: object = None, *, limit: int | None = None) -> object:
+    """{verb.capitalize()} a {noun}; ``limit`` caps the work done."""
+    if value is None:
+        return limit or 0
+    if isinstance(value, (list, tuple)):
+        items = [item for item in value if item is not None]
+        return sum(items) / len(items) if items else 0.0
+    if isinstance(value, int) and value < 0:
+        raise ValueError("negative {noun}")
+    return math.floor(float(value) * {rng.randint(1, 9)}) if isinstance(value, int) else value'''
+        parts.append(text)
+        total += len(text)
+    return "\n\n".join(parts) + "\n"
+
+
+def generate_tree(root: Path, files: int, megabytes: float, seed: int) -> TreeFacts:
+    """Write the synthetic monorepo under ``root`` (which must be empty) and commit it."""
+    rng = random.Random(seed)
+    dirs = [(area, sub) for area, subs in AREAS.items() for sub in subs]
+    written: dict[str, str] = {}
+
+    # Fixed scaffolding: conftest files, __init__ files, helpers and source modules.
+    written["tests/__init__.py"] = ""
+    written["tests/conftest.py"] = _conftest(rng, None)
+    for area in AREAS:
+        written[f"tests/{area}/__init__.py"] = ""
+        written[f"tests/{area}/conftest.py"] = _conftest(rng, area)
+        written[f"tests/{area}/helpers.py"] = _helpers(rng, area)
+        written[f"src/monorepo/{area}/__init__.py"] = f'"""monorepo.{area}."""\n'
+    for area, sub in dirs:
+        written[f"tests/{area}/{sub}/__init__.py"] = ""
+        if rng.random() < 0.4:
+            written[f"tests/{area}/{sub}/conftest.py"] = _conftest(rng, f"{area}.{sub}")
+        written[f"src/monorepo/{area}/{sub}.py"] = _source_module(
+            rng, area, sub, rng.randint(2000, 9000)
+        )
+    written["src/monorepo/__init__.py"] = '"""The monorepo package."""\n'
+
+    tests = files - len(written)
+    if tests < len(dirs):
+        raise SystemExit(f"--files must be at least {len(written) + len(dirs)}")
+    budget = megabytes * 1_000_000 - sum(len(text) for text in written.values())
+    weights = [rng.lognormvariate(0.0, 0.75) for _ in range(tests)]
+    scale = budget / sum(weights)
+    sizes = [max(700, min(int(w * scale), 150_000)) for w in weights]
+
+    n_candidates = max(1, round(tests * CANDIDATE_SHARE))
+    n_skipif = round(tests * SKIPIF_SHARE)
+    kinds = ["candidate"] * n_candidates + ["skipif"] * n_skipif
+    kinds += ["plain"] * (tests - len(kinds))
+    rng.shuffle(kinds)
+    # The first candidate is needle-like (flaky marker + env trial loop): the one-file target.
+    kinds[kinds.index("candidate")] = "needle"
+
+    used: set[str] = set()
+    test_paths: list[tuple[str, str]] = []
+    for index in range(tests):
+        area, sub = dirs[index % len(dirs)] if index < len(dirs) else rng.choice(dirs)
+        for _ in range(1000):
+            name = f"test_{rng.choice(VERBS)}_{rng.choice(NOUNS)}"
+            if rng.random() < 0.4:
+                name += f"_{rng.choice(QUALIFIERS)}"
+            path = f"tests/{area}/{sub}/{name}.py"
+            if path not in used:
+                break
+        else:
+            path = f"tests/{area}/{sub}/test_generated_{index}.py"
+        used.add(path)
+        kind = kinds[index]
+        file_rng = random.Random(f"{seed}:{path}")
+        if kind == "needle":
+            knobs = ["flaky-trials"]
+        elif kind == "candidate":
+            knobs = [
+                _weighted(file_rng, KNOB_KINDS) for _ in range(file_rng.choice((1, 1, 1, 2, 3)))
+            ]
+        else:
+            knobs = []
+        text = _test_module(
+            file_rng,
+            area,
+            sub,
+            sizes[index],
+            "candidate" if kind == "needle" else kind,
+            knobs,
+        )
+        written[path] = text
+        test_paths.append((path, kind))
+
+    candidates = {p for p, k in test_paths if k in ("candidate", "needle")}
+    for path, text in written.items():
+        if path not in candidates:
+            _check_not_candidate(path, text)
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    (root / "requirements").mkdir()
+    (root / "requirements" / "test.txt").write_text(
+        "# Test dependencies, pinned by the release tooling.\n"
+        "pytest==8.3.4\npytest-rerunfailures==16.7\npytest-xdist==3.6.1\n"
+        "pytest-cov==6.0.0\nhypothesis==6.122.3\nfreezegun==1.5.1\n",
+        encoding="utf-8",
+    )
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "monorepo"\nversion = "0.1.0"\nrequires-python = ">=3.10"\n\n'
+        "[tool.pytest.ini_options]\n"
+        'testpaths = ["tests"]\naddopts = "-ra --strict-markers -p no:cacheprovider"\n'
+        'pythonpath = ["src", "."]\nxfail_strict = false\n'
+        'markers = [\n    "slow: takes more than a second",\n'
+        '    "integration: talks to a real service",\n]\n',
+        encoding="utf-8",
+    )
+    (root / ".gitignore").write_text("__pycache__/\n*.pyc\n.pytest_cache/\n.venv/\n")
+    (root / "README.md").write_text("# monorepo\n\nSynthetic tree generated by bench/run.py.\n")
+    _git_commit(root, "Synthetic monorepo")
+
+    plain = [p for p, k in test_paths if k == "plain"]
+    by_size = sorted(plain, key=lambda p: len(written[p]))
+    needle = next(p for p, k in test_paths if k == "needle")
+    return TreeFacts(
+        root=str(root),
+        seed=seed,
+        python_files=len(written),
+        python_bytes=sum(len(t.encode()) for t in written.values()),
+        test_files=len(test_paths),
+        conftest_files=sum(1 for p in written if p.endswith("conftest.py")),
+        helper_files=sum(1 for p in written if not p.startswith("tests/") or "helpers" in p),
+        candidate_files=sum(1 for _, k in test_paths if k in ("candidate", "needle")),
+        skipif_files=sum(1 for _, k in test_paths if k == "skipif"),
+        no_knob_files=len(plain),
+        file_no_candidates=by_size[len(by_size) // 2],
+        file_with_marker=needle,
+    )
+
+
+def _git_commit(root: Path, message: str) -> None:
+    git = ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.invalid"]
+    git += ["-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env |= {"GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", message]):
+        subprocess.run([*git, *args], cwd=root, env=env, check=True, stdin=subprocess.DEVNULL)
+
+
+def corpus_files(corpus: Path, skip: Path) -> list[tuple[str, int]]:
+    """The ``*.py`` files under ``corpus`` to copy, as sorted (relative path, size) pairs.
+
+    Files over CORPUS_MAX_FILE_BYTES, anything under a CORPUS_SKIP_DIRS directory
+    (``__pycache__``, and ``.git``, which git would refuse to add) and the tree
+    ``skip`` itself are left out. Symbolic links to directories are not followed;
+    a link to a file is copied as the file it points to.
+    """
+    found: list[tuple[str, int]] = []
+    for directory, dirnames, filenames in os.walk(corpus):
+        here = Path(directory)
+        dirnames[:] = sorted(
+            name for name in dirnames if name not in CORPUS_SKIP_DIRS and here / name != skip
+        )
+        for name in filenames:
+            if not name.endswith(".py"):
+                continue
+            try:
+                info = os.stat(here / name)
+            except OSError:  # a broken symbolic link
+                continue
+            if stat.S_ISREG(info.st_mode) and info.st_size <= CORPUS_MAX_FILE_BYTES:
+                found.append(((here / name).relative_to(corpus).as_posix(), info.st_size))
+    return sorted(found)
+
+
+def _is_test_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return name.startswith("test_") and name.endswith(".py")
+
+
+def _median_by_size(paths: list[str], sizes: dict[str, int]) -> str | None:
+    """The median-sized path (ties broken by path), or None for an empty list."""
+    ordered = sorted(paths, key=lambda path: (sizes[path], path))
+    return ordered[len(ordered) // 2] if ordered else None
+
+
+def copy_corpus(root: Path, corpus: Path, files: list[tuple[str, int]]) -> TreeFacts:
+    """Copy ``files`` from ``corpus`` into ``root`` (which must be empty) and commit them.
+
+    The one-file targets are picked by bytes, deterministically: the median-sized
+    ``test_*.py`` file holding no prefilter word (not even with DET301's trial loops),
+    and the median-sized ``test_*.py`` file holding ``mark.xfail`` or ``mark.flaky``.
+    """
+    sizes: dict[str, int] = {}
+    tests = candidates = candidate_tests = conftests = 0
+    plain: list[str] = []
+    marked: dict[str, str] = {}
+    for rel, _ in files:
+        data = (corpus / rel).read_bytes()
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        sizes[rel] = len(data)
+        is_candidate = bool(prefilter_words(data, trials=False))  # what a default run parses
+        candidates += is_candidate
+        conftests += rel.rsplit("/", 1)[-1] == "conftest.py"
+        if not _is_test_file(rel):
+            continue
+        tests += 1
+        candidate_tests += is_candidate
+        if not prefilter_words(data, trials=True):
+            plain.append(rel)
+        kinds = [kind for kind in ("xfail", "flaky") if f"mark.{kind}".encode() in data]
+        if kinds:
+            marked[rel] = " and ".join(kinds)
+    _git_commit(root, f"Copy of the *.py files under {corpus}")
+    with_marker = _median_by_size(list(marked), sizes)
+    return TreeFacts(
+        root=str(root),
+        python_files=len(files),
+        python_bytes=sum(sizes.values()),
+        test_files=tests,
+        candidate_files=candidate_tests,
+        file_no_candidates=_median_by_size(plain, sizes),
+        file_with_marker=with_marker,
+        conftest_files=conftests,
+        corpus=str(corpus),
+        corpus_candidate_files=candidates,
+        marker=marked[with_marker] if with_marker is not None else "flaky",
+    )
+
+
+def prepare_tree(args: argparse.Namespace, log: Callable[[str], None]) -> TreeFacts:
+    root = Path(args.tree).absolute()
+    manifest = root / MANIFEST
+    build: Callable[[], TreeFacts]
+    if args.corpus is not None:
+        corpus = Path(args.corpus).resolve()
+        if not corpus.is_dir():
+            raise SystemExit(f"bench: --corpus {args.corpus} is not a directory")
+        real_root = root.resolve()
+        if corpus == real_root or real_root in corpus.parents:
+            # Rebuilding the tree would delete the corpus.
+            raise SystemExit(f"bench: the corpus {corpus} is inside the tree {root}; refusing")
+        files = corpus_files(corpus, skip=real_root)
+        if not files:
+            raise SystemExit(f"bench: no *.py files to copy under {corpus}")
+        total = sum(size for _, size in files)
+        # The file count and size notice an upgraded environment; the path is the key.
+        wanted: dict[str, Any] = {
+            "version": CORPUS_VERSION,
+            "corpus": str(corpus),
+            "max_file_bytes": CORPUS_MAX_FILE_BYTES,
+            "files": len(files),
+            "bytes": total,
+        }
+        what = f"copying {len(files)} *.py files, {total / 1e6:.1f} MB, from {corpus} to {root}"
+        build = functools.partial(copy_corpus, root, corpus, files)
+    else:
+        wanted = {
+            "version": GENERATOR_VERSION,
+            "files": args.files,
+            "mb": args.mb,
+            "seed": args.seed,
+        }
+        what = f"generating {args.files} files, ~{args.mb:g} MB, seed {args.seed} in {root}"
+        build = functools.partial(generate_tree, root, args.files, args.mb, args.seed)
+    if manifest.is_file():
+        stored = json.loads(manifest.read_text())
+        if stored["params"] == wanted and not args.regenerate:
+            log(f"reusing the tree in {root}")
+            return TreeFacts(**stored["facts"])
+        log(f"rebuilding {root} (different parameters, a changed corpus or --regenerate)")
+        shutil.rmtree(root)
+    elif root.exists() and any(root.iterdir()):
+        raise SystemExit(f"bench: {root} exists, is not empty and is not a bench tree; refusing")
+    root.mkdir(parents=True, exist_ok=True)
+    log(f"{what} ...")
+    start = time.perf_counter()
+    facts = build()
+    log(f"built and committed in {time.perf_counter() - start:.1f} s")
+    manifest.write_text(json.dumps({"params": wanted, "facts": asdict(facts)}, indent=2))
+    return facts
+
+
+# ---------------------------------------------------------------------------
+# Measurement
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Command:
+    key: str
+    label: str
+    argv: tuple[str, ...]
+    ok: frozenset[int] = frozenset({0})
+    # Run from an empty temporary directory instead of the tree's root: ``python -c``
+    # puts its working directory first on sys.path, and a corpus may hold click or libcst.
+    neutral_cwd: bool = False
+
+
+@dataclass(frozen=True)
+class Skipped:
+    key: str
+    label: str
+    reason: str
+
+
+@dataclass
+class Measurement:
+    key: str
+    label: str
+    argv: list[str]
+    seconds: list[float] = field(default_factory=list)
+    rss_mb: list[float] = field(default_factory=list)
+    exit_codes: list[int] = field(default_factory=list)
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds)
+
+    @property
+    def peak_mb(self) -> float:
+        return max(self.rss_mb)
+
+
+class CommandFailed(Exception):
+    pass
+
+
+# The fallback RSS probe when GNU time is missing: fork, exec the command, write the
+# child's ru_maxrss to a file. -I -S keep the probe small, since the RSS the forked
+# child holds before exec counts towards its peak.
+_PROBE = r"""import os, sys
+pid = os.fork()
+if pid == 0:
+    try:
+        os.execvp(sys.argv[2], sys.argv[2:])
+    except OSError as error:
+        os.write(2, f"bench probe: cannot run {sys.argv[2]}: {error}\n".encode())
+    os._exit(127)
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as out:
+    out.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+@dataclass(frozen=True)
+class Runner:
+    """Runs one command under a small RSS probe and reads back its peak RSS.
+
+    The probe matters: Linux counts the pages a child holds just before exec towards
+    its ``ru_maxrss``, so a command spawned directly from this (large) script would
+    inherit this script's RSS as a floor. ``/usr/bin/time`` (GNU) holds about 2 MB;
+    the Python probe about 8 MB.
+    """
+
+    method: str
+    probe: tuple[str, ...]
+    rss_file: Path
+    unit_bytes: int  # bytes per unit of the number the probe writes
+    env: dict[str, str]
+
+    @classmethod
+    def create(cls, scratch: Path, inherit_env: bool) -> Runner:
+        env = dict(os.environ)
+        if not inherit_env:
+            # Warm bytecode caches, as an installed package has them, in a private place:
+            # PYTHONDONTWRITEBYTECODE would make every run recompile editable installs.
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+        rss_file = scratch / "maxrss"
+        gnu_time = ("/usr/bin/time", "-f", "%M", "-o", str(rss_file))
+        if Path(gnu_time[0]).is_file():
+            result = subprocess.run([*gnu_time, "true"], capture_output=True, check=False, env=env)
+            if result.returncode == 0 and rss_file.read_text().strip().isdigit():
+                return cls("GNU time %M", gnu_time, rss_file, 1024, env)
+        probe = (sys.executable, "-I", "-S", "-c", _PROBE, str(rss_file))
+        unit = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KB
+        return cls("python wait4 probe", probe, rss_file, unit, env)
+
+    def run(
+        self, command: Command, cwd: Path, stdout: Path | None = None
+    ) -> tuple[float, float, int]:
+        """Wall seconds, peak RSS (MB) and exit status of one run of ``command``."""
+        self.rss_file.unlink(missing_ok=True)
+        with (
+            tempfile.TemporaryFile() as err,
+            open(stdout if stdout is not None else os.devnull, "wb") as out,
+        ):
+            start = time.perf_counter()
+            result = subprocess.run(
+                [*self.probe, *command.argv],
+                cwd=cwd,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                check=False,
+            )
+            elapsed = time.perf_counter() - start
+            code = result.returncode
+            if code not in command.ok:
+                err.seek(0)
+                message = err.read().decode(errors="replace")[-4000:]
+                raise CommandFailed(
+                    f"{command.label}: exit status {code} (expected {sorted(command.ok)})\n"
+                    f"  command: {' '.join(command.argv)}\n  stderr:\n{message}"
+                )
+        # GNU time writes "Command exited with non-zero status 1" before the number.
+        lines = self.rss_file.read_text().split()
+        if not lines or not lines[-1].isdigit():
+            raise CommandFailed(f"{command.label}: the RSS probe wrote no number: {lines!r}")
+        return elapsed, int(lines[-1]) * self.unit_bytes / 2**20, code
+
+
+def _tool(name: str) -> str:
+    beside = Path(sys.executable).parent / name
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which(name)
+    if found is None:
+        raise SystemExit(f"bench: {name} not found beside {sys.executable} or on PATH")
+    return found
+
+
+def commands(facts: TreeFacts) -> tuple[list[Command], list[Skipped]]:
+    """The commands to measure, and the one-file rows the tree has no file for."""
+    root = facts.root
+    python, detlint, ruff = sys.executable, _tool("detlint"), _tool("ruff")
+    lint = frozenset({0, 1})  # linters exit 1 when they have findings
+    todo = [
+        Command("python", "python -c pass", (python, "-c", "pass"), neutral_cwd=True),
+        Command(
+            "click", 'python -c "import click"', (python, "-c", "import click"), neutral_cwd=True
+        ),
+        Command(
+            "libcst", 'python -c "import libcst"', (python, "-c", "import libcst"), neutral_cwd=True
+        ),
+        Command(
+            "grep",
+            "grep -rlE 'flaky|xfail|skip'",
+            # .git is left out: it holds compressed copies no linter reads.
+            ("grep", "-rlE", "--exclude-dir=.git", "flaky|xfail|skip", root),
+            lint,  # grep exits 1 when nothing matches
+        ),
+        Command(
+            "ruff",
+            "ruff check --select PT --no-cache",
+            (ruff, "check", "--select", "PT", "--no-cache", root),
+            lint,
+        ),
+        Command("audit", "detlint audit", (detlint, "audit", root), lint),
+        Command("check", "detlint check", (detlint, "check", root), lint),
+    ]
+    skipped: list[Skipped] = []
+    one_file = (
+        (
+            "one_plain",
+            "detlint check <1 file, no candidates>",
+            facts.file_no_candidates,
+            "no test_*.py file without prefilter words in the tree",
+        ),
+        (
+            "one_marker",
+            f"detlint check <1 file, {facts.marker if facts.file_with_marker else 'a'} marker>",
+            facts.file_with_marker,
+            "no test_*.py file with mark.xfail or mark.flaky in the tree",
+        ),
+    )
+    for key, label, path, missing in one_file:
+        if path is None:
+            skipped.append(Skipped(key, label, missing))
+        else:
+            todo.append(Command(key, label, (detlint, "check", os.path.join(root, path)), lint))
+    return todo, skipped
+
+
+def check_reference_imports(runner: Runner, cwd: Path, tree: Path) -> None:
+    """Make sure the reference commands import the installed click and libcst, not a copy."""
+    code = "import click, libcst; print(click.__file__); print(libcst.__file__)"
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=cwd,
+        env=runner.env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise CommandFailed(f"python -c {code!r}: exit status {result.returncode}\n{result.stderr}")
+    for location in result.stdout.split():
+        if Path(location).resolve().is_relative_to(tree.resolve()):
+            raise CommandFailed(f"the reference imports load {location}, inside the tree")
+
+
+@dataclass(frozen=True)
+class Ratio:
+    label: str
+    numerator: str
+    denominator: str
+    limit: float | None  # None: informational
+    strict: bool  # True: value < limit; False: value <= limit
+
+    def judge(self, value: float) -> str:
+        if self.limit is None:
+            return "info"
+        ok = value < self.limit if self.strict else value <= self.limit
+        return "PASS" if ok else "FAIL"
+
+    @property
+    def target(self) -> str:
+        if self.limit is None:
+            return "-"
+        return f"{'<' if self.strict else '<='} {self.limit:g}"
+
+
+RATIOS = (
+    Ratio("detlint audit / ruff check --select PT", "audit", "ruff", 1.0, strict=True),
+    Ratio("detlint audit / grep", "audit", "grep", None, strict=True),
+    Ratio(
+        'one-file check (no candidates) / python -c "import click"',
+        "one_plain",
+        "click",
+        1.5,
+        strict=False,
+    ),
+    Ratio(
+        'one-file check (marker) / python -c "import libcst"',
+        "one_marker",
+        "libcst",
+        1.5,
+        strict=False,
+    ),
+)
+
+
+def _audit_summary(path: Path) -> dict[str, int]:
+    """What the warm-up audit found: a sanity check that detlint did the work."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    knob_files = {knob["path"] for knob in document.get("knobs", []) if "path" in knob}
+    return {
+        "audit_knobs": len(document.get("knobs", [])),
+        "audit_knob_files": len(knob_files),
+        "audit_tests": len(document.get("tests", [])),
+        "audit_findings": len(document.get("findings", [])),
+    }
+
+
+def measure(
+    facts: TreeFacts,
+    todo: list[Command],
+    repeat: int,
+    runner: Runner,
+    scratch: Path,
+    log: Callable[[str], None],
+) -> tuple[list[Measurement], dict[str, int]]:
+    tree = Path(facts.root)
+    neutral = scratch / "neutral-cwd"  # empty: nothing in it can shadow an installed package
+    neutral.mkdir()
+    check_reference_imports(runner, neutral, tree)
+
+    def cwd(command: Command) -> Path:
+        return neutral if command.neutral_cwd else tree
+
+    results = {c.key: Measurement(c.key, c.label, list(c.argv)) for c in todo}
+    audit_out = scratch / "audit.json"
+    for command in todo:
+        out = audit_out if command.key == "audit" else None
+        elapsed, _, _ = runner.run(command, cwd(command), out)
+        log(f"warm-up  {command.label:<40} {elapsed:7.3f} s")
+    summary = _audit_summary(audit_out)
+    for round_number in range(1, repeat + 1):
+        for command in todo:
+            elapsed, rss, code = runner.run(command, cwd(command))
+            result = results[command.key]
+            result.seconds.append(elapsed)
+            result.rss_mb.append(rss)
+            result.exit_codes.append(code)
+        log(f"round {round_number}/{repeat} done")
+    return list(results.values()), summary
+
+
+# ---------------------------------------------------------------------------
+# Report
+# ---------------------------------------------------------------------------
+
+
+def _one_file(facts: TreeFacts, path: str | None, what: str) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    size = os.path.getsize(os.path.join(facts.root, path))
+    return {"path": path, "kb": round(size / 1000, 1), "holds": what}
+
+
+def report(
+    facts: TreeFacts,
+    todo: list[Command],
+    skipped: list[Skipped],
+    results: list[Measurement],
+    summary: dict[str, int],
+    repeat: int,
+) -> dict[str, Any]:
+    by_key = {r.key: r for r in results}
+    neutral = {c.key for c in todo if c.neutral_cwd}
+    ratios: list[dict[str, Any]] = []
+    for ratio in RATIOS:
+        if ratio.numerator not in by_key or ratio.denominator not in by_key:
+            ratios.append(
+                {"ratio": ratio.label, "value": None, "target": ratio.target, "result": "skipped"}
+            )
+            continue
+        value = by_key[ratio.numerator].median / by_key[ratio.denominator].median
+        ratios.append(
+            {
+                "ratio": ratio.label,
+                "value": round(value, 3),
+                "target": ratio.target,
+                "result": ratio.judge(value),
+            }
+        )
+    return {
+        "tree": asdict(facts) | {"python_mb": round(facts.python_bytes / 1e6, 2)},
+        "one_file": {
+            "no_candidates": _one_file(facts, facts.file_no_candidates, "no prefilter word"),
+            "marker": _one_file(facts, facts.file_with_marker, f"{facts.marker} marker"),
+        },
+        "detlint_found": summary,
+        "runs": repeat,
+        "warmup_runs": 1,
+        "cpus": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "commands": [
+            {
+                "command": r.label,
+                "argv": r.argv,
+                "cwd": "neutral empty directory" if r.key in neutral else "tree root",
+                "median_seconds": round(r.median, 4),
+                "min_seconds": round(min(r.seconds), 4),
+                "max_seconds": round(max(r.seconds), 4),
+                "peak_rss_mb": round(r.peak_mb, 1),
+                "exit_codes": sorted(set(r.exit_codes)),
+            }
+            for r in results
+        ],
+        "skipped_commands": [{"command": s.label, "reason": s.reason} for s in skipped],
+        "ratios": ratios,
+    }
+
+
+def _tree_line(tree: dict[str, Any]) -> str:
+    if tree.get("corpus") is None:
+        return (
+            f"tree {tree['root']}: {tree['python_files']} Python files, {tree['python_mb']} MB; "
+            f"{tree['test_files']} test files: {tree['candidate_files']} candidates "
+            f"(rerun/xfail/flaky-skip), {tree['skipif_files']} platform-skipif only, "
+            f"{tree['no_knob_files']} without markers"
+        )
+    return (
+        f"tree {tree['root']}: copy of {tree['corpus']}: {tree['python_files']} Python files, "
+        f"{tree['python_mb']} MB; {tree['test_files']} test files (test_*.py), "
+        f"{tree['candidate_files']} of them candidates; {tree['corpus_candidate_files']} "
+        f"candidate files in all (candidate: holds a word of detlint's byte prefilter)"
+    )
+
+
+def render_text(document: dict[str, Any]) -> str:
+    found = document["detlint_found"]
+    lines = [_tree_line(document["tree"])]
+    picks = [
+        f"{pick['path']} ({pick['kb']:g} KB, {pick['holds']})"
+        for pick in document["one_file"].values()
+        if pick is not None
+    ]
+    if picks:
+        lines.append(f"one-file checks: {'; '.join(picks)}")
+    if found:
+        lines.append(
+            f"detlint audit found {found['audit_knobs']} knobs in {found['audit_knob_files']} "
+            f"files, {found['audit_tests']} tests, {found['audit_findings']} findings"
+        )
+    lines.append(
+        f"median of {document['runs']} runs after 1 warm-up; {document['cpus']} CPUs; "
+        f"Python {document['python']}; RSS via {document.get('rss_method', '?')}; "
+        f"bytecode cache: {document.get('bytecode_cache', '?')}"
+    )
+    lines.append("")
+    skipped = document.get("skipped_commands", [])
+    width = max(len(c["command"]) for c in [*document["commands"], *skipped])
+    lines.append(f"{'command':<{width}}  {'median s':>9}  {'min s':>8}  {'peak RSS MB':>11}")
+    for c in document["commands"]:
+        lines.append(
+            f"{c['command']:<{width}}  {c['median_seconds']:>9.3f}  {c['min_seconds']:>8.3f}  "
+            f"{c['peak_rss_mb']:>11.1f}"
+        )
+    for c in skipped:
+        lines.append(f"{c['command']:<{width}}  skipped: {c['reason']}")
+    lines.append("")
+    width = max(len(r["ratio"]) for r in document["ratios"])
+    lines.append(f"{'ratio (of medians)':<{width}}  {'value':>7}  {'target':>7}  result")
+    for r in document["ratios"]:
+        value = "-" if r["value"] is None else f"{r['value']:.2f}"
+        lines.append(f"{r['ratio']:<{width}}  {value:>7}  {r['target']:>7}  {r['result']}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--tree", help="build the tree here and keep it (reused if it matches)")
+    parser.add_argument("--regenerate", action="store_true", help="rebuild an existing --tree")
+    parser.add_argument(
+        "--corpus",
+        metavar="DIR",
+        help="instead of generating a tree, copy every *.py file under DIR (up to 2 MB each, "
+        "no __pycache__), e.g. .venv/lib/python3.11/site-packages",
+    )
+    parser.add_argument("--repeat", type=int, default=5, help="measured runs per command")
+    parser.add_argument("--files", type=int, help="Python files in the synthetic tree (4500)")
+    parser.add_argument("--mb", type=float, help="total size of the synthetic files (40)")
+    parser.add_argument("--seed", type=int, help="generator seed (0)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--inherit-env",
+        action="store_true",
+        help="run the commands in this environment as is (by default they get a private, "
+        "warm bytecode cache via PYTHONPYCACHEPREFIX, and PYTHONDONTWRITEBYTECODE is dropped)",
+    )
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    if args.corpus is not None:
+        given = [f"--{name}" for name in ("files", "mb", "seed") if getattr(args, name) is not None]
+        if given:
+            parser.error(f"{', '.join(given)}: only for the synthetic tree, not with --corpus")
+    else:
+        args.files = 4500 if args.files is None else args.files
+        args.mb = 40.0 if args.mb is None else args.mb
+        args.seed = 0 if args.seed is None else args.seed
+    if shutil.which("git") is None or shutil.which("grep") is None:
+        raise SystemExit("bench: git and grep must be on PATH")
+
+    def log(message: str) -> None:
+        if not args.quiet:
+            print(f"bench: {message}", file=sys.stderr, flush=True)
+
+    temporary = None
+    if args.tree is None:
+        temporary = tempfile.mkdtemp(prefix="detlint-bench-")
+        args.tree = temporary
+    try:
+        facts = prepare_tree(args, log)
+        with tempfile.TemporaryDirectory(prefix="detlint-bench-scratch-") as scratch:
+            runner = Runner.create(Path(scratch), args.inherit_env)
+            log(f"peak RSS via {runner.method}")
+            todo, skipped = commands(facts)
+            for row in skipped:
+                log(f"skipping {row.label}: {row.reason}")
+            try:
+                results, summary = measure(facts, todo, args.repeat, runner, Path(scratch), log)
+            except CommandFailed as error:
+                print(f"bench: COMMAND FAILED: {error}", file=sys.stderr)
+                return 3
+        document = report(facts, todo, skipped, results, summary, args.repeat)
+        document["rss_method"] = runner.method
+        document["bytecode_cache"] = (
+            "inherited environment" if args.inherit_env else "private PYTHONPYCACHEPREFIX, warm"
+        )
+    finally:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+    print(json.dumps(document, indent=2) if args.json else render_text(document), end="")
+    if args.json:
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
