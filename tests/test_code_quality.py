@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize(
     "command",
     [
-        ["ruff", "check", "detlint", "tests"],
-        ["ruff", "format", "--check", "detlint", "tests"],
+        ["ruff", "check", "detlint", "tests", "bench"],
+        ["ruff", "format", "--check", "detlint", "tests", "bench"],
         ["mypy", "--strict", "detlint"],
     ],
     ids=["ruff-check", "ruff-format", "mypy-strict"],
