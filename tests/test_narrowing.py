@@ -97,3 +97,26 @@ def test_findings_identical_with_and_without_narrowing(repo, monkeypatch):
     monkeypatch.setattr(narrowing, "narrow", lambda text, wanted: None)
     whole = run_check(REPOS / repo, "--select", "ALL")
     assert narrowed == whole
+
+
+def test_test_bodies_without_anything_to_read_are_stubbed():
+    source = (
+        "import pytest\n\n\n"
+        "@pytest.mark.xfail(reason='x')\n"
+        "def test_big(a,\n"
+        "             b):  # a long signature\n"
+        "    value = compute(a, b)\n"
+        "    assert value == 3\n\n\n"
+        "@pytest.mark.xfail(reason='y')\n"
+        "def test_loop():\n"
+        "    for _ in range(5):\n"
+        "        assert True\n"
+    )
+    narrowed = narrow(source, WANTED)
+    assert narrowed is not None
+    kept = kept_lines(narrowed)
+    assert kept[4] == "@pytest.mark.xfail(reason='x')"
+    assert kept[6] == "             b):  # a long signature"
+    assert kept[7] == "    pass"  # the body of test_big is not needed
+    assert 8 not in kept
+    assert kept[14] == "        assert True"  # a trial loop's body is kept

@@ -37,6 +37,9 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=\n]*)?=[^=]")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 _TRIAL_HINTS = ("range(", "getenv", "environ")
+# What a test body can hold that detlint reads: trial loops, env reads, imperative
+# skip/xfail calls.
+_BODY_HINTS = (*_TRIAL_HINTS, "skip(", "xfail(")
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
 
@@ -240,6 +243,67 @@ def _class_members(block: str, wanted: Wanted) -> list[tuple[int, str]] | None:
     return pieces
 
 
+def _split_def(block: str) -> tuple[str, str] | None:
+    """(header, body) of a function block whose body starts on its own line.
+
+    The header is the decorators and the signature up to its line end; the
+    signature may span lines (brackets are respected). None for anything else.
+    """
+    head = _head(block)
+    if head is None or head.group(1) != "def":
+        return None
+    depth = 0
+    comment_start: int | None = None
+    for match in _TOKENS.finditer(block, head.start()):
+        token = match.group()
+        if token == "\n" and depth == 0:
+            signature = block[head.start() : comment_start or match.start()].rstrip()
+            if not signature.endswith(":"):
+                return None  # a one-line body: nothing to cut
+            return block[: match.end()], block[match.end() :]
+        comment_start = match.start() if token.startswith("#") else None
+        if token in "([{":
+            depth += 1
+        elif token in ")]}":
+            depth -= 1
+    return None
+
+
+def _stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[int, str]] | None:
+    """A function's header with ``pass`` for a body nothing can be read from.
+
+    A test body matters only for trial loops, imperative skip/xfail calls, calls
+    to trial helpers and knob tokens (a mark wrapper); otherwise the decorators
+    and signature carry every fact, and the body is the bulk of a large suite.
+    """
+    split = _split_def(block)
+    if split is None:
+        return None
+    header, body = split
+    if wanted(body) or any(hint in body for hint in _BODY_HINTS):
+        return None
+    if not trial_names.isdisjoint(_IDENTIFIER.findall(body)):
+        return None
+    first = next((line for line in body.split("\n") if line.strip()), None)
+    if first is None:
+        return None
+    indent = first[: len(first) - len(first.lstrip())]
+    return [(0, header), (header.count("\n"), indent + "pass")]
+
+
+def _with_stubs(
+    pieces: list[tuple[int, str]], wanted: Wanted, trial_names: set[str]
+) -> list[tuple[int, str]]:
+    result: list[tuple[int, str]] = []
+    for line, piece in pieces:
+        stub = _stub_body(piece, wanted, trial_names)
+        if stub is None:
+            result.append((line, piece))
+        else:
+            result += [(line + offset, text) for offset, text in stub]
+    return result
+
+
 def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     """The blocks of ``text`` that can matter, or None to parse it whole.
 
@@ -278,6 +342,14 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     ]
     candidates = [_can_matter(block) for block in blocks]
     keep = _referenced_closure(keep, identifiers, defined, set(), candidates)
+    trial_names = {
+        name
+        for name, block, candidate in zip(defined, blocks, candidates, strict=True)
+        if name is not None and candidate and _head(block) is not None
+    }
+    trial_names |= {
+        name for member_names in map(_member_trial_names, blocks) for name in member_names
+    }
 
     pieces: list[tuple[int, str]] = []
     line = 1
@@ -293,9 +365,29 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
         else:
             whole = False
         line += block.count("\n")
-    if whole:
+    stubbed = _with_stubs(pieces, wanted, trial_names)
+    if whole and len(stubbed) == len(pieces):
         return None
-    return _join(pieces, "\r\n" if "\r\n" in text else "\n")
+    return _join(stubbed, "\r\n" if "\r\n" in text else "\n")
+
+
+_METHOD = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+
+
+def _member_trial_names(block: str) -> set[str]:
+    """Methods of a class that loop or read the environment (trial helpers)."""
+    if _head(block) is None or not any(hint in block for hint in _TRIAL_HINTS):
+        return set()
+    heads = list(_METHOD.finditer(block))
+    names = set()
+    for index, head in enumerate(heads):
+        end = next(
+            (later.start() for later in heads[index + 1 :] if later.group(1) == head.group(1)),
+            len(block),
+        )
+        if any(hint in block[head.start() : end] for hint in _TRIAL_HINTS):
+            names.add(head.group(2))
+    return names
 
 
 def _join(pieces: list[tuple[int, str]], newline: str) -> Narrowed:
