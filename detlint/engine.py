@@ -33,6 +33,18 @@ DEPENDENCY_FILES = frozenset(
     {"pyproject.toml", "setup.py", "setup.cfg", "pipfile", "poetry.lock", "uv.lock", "pdm.lock"}
 )
 
+PYTEST_CONFIG_FILES = frozenset(
+    {
+        "pytest.toml",
+        ".pytest.toml",
+        "pytest.ini",
+        ".pytest.ini",
+        "pyproject.toml",
+        "tox.ini",
+        "setup.cfg",
+    }
+)
+
 # Files that make a directory a Python project whose dependencies apply below it.
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "Pipfile", "poetry.lock", "uv.lock")
 
@@ -207,8 +219,10 @@ def analyse(
                 gates += link_tests(test, config, evidence)
 
     # The configuration that applies to the linted files, even those without knobs
-    # (global reruns reach every test).
-    for path in lint_files:
+    # (global reruns reach every test), and that of a linted config file itself
+    # (a pre-commit run on a changed pyproject.toml).
+    config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
+    for path in (*lint_files, *config_files):
         if path.parent not in configs:
             configs[path.parent] = find_pytest_config(path.parent, cwd)
     unique_configs = tuple({config.path: config for config in configs.values()}.values())

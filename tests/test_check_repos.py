@@ -158,3 +158,8 @@ def test_force_flaky_numbers():
     assert "max_runs=3, min_passes=1" in finding["message"]
     assert finding["numbers"]["reported"] == pytest.approx(0.1**3)
     assert finding["numbers"]["visible"] == pytest.approx(0.1**3)
+
+
+def test_linting_the_config_file_alone_reports_global_reruns():
+    _, document = run_check(REPOS / "global_reruns", "pyproject.toml")
+    assert [(f["path"], f["code"]) for f in document["findings"]] == [("pyproject.toml", "DET104")]
