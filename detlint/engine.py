@@ -15,19 +15,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.discover import discover, repository_files
-from detlint.finding import Finding
-from detlint.pytest_config import PytestConfig, find_pytest_config
-from detlint.python_pass.facts import NO_TRIALS, ModuleFacts, TestFunction
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import PythonRepository
-from detlint.rules import RuleContext, run_rules
 from detlint.settings import Settings
 from detlint.span import Problem
 
 if TYPE_CHECKING:
     from detlint.dependencies import PluginEvidence
+    from detlint.finding import Finding
     from detlint.link import TestGate
+    from detlint.pytest_config import PytestConfig
+    from detlint.python_pass.facts import ModuleFacts, TestFunction
 
 DEPENDENCY_FILES = frozenset(
     {"pyproject.toml", "setup.py", "setup.cfg", "pipfile", "poetry.lock", "uv.lock", "pdm.lock"}
@@ -95,6 +94,8 @@ def _scan_all(
 def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
     """A stand-in test for each mark a collection hook adds (``item.add_marker``):
     it reaches tests detlint cannot enumerate statically, so it is judged once."""
+    from detlint.python_pass.facts import NO_TRIALS, TestFunction
+
     return [
         TestFunction(
             path=module.path,
@@ -193,7 +194,7 @@ def analyse(
     for result in _scan_all(repository, lint_files, jobs or default_jobs()):
         if isinstance(result, Problem):
             problems.append(result)
-        elif isinstance(result, ModuleFacts):
+        elif result is not None:
             modules.append(result)
 
     configs: dict[Path, PytestConfig] = {}
@@ -204,6 +205,7 @@ def analyse(
         # Which plugin reads `flaky` matters only once there is a marker to read.
         from detlint.dependencies import read_plugin_evidence
         from detlint.link import link_tests
+        from detlint.pytest_config import find_pytest_config
 
         project = project_root(list(paths) or [cwd], root)
         project_files = [p for p in every_file() if project == root or project in p.parents]
@@ -222,24 +224,22 @@ def analyse(
     # (global reruns reach every test), and that of a linted config file itself
     # (a pre-commit run on a changed pyproject.toml).
     config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
-    for path in (*lint_files, *config_files):
-        if path.parent not in configs:
-            configs[path.parent] = find_pytest_config(path.parent, cwd)
+    directories = {path.parent for path in (*lint_files, *config_files)} - set(configs)
+    if modules or config_files or any(map(_config_may_rerun, directories)):
+        from detlint.pytest_config import find_pytest_config
+
+        for directory in directories:
+            configs[directory] = find_pytest_config(directory, cwd)
     unique_configs = tuple({config.path: config for config in configs.values()}.values())
     for config in unique_configs:
         problems += config.problems
 
-    context = RuleContext(
-        gates=tuple(gates),
-        configs=unique_configs,
-        reference_rate=settings.reference_rate,
-        target=settings.target,
-        tracking_pattern=settings.tracking_issue_pattern,
-        selected=selected,
-        dependencies_declared=dependencies_declared,
-    )
     unique_problems = tuple(dict.fromkeys(problems))
-    findings = tuple(run_rules(context, unique_problems))
+    findings: tuple[Finding, ...] = ()
+    if gates or unique_configs or unique_problems:
+        findings = _judge(
+            gates, unique_configs, unique_problems, settings, selected, dependencies_declared
+        )
     return Analysis(
         root=root,
         modules=tuple(modules),
@@ -250,3 +250,48 @@ def analyse(
         findings=findings,
         files_checked=len(discovery.files),
     )
+
+
+def _judge(
+    gates: list[TestGate],
+    configs: tuple[PytestConfig, ...],
+    problems: tuple[Problem, ...],
+    settings: Settings,
+    selected: frozenset[str],
+    dependencies_declared: bool,
+) -> tuple[Finding, ...]:
+    """Run the rules; imported only when there is something to judge."""
+    from detlint.rules.registry import RuleContext, run_rules
+
+    context = RuleContext(
+        gates=tuple(gates),
+        configs=configs,
+        reference_rate=settings.reference_rate,
+        target=settings.target,
+        tracking_pattern=settings.tracking_issue_pattern,
+        selected=selected,
+        dependencies_declared=dependencies_declared,
+    )
+    return tuple(run_rules(context, problems))
+
+
+# Words a pytest config must hold to set reruns for every test (DET104).
+_RERUN_CONFIG_TOKENS = (b"rerun", b"retries", b"force-flaky", b"force_flaky")
+
+
+def _config_may_rerun(directory: Path) -> bool:
+    """Whether any config file pytest could read for ``directory`` mentions reruns.
+
+    A cheap byte test over the candidate files up the tree, so that a run on
+    files without knobs loads and parses pytest's configuration only when a
+    global rerun setting can be there.
+    """
+    for base in (directory, *directory.parents):
+        for name in PYTEST_CONFIG_FILES:
+            try:
+                data = (base / name).read_bytes()
+            except OSError:
+                continue
+            if any(token in data for token in _RERUN_CONFIG_TOKENS):
+                return True
+    return False

@@ -7,6 +7,7 @@ judged from words, so the words live in one place.
 
 from __future__ import annotations
 
+import functools
 import re
 
 # Words that say a test fails only sometimes. "unstable" counts unless it is
@@ -28,8 +29,14 @@ FLAKY_WORDS = (
 # Words matched with context, beyond FLAKY_WORDS; the prefilter looks for their stems.
 CONTEXT_PATTERNS = (r"\bracy\b", r"(?<!numerically )(?<!numerical )unstable")
 CONTEXT_STEMS = ("racy", "unstable")
-_ALTERNATIVES = "|".join([*(re.escape(word) for word in FLAKY_WORDS), *CONTEXT_PATTERNS])
-_FLAKY = re.compile(rf"\w*(?:{_ALTERNATIVES})[\w-]*", re.IGNORECASE)
+
+
+@functools.cache
+def _flaky_pattern() -> re.Pattern[str]:
+    """Compiled on first use: the command line imports this module on every run."""
+    alternatives = "|".join([*(re.escape(word) for word in FLAKY_WORDS), *CONTEXT_PATTERNS])
+    return re.compile(rf"\w*(?:{alternatives})[\w-]*", re.IGNORECASE)
+
 
 # An issue URL, a `#123` reference, or a tracker key such as `PROJ-123`.
 DEFAULT_TRACKING_PATTERN = r"https?://\S+|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\b|\bgh-\d+\b"
@@ -38,7 +45,7 @@ DEFAULT_TRACKING_PATTERN = r"https?://\S+|(?<![\w&])#\d+\b|\b[A-Z][A-Z0-9]+-\d+\
 def says_flaky(*texts: str) -> str | None:
     """The first flaky-sounding word in any of ``texts`` (whole: "Flaky", "nondeterministic")."""
     for text in texts:
-        match = _FLAKY.search(text)
+        match = _flaky_pattern().search(text)
         if match:
             return match.group(0)
     return None

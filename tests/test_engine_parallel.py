@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from detlint.engine import PARALLEL_THRESHOLD, analyse
-from detlint.rules import select_codes
+from detlint.rules.catalogue import select_codes
 from detlint.settings import Settings
 
 MARKED = """import os

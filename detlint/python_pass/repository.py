@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
 from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.source import decode_python, read_bytes
@@ -26,6 +25,7 @@ from detlint.span import Problem, Span, display_path
 if TYPE_CHECKING:
     import libcst as cst
 
+    from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
     from detlint.python_pass.module_scan import ModuleExports
     from detlint.python_pass.narrowing import Narrowed
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
-from detlint.finding import Finding
+
+if TYPE_CHECKING:
+    from detlint.finding import Finding
 
 CHECK_SCHEMA = "detlint.check/1"
 
@@ -31,6 +31,8 @@ def render_concise(findings: Sequence[Finding], files_checked: int) -> str:
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
+    import dataclasses
+
     span = finding.span
     return {
         "code": finding.code,
@@ -49,6 +51,8 @@ def finding_json(finding: Finding) -> dict[str, Any]:
 
 
 def render_json(findings: Sequence[Finding], files_checked: int) -> str:
+    import json  # not needed for the concise output of a pre-commit run
+
     document = {
         "schema": CHECK_SCHEMA,
         "version": __version__,

@@ -142,9 +142,11 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
 
 def retry_decorator(context: RuleContext) -> Iterator[Finding]:
     """DET103: tenacity/backoff/configured retry decorators around tests."""
+    groups = group_by_mark(context.gates, ("retry-decorator",))
+    if not groups:
+        return
     from detlint.model import Reruns
 
-    groups = group_by_mark(context.gates, ("retry-decorator",))
     for span, (mark, gates) in sorted(groups.items()):
         gate, numbers = worst(gates, context)
         reruns = next((layer for layer in gate.policy.layers if isinstance(layer, Reruns)), None)
