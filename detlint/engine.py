@@ -9,7 +9,7 @@ for the worker processes.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -111,6 +111,51 @@ def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
     ]
 
 
+# Where dependency declarations live, as git pathspecs (any depth).
+_DEPENDENCY_PATHSPECS = tuple(
+    f":(glob)**/{pattern}"
+    for pattern in (
+        "*requirements*",
+        "*constraints*",
+        "requirements/**",
+        "pyproject.toml",
+        "setup.cfg",
+        "setup.py",
+        "tox.ini",
+        "Pipfile",
+        "Pipfile.lock",
+        "poetry.lock",
+        "uv.lock",
+        "pdm.lock",
+        "pylock*.toml",
+    )
+)
+
+
+def dependency_files(project: Path, every_file: Callable[[], Sequence[Path]]) -> list[Path]:
+    """The files under ``project`` that can declare dependencies.
+
+    In a git work tree one ``git ls-files`` with pathspecs answers in a few
+    milliseconds; listing the whole repository (the fallback) costs tens.
+    """
+    import subprocess
+
+    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
+    try:
+        listed = subprocess.run(
+            [*command, *_DEPENDENCY_PATHSPECS],
+            cwd=project,
+            capture_output=True,
+            timeout=20,
+            check=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return [path for path in every_file() if project in path.parents or path.parent == project]
+    names = listed.decode("utf-8", "surrogateescape").split("\0")
+    return [project / name for name in names if name and (project / name).is_file()]
+
+
 def declares_dependencies(files: Sequence[Path]) -> bool:
     """Whether the project declares its dependencies anywhere detlint reads.
 
@@ -186,7 +231,6 @@ def analyse(
     repository = PythonRepository(
         root,
         cwd,
-        lambda: [*(path for path in every_file() if path.suffix == ".py"), *lint_files],
         ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
         Prefilter(extra=extra, trials="DET301" in selected),
     )
@@ -208,7 +252,7 @@ def analyse(
         from detlint.pytest_config import find_pytest_config
 
         project = project_root(list(paths) or [cwd], root)
-        project_files = [p for p in every_file() if project == root or project in p.parents]
+        project_files = dependency_files(project, every_file)
         evidence = read_plugin_evidence(project, project_files, cwd)
         problems += evidence.problems
         dependencies_declared = declares_dependencies(project_files)

@@ -5,14 +5,13 @@ Most test files hold no knob at all, so a byte-level prefilter decides which
 files are parsed, and libcst is imported only when the first candidate turns
 up. Helper modules and conftest files are parsed lazily, only when a test file
 imports from them or asks for one of their fixtures, and each is parsed at most
-once per process. The repository's file list is also asked for lazily: a
-pre-commit run on a file without knobs never lists the repository.
+once per process. Nothing here lists the repository: an imported module is
+looked up by the paths its import statement allows.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,25 +57,25 @@ class PythonRepository:
         self,
         root: Path,
         cwd: Path,
-        python_files: Callable[[], Iterable[Path]],
         options: ScanOptions,
         prefilter: Prefilter,
     ) -> None:
         self.root = root
         self.cwd = cwd
-        self._python_files = python_files
-        self._known: set[str] | None = None
         self.options = options
         self.prefilter = prefilter
         self._exports: dict[str, ModuleExports | None] = {}
         self._displays: dict[str, Path] = {}
+        self._exists: dict[str, bool] = {}
 
-    @property
-    def known(self) -> set[str]:
-        """Absolute paths of the repository's Python files, listed on first use."""
-        if self._known is None:
-            self._known = {os.path.abspath(path) for path in self._python_files()}
-        return self._known
+    def exists(self, path: Path) -> bool:
+        """Whether a helper module or conftest.py is there to read (asked per import,
+        so that no run lists the whole repository just to resolve a few names)."""
+        key = str(path)
+        found = self._exists.get(key)
+        if found is None:
+            found = self._exists[key] = os.path.isfile(path)
+        return found
 
     # -- public ------------------------------------------------------------
 
@@ -172,7 +171,7 @@ class PythonRepository:
         for base in bases:
             candidate = base.joinpath(*parts)
             for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
-                if str(path) in self.known:
+                if self.exists(path):
                     return path
         return None
 
@@ -210,7 +209,7 @@ class FixtureLookupForFile:
         root = Path(os.path.abspath(self.repository.root))
         for base in (directory, *directory.parents):
             conftest = base / "conftest.py"
-            if str(conftest) != own and str(conftest) in self.repository.known:
+            if str(conftest) != own and self.repository.exists(conftest):
                 exports = self.repository.exports(conftest)
                 found = exports.fixture_trials(name) if exports is not None else None
                 if found is not None:
