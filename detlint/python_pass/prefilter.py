@@ -8,6 +8,7 @@ loads libcst.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from detlint.reasons import CONTEXT_STEMS, FLAKY_WORDS
@@ -28,9 +29,14 @@ class Prefilter:
     extra: tuple[bytes, ...] = ()
     trials: bool = False  # also parse files with trial loops (for DET301)
 
+    @functools.cached_property
+    def _tokens(self) -> tuple[bytes, ...]:
+        return KNOB_TOKENS + self.extra
+
     def _knob(self, lowered: bytes) -> bool:
-        if any(token in lowered for token in KNOB_TOKENS + self.extra):
-            return True
+        for token in self._tokens:
+            if token in lowered:
+                return True
         return SKIP_TOKEN in lowered and any(word in lowered for word in FLAKY_TOKENS)
 
     def wants(self, data: bytes) -> bool:
