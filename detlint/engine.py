@@ -269,7 +269,7 @@ def analyse(
     # (a pre-commit run on a changed pyproject.toml).
     config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
     directories = {path.parent for path in (*lint_files, *config_files)} - set(configs)
-    if modules or config_files or any(map(_config_may_rerun, directories)):
+    if modules or config_files or _config_may_rerun(directories):
         from detlint.pytest_config import find_pytest_config
 
         for directory in directories:
@@ -323,19 +323,24 @@ def _judge(
 _RERUN_CONFIG_TOKENS = (b"rerun", b"retries", b"force-flaky", b"force_flaky")
 
 
-def _config_may_rerun(directory: Path) -> bool:
-    """Whether any config file pytest could read for ``directory`` mentions reruns.
+def _config_may_rerun(directories: set[Path]) -> bool:
+    """Whether any config file pytest could read for these directories mentions reruns.
 
-    A cheap byte test over the candidate files up the tree, so that a run on
-    files without knobs loads and parses pytest's configuration only when a
-    global rerun setting can be there.
+    A cheap byte test over the candidate files up the tree (each directory
+    looked at once), so that a run on files without knobs loads and parses
+    pytest's configuration only when a global rerun setting can be there.
     """
-    for base in (directory, *directory.parents):
-        for name in PYTEST_CONFIG_FILES:
-            try:
-                data = (base / name).read_bytes()
-            except OSError:
-                continue
-            if any(token in data for token in _RERUN_CONFIG_TOKENS):
-                return True
+    seen: set[Path] = set()
+    for directory in directories:
+        for base in (directory, *directory.parents):
+            if base in seen:
+                break
+            seen.add(base)
+            for name in PYTEST_CONFIG_FILES:
+                try:
+                    data = (base / name).read_bytes()
+                except OSError:
+                    continue
+                if any(token in data for token in _RERUN_CONFIG_TOKENS):
+                    return True
     return False
