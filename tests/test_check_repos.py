@@ -163,3 +163,8 @@ def test_force_flaky_numbers():
 def test_linting_the_config_file_alone_reports_global_reruns():
     _, document = run_check(REPOS / "global_reruns", "pyproject.toml")
     assert [(f["path"], f["code"]) for f in document["findings"]] == [("pyproject.toml", "DET104")]
+
+
+def test_linting_a_test_file_without_knobs_still_reports_global_reruns():
+    _, document = run_check(REPOS / "global_reruns", "tests/test_plain.py")
+    assert [(f["path"], f["code"]) for f in document["findings"]] == [("pyproject.toml", "DET104")]
