@@ -169,12 +169,28 @@ class ModuleScanner:
         return found
 
     def _body_marks(self, function: cst.FunctionDef) -> list[Mark]:
-        """Imperative ``pytest.xfail()`` / ``pytest.skip()`` calls in a test's body."""
+        """Knobs a test applies to itself while it runs.
+
+        Imperative ``pytest.xfail()`` / ``pytest.skip()`` calls, and marks added
+        with ``request.applymarker(...)``. Of the latter only xfail and skip are
+        read (pytest evaluates them when it makes the report); a rerun marker
+        added this late is left out, since whether a plugin sees it depends on
+        when the plugin reads markers (pytest-rerunfailures decides before the
+        test runs).
+        """
         marks: list[Mark] = []
         if not self.has_imperative_calls:
             return marks
         for call in find_all(function.body, cst.Call):
-            qualified = self.index.imports.qualify(call.func) or ""
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "applymarker" and call.args:
+                marks += [
+                    mark
+                    for mark in self.marks.resolve(call.args[0].value, "body")
+                    if mark.kind in ("xfail", "skip", "skipif")
+                ]
+                continue
+            qualified = self.index.imports.qualify(func) or ""
             kind = IMPERATIVE.get(qualified)
             if kind is None:
                 continue

@@ -39,7 +39,7 @@ _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 _TRIAL_HINTS = ("range(", "getenv", "environ")
 # What a test body can hold that detlint reads: trial loops, env reads, imperative
 # skip/xfail calls.
-_BODY_HINTS = (*_TRIAL_HINTS, "skip(", "xfail(")
+_BODY_HINTS = (*_TRIAL_HINTS, "skip(", "xfail(", "applymarker(")
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
 
