@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -193,3 +193,57 @@ _READERS: dict[str, _Reader] = {
     "Pipfile": read_pipfile,
     "Pipfile.lock": read_pipfile_lock,
 }
+
+
+# Where dependency declarations live, as git pathspecs (any depth).
+_DEPENDENCY_PATHSPECS = tuple(
+    f":(glob)**/{pattern}"
+    for pattern in (
+        "*requirements*",
+        "*constraints*",
+        "requirements/**",
+        "pyproject.toml",
+        "setup.cfg",
+        "setup.py",
+        "tox.ini",
+        "Pipfile",
+        "Pipfile.lock",
+        "poetry.lock",
+        "uv.lock",
+        "pdm.lock",
+        "pylock*.toml",
+    )
+)
+
+
+def dependency_files(project: Path, every_file: Callable[[], Sequence[Path]]) -> list[Path]:
+    """The files under ``project`` that can declare dependencies.
+
+    In a git work tree one ``git ls-files`` with pathspecs answers in a few
+    milliseconds; listing the whole repository (the fallback) costs tens.
+    """
+    import subprocess  # only when a marker needs its plugin
+
+    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
+    try:
+        listed = subprocess.run(
+            [*command, *_DEPENDENCY_PATHSPECS],
+            cwd=project,
+            capture_output=True,
+            timeout=20,
+            check=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return [path for path in every_file() if project in path.parents or path.parent == project]
+    names = listed.decode("utf-8", "surrogateescape").split("\0")
+    return [project / name for name in names if name and (project / name).is_file()]
+
+
+def declares_dependencies(project: Path, files: Sequence[Path]) -> bool:
+    """Whether the project declares its dependencies anywhere detlint reads.
+
+    Only then does "no rerun plugin declared" mean a `flaky` marker is inert;
+    a project with no dependency files at all says nothing either way.
+    """
+    return any(_reader_for(path, project) is not None for path in files)

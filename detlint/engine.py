@@ -9,7 +9,7 @@ for the worker processes.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,10 +27,6 @@ if TYPE_CHECKING:
     from detlint.link import TestGate
     from detlint.pytest_config import PytestConfig
     from detlint.python_pass.facts import ModuleFacts, TestFunction
-
-DEPENDENCY_FILES = frozenset(
-    {"pyproject.toml", "setup.py", "setup.cfg", "pipfile", "poetry.lock", "uv.lock", "pdm.lock"}
-)
 
 PYTEST_CONFIG_FILES = frozenset(
     {
@@ -111,66 +107,6 @@ def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
     ]
 
 
-# Where dependency declarations live, as git pathspecs (any depth).
-_DEPENDENCY_PATHSPECS = tuple(
-    f":(glob)**/{pattern}"
-    for pattern in (
-        "*requirements*",
-        "*constraints*",
-        "requirements/**",
-        "pyproject.toml",
-        "setup.cfg",
-        "setup.py",
-        "tox.ini",
-        "Pipfile",
-        "Pipfile.lock",
-        "poetry.lock",
-        "uv.lock",
-        "pdm.lock",
-        "pylock*.toml",
-    )
-)
-
-
-def dependency_files(project: Path, every_file: Callable[[], Sequence[Path]]) -> list[Path]:
-    """The files under ``project`` that can declare dependencies.
-
-    In a git work tree one ``git ls-files`` with pathspecs answers in a few
-    milliseconds; listing the whole repository (the fallback) costs tens.
-    """
-    import subprocess
-
-    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
-    try:
-        listed = subprocess.run(
-            [*command, *_DEPENDENCY_PATHSPECS],
-            cwd=project,
-            capture_output=True,
-            timeout=20,
-            check=True,
-            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return [path for path in every_file() if project in path.parents or path.parent == project]
-    names = listed.decode("utf-8", "surrogateescape").split("\0")
-    return [project / name for name in names if name and (project / name).is_file()]
-
-
-def declares_dependencies(files: Sequence[Path]) -> bool:
-    """Whether the project declares its dependencies anywhere detlint reads.
-
-    Only then does "no rerun plugin declared" mean a `flaky` marker is inert;
-    a project with no dependency files at all says nothing either way.
-    """
-    for path in files:
-        name = path.name.lower()
-        if name in DEPENDENCY_FILES or (
-            name.startswith("requirements") and path.suffix in (".txt", ".in")
-        ):
-            return True
-    return False
-
-
 def _is_project(directory: Path) -> bool:
     try:
         names = os.listdir(directory)
@@ -247,7 +183,11 @@ def analyse(
     evidence: PluginEvidence | None = None
     if modules:
         # Which plugin reads `flaky` matters only once there is a marker to read.
-        from detlint.dependencies import read_plugin_evidence
+        from detlint.dependencies import (
+            declares_dependencies,
+            dependency_files,
+            read_plugin_evidence,
+        )
         from detlint.link import link_tests
         from detlint.pytest_config import find_pytest_config
 
@@ -255,7 +195,7 @@ def analyse(
         project_files = dependency_files(project, every_file)
         evidence = read_plugin_evidence(project, project_files, cwd)
         problems += evidence.problems
-        dependencies_declared = declares_dependencies(project_files)
+        dependencies_declared = declares_dependencies(project, project_files)
         for module in modules:
             directory = Path(os.path.abspath(cwd / module.path)).parent
             config = configs.get(directory)

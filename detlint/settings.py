@@ -9,7 +9,7 @@ quietly stops running.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,6 @@ class Settings:
     tracking_issue_pattern: str = DEFAULT_TRACKING_PATTERN
     retry_decorators: frozenset[str] = frozenset()
     trial_env_readers: frozenset[str] = frozenset()
-    unknown: tuple[str, ...] = field(default=())
 
 
 def _strings(key: str, value: Any) -> tuple[str, ...]:

@@ -21,7 +21,6 @@ from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.link import TestGate
-    from detlint.model import Policy
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
 
@@ -37,8 +36,8 @@ class RuleContext:
     dependencies_declared: bool = True  # the project has dependency files at all
 
 
-def loss(gate: TestGate, context: RuleContext, policy: Policy | None = None) -> Loss:
-    policy = policy or gate.policy
+def loss(gate: TestGate, context: RuleContext) -> Loss:
+    policy = gate.policy
     q = context.reference_rate
     baseline = policy.baseline()
     return Loss(
