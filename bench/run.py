@@ -6,7 +6,11 @@ Run it with the interpreter whose tools you want to measure::
     .venv/bin/python bench/run.py --tree /tmp/detlint-bench-tree   # generate once, keep
     .venv/bin/python bench/run.py --json
     .venv/bin/python bench/run.py --corpus .venv/lib/python3.11/site-packages  # real code
+    .venv/bin/python bench/run.py --tree /tmp/detlint-bench-ci --pipelines 500  # with CI YAML
 
+``--pipelines N`` adds N YAML files to the synthetic tree (Buildkite pipelines,
+Jinja pipeline templates, GitHub workflows, a GitLab pipeline, and YAML that is
+no pipeline) and measures ``detlint check`` on the pipeline directories too.
 ``--corpus DIR`` replaces the synthetic tree with a copy of every ``*.py`` file
 under DIR (real test suites with real xfail/skip markers); the measurements
 are the same. The reference commands (``python -c ...``) run from an empty
@@ -40,8 +44,10 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import os
 import random
+import re
 import shutil
 import stat
 import statistics
@@ -579,6 +585,16 @@ class TreeFacts:
     corpus: str | None = None
     corpus_candidate_files: int | None = None  # every file with a prefilter word, not only tests
     marker: str = "flaky"  # the marker ``file_with_marker`` holds: flaky, xfail or both
+    # --pipelines: the YAML files added (pipelines, templates and other YAML), their bytes,
+    # files per PIPELINE_KINDS kind, and the pipelines and templates holding a CI knob.
+    pipeline_files: int = 0
+    pipeline_bytes: int = 0
+    pipeline_kinds: dict[str, int] | None = None
+    ci_knob_files: int = 0
+    # What `detlint check <pipeline dirs>` is given (tree-relative), and the YAML files
+    # under it; None when the tree has no pipelines.
+    pipeline_targets: list[str] | None = None
+    pipeline_target_files: int = 0
 
 
 def _test_module(
@@ -684,8 +700,1229 @@ def _source_module(rng: random.Random, area: str, sub: str, size: int) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def generate_tree(root: Path, files: int, megabytes: float, seed: int) -> TreeFacts:
-    """Write the synthetic monorepo under ``root`` (which must be empty) and commit it."""
+# ---------------------------------------------------------------------------
+# CI pipelines and other YAML (--pipelines N)
+#
+# A separate random stream (seeded from --seed) writes these files after the
+# Python tree, so --pipelines 0 leaves the tree exactly as it was without it.
+# ---------------------------------------------------------------------------
+
+DEFAULT_PIPELINES = 0  # YAML files --pipelines adds when not given
+PIPELINE_GENERATOR_VERSION = 1  # bump when the YAML files change (recorded only when N > 0)
+# Shares of the N YAML files. One .gitlab-ci.yml and its GITLAB_INCLUDES included files
+# come out of the Buildkite share, which takes what the others leave (about 40%).
+TEMPLATE_SHARE = 0.15  # ci/templates/*.yml.j2
+GITHUB_SHARE = 0.05  # .github/workflows/*.yml
+OTHER_YAML_SHARE = 0.40  # k8s, helm, docker-compose, mkdocs, openapi, app config
+GITLAB_INCLUDES = 4  # ci/gitlab/*.yml (with at least 20 files in all)
+CI_KNOB_SHARE = 0.15  # Buildkite pipelines and templates that hold a knob
+GITHUB_KNOB_SHARE = 0.20  # GitHub workflows that hold one (continue-on-error, retry action)
+BIG_YAML_BYTES = (200_000, 120_000, 70_000)  # an OpenAPI spec, a k8s bundle, helm values
+# `detlint check <pipeline dirs>` gets those of these that the tree has.
+PIPELINE_TARGETS = (".buildkite", "buildkite", "ci", ".github", ".gitlab-ci.yml")
+PIPELINE_KINDS = ("buildkite", "template", "github", "gitlab", "other")
+
+# Every spelling of a CI knob the generator writes (lowercased). A pipeline or
+# template meant to hold no knob holds none of them; one meant to hold a knob holds
+# at least one. Other YAML may hold some ("retry:" in helm values): it is no pipeline.
+CI_KNOB_WORDS = (
+    *("soft_fail", "retry", "retries", "continue-on-error", "continue_on_failure"),
+    *("allow_failure", "--reruns", "--retries", "--count", "||", "set +e", "| tee"),
+    *("skip", "fail-fast", "when: manual", "mirror:"),
+)
+
+BK_EMOJI = ("python", "pytest", "test_tube", "docker", "package", "hammer_and_wrench", "snake")
+BK_QUEUES = ("ci-linux-small", "ci-linux-medium", "ci-linux-large", "ci-arm64", "ci-gpu-a10")
+CI_IMAGES = (
+    "python:3.11-slim",
+    "python:3.12-slim",
+    "registry.example.invalid/monorepo/ci-base:2024.06.1",
+    "registry.example.invalid/monorepo/ci-gpu:cuda12.4-py3.11",
+)
+# Variables pipelines set. The engine makes every name of 4+ characters a word of its
+# Python prefilter (DET302), so none of these may occur in a Python file without knobs
+# (``_check_env_names``); steps also set the X_TRIALS variables that candidates read.
+CI_ENV = (
+    ("PYTHONHASHSEED", '"0"'),
+    ("LOG_LEVEL", "info"),
+    ("PIP_INDEX_URL", "https://pypi.internal.example.invalid/simple"),
+    ("COVERAGE_FILE", "reports/.coverage.${BUILDKITE_JOB_ID}"),
+    ("DATABASE_URL", "postgresql://ci:ci@postgres:5432/monorepo"),
+    ("REDIS_URL", "redis://redis:6379/0"),
+    ("AWS_DEFAULT_REGION", "eu-west-1"),
+    ("UV_CACHE_DIR", "/cache/uv"),
+    ("PYTEST_ADDOPTS", '"--color=yes -p no:cacheprovider"'),
+    ("MONOREPO_ENV", "ci"),
+    ("TZ", "UTC"),
+)
+PLUGINS = (
+    (
+        "docker#v5.11.0",
+        ("image: {image}", "propagate-environment: true", "mount-buildkite-agent: false"),
+    ),
+    ("docker-compose#v5.2.0", ("run: app", "config: ci/docker/docker-compose.ci.yml")),
+    ("artifacts#v1.9.3", ('download: "dist/*.whl"',)),
+    ("cache#v1.0.1", ("path: .cache/pip", "manifest: requirements/test.txt", "restore: file")),
+    ("test-collector#v1.10.1", ('files: "reports/junit-*.xml"', "format: junit")),
+)
+COMPOSE_IMAGES = ("postgres:16", "redis:7", "minio/minio:latest", "bitnami/kafka:3.7")
+INSTANCE_TYPES = ("c7i.2xlarge", "c7i.8xlarge", "g5.xlarge", "m7g.4xlarge")
+K_EXPRESSIONS = (
+    "not slow",
+    "not slow and not integration",
+    "roundtrip or monotonic",
+    "{verb} and not {qualifier}",
+    "Test{cls}",
+    "{noun} or {verb}",
+)
+BK_KNOBS = (
+    ("soft-fail", 3),
+    ("soft-fail-statuses", 2),
+    ("retry-automatic", 2),
+    ("retry-agent-lost", 2),  # rules on -1 only: act on agent loss, not on test failures
+    ("retry-any-status", 1),
+    ("reruns", 2),
+    ("or-true", 2),
+    ("mirror", 1),
+)
+
+_PLAIN_UNSAFE_START = tuple("-?:,[]{}#&*!|>'\"%@`")
+
+
+def _q(text: str) -> str:
+    """``text`` as a YAML scalar: plain when that is safe, else single-quoted."""
+    if (
+        not text
+        or text.startswith(_PLAIN_UNSAFE_START)
+        or ": " in text
+        or " #" in text
+        or text.endswith(":")
+        or text != text.strip()
+    ):
+        return "'" + text.replace("'", "''") + "'"
+    return text
+
+
+def _indent(lines: Sequence[str], spaces: int) -> list[str]:
+    pad = " " * spaces
+    return [pad + line if line else line for line in lines]
+
+
+@dataclass
+class PipelineContext:
+    """The random stream and the tree's test layout that pipeline steps refer to."""
+
+    rng: random.Random
+    test_files: dict[tuple[str, str], list[str]]  # (area, sub) -> test file paths
+    trial_vars: dict[tuple[str, str], list[str]]  # (area, sub) -> X_TRIALS variables its tests read
+    keys: set[str] = field(default_factory=set)  # step keys of the current file
+    env_names: set[str] = field(default_factory=set)  # every variable a pipeline sets
+
+    def pick(self, options: Sequence[Any]) -> Any:
+        return options[self.rng.randrange(len(options))]
+
+    def area_sub(self, area: str | None = None) -> tuple[str, str]:
+        area = area or self.pick(tuple(AREAS))
+        return area, self.pick(AREAS[area])
+
+    def key(self, base: str) -> str:
+        name, index = base, 2
+        while name in self.keys:
+            name, index = f"{base}-{index}", index + 1
+        self.keys.add(name)
+        return name
+
+    def env(self, count: int, area: str | None = None, sub: str | None = None) -> list[str]:
+        """``count`` settings for an ``env:`` map; a trial count for the tests of ``sub``."""
+        chosen = self.rng.sample(CI_ENV, min(count, len(CI_ENV)))
+        trials = self.trial_vars.get((area or "", sub or ""))
+        if trials and self.rng.random() < 0.5:
+            chosen.append((self.pick(trials), f'"{self.pick((1, 3, 20, 50))}"'))
+        self.env_names.update(name for name, _ in chosen)
+        return [f"{name}: {value}" for name, value in chosen]
+
+    def pytest(self, area: str, sub: str, knob: str | None = None) -> str:
+        """One pytest command line, with ``--reruns`` or ``|| true`` for those knobs."""
+        rng = self.rng
+        form = rng.randrange(8)
+        target = f"tests/{area}/{sub}"
+        if form == 0:
+            target = f"tests/{area}"
+        elif form == 1 and self.test_files.get((area, sub)):
+            target = self.pick(self.test_files[(area, sub)])
+        words = ["python -m pytest" if rng.random() < 0.3 else "pytest"]
+        if rng.random() < 0.3:
+            expression = self.pick(K_EXPRESSIONS).format(
+                verb=self.pick(VERBS),
+                noun=self.pick(NOUNS),
+                qualifier=self.pick(QUALIFIERS),
+                cls=_camel(self.pick(NOUNS)),
+            )
+            words.append(f'-k "{expression}"')
+        if rng.random() < 0.15:
+            words.append(f"-m {self.pick(('integration', 'slow', 'not integration'))!r}")
+        words.append(target)
+        words += rng.sample(
+            ["-q", "-n 4", "-n auto", "--durations=20", "-p no:cacheprovider", "--maxfail=20"],
+            rng.randint(0, 2),
+        )
+        if rng.random() < 0.4:
+            words.append(f"--junitxml=reports/junit-{area}-{sub}.xml")
+        if knob == "reruns":
+            words.append(self.pick(("--reruns 2", "--reruns 3 --reruns-delay 5", "--reruns=1")))
+        text = " ".join(words)
+        return text + " || true" if knob == "or-true" else text
+
+
+# --- Buildkite -----------------------------------------------------------------------
+
+
+def _bk_knob_lines(ctx: PipelineContext, knob: str) -> list[str]:
+    """The step keys that make ``knob`` (the command-line knobs live in the command)."""
+    rng = ctx.rng
+    if knob == "soft-fail":
+        return ["soft_fail: true"]
+    if knob == "soft-fail-statuses":
+        codes = sorted(rng.sample((1, 2, 3, 137, 143, 255), rng.randint(1, 2)))
+        return ["soft_fail:", *(f"  - exit_status: {code}" for code in codes)]
+    if knob == "retry-automatic":
+        lines = ["retry:", "  automatic: true"]
+        if rng.random() < 0.3:
+            lines += ["  manual:", "    permit_on_passed: true"]
+        return lines
+    if knob == "retry-agent-lost":
+        lines = [
+            "retry:",
+            "  automatic:",
+            "    - exit_status: -1",
+            f"      limit: {rng.randint(1, 3)}",
+        ]
+        if rng.random() < 0.5:
+            lines += ["    - exit_status: 255", "      limit: 2"]
+        return lines
+    if knob == "retry-any-status":
+        return [
+            "retry:",
+            "  automatic:",
+            '    - exit_status: "*"',
+            f"      limit: {rng.randint(1, 3)}",
+        ]
+    if knob == "mirror":
+        return [
+            "mirror:",
+            "  amd:",
+            "    soft_fail: true",
+            "    agents:",
+            "      queue: ci-amd-large",
+        ]
+    return []
+
+
+def _bk_command_step(
+    ctx: PipelineContext, area: str, sub: str, knob: str | None, verbosity: int, keys: list[str]
+) -> list[str]:
+    """A command step as list-item lines (``- label: ...``), unindented."""
+    rng = ctx.rng
+    suite = ctx.pick(("unit", "integration", "contract", "smoke", "property", "regression"))
+    key = ctx.key(f"{area}-{sub}-{suite}".replace("_", "-"))
+    label = f":{ctx.pick(BK_EMOJI)}: {area}/{sub} {suite}"
+    body = [f"label: {_q(label)}", f"key: {key}"]
+    command = ctx.pytest(area, sub, knob)
+    lean = verbosity == 1 and rng.random() < 0.4  # label, key, command and little else
+    form = 0 if lean else rng.randrange(3)
+    if form == 0 and verbosity == 1:
+        body.append(f"command: {_q(command)}")
+    elif form == 1 and verbosity == 1:
+        setup = rng.sample(
+            [
+                "pip install -r requirements/test.txt",
+                "pip install -e .",
+                "make -C services up",
+                f"./scripts/ci/wait-for-services.sh {area}",
+                'buildkite-agent artifact download "dist/*.whl" dist/',
+            ],
+            rng.randint(1, 3),
+        )
+        commands = [*setup, command]
+        if rng.random() < 0.3:
+            commands.append('buildkite-agent artifact upload "reports/*.xml"')
+        body += ["commands:", *(f"  - {_q(c)}" for c in commands)]
+    else:
+        script = ["set -euo pipefail", f'echo "--- :python: {area}/{sub} ({suite})"']
+        for _ in range(verbosity - 1):
+            script += [
+                f"python scripts/ci/prepare_{ctx.pick(NOUNS)}.py --area {area} --out .ci/{sub}",
+                f'echo "prepared {ctx.pick(WORDS)} {ctx.pick(NOUNS)}s for {sub}"',
+                f"make -C services {ctx.pick(('up', 'seed', 'migrate', 'warm'))} AREA={area}",
+            ]
+        if rng.random() < 0.3:
+            name = f"MONOREPO_{area.upper()}_SHARD"
+            ctx.env_names.add(name)
+            script.append(f"export {name}=${{BUILDKITE_PARALLEL_JOB:-0}}")
+        script.append(command)
+        if rng.random() < 0.4:
+            script.append('buildkite-agent artifact upload "reports/**/*.xml"')
+        body += ["command: |", *(f"  {line}" for line in script)]
+    if rng.random() < 0.7:
+        body += ["agents:", f"  queue: {ctx.pick(BK_QUEUES)}"]
+    if rng.random() < 0.5:
+        body.append(f"timeout_in_minutes: {ctx.pick((10, 15, 20, 30, 45, 60))}")
+    if lean:
+        body += _bk_knob_lines(ctx, knob) if knob is not None else []
+        keys.append(key)
+        return [f"- {body[0]}", *_indent(body[1:], 2)]
+    if rng.random() < 0.5:
+        body += ["env:", *_indent(ctx.env(rng.randint(1, 4), area, sub), 2)]
+    if rng.random() < 0.5:
+        body.append("plugins:")
+        for name, options in rng.sample(PLUGINS, rng.randint(1, 2)):
+            body.append(f"  - {name}:")
+            body += [f"      {option.format(image=ctx.pick(CI_IMAGES))}" for option in options]
+            if name.startswith("docker#") and rng.random() < 0.3:
+                body += [
+                    "      environment:",
+                    "        - PYTHONHASHSEED",
+                    "        - BUILDKITE_BUILD_ID",
+                ]
+    if keys and rng.random() < 0.4:
+        if rng.random() < 0.5:
+            body.append(f"depends_on: {ctx.pick(keys)}")
+        else:
+            body += ["depends_on:", *(f"  - {k}" for k in rng.sample(keys, min(len(keys), 2)))]
+    if rng.random() < 0.3:
+        body.append(f"parallelism: {ctx.pick((2, 4, 8))}")
+    if rng.random() < 0.3:
+        body.append('artifact_paths: "reports/**/*"')
+    if rng.random() < 0.15:
+        body.append('if: build.branch == "main"')
+    if knob is not None:
+        body += _bk_knob_lines(ctx, knob)
+    keys.append(key)
+    return [f"- {body[0]}", *_indent(body[1:], 2)]
+
+
+def _bk_steps(
+    ctx: PipelineContext, area: str, size: int, knobs: list[str], upload: list[str]
+) -> tuple[list[str], int]:
+    """The ``steps:`` list of a pipeline of about ``size`` bytes: 10 to 60 command steps."""
+    rng = ctx.rng
+    steps: list[list[str]] = []
+    keys: list[str] = []
+    for target in upload:
+        key = ctx.key("upload-" + target.rsplit("/", 1)[-1].split(".")[0])
+        steps.append(
+            [
+                f"- label: {_q(':pipeline: ' + target)}",
+                f"  key: {key}",
+                f"  command: buildkite-agent pipeline upload {target}",
+                "  agents:",
+                "    queue: ci-linux-small",
+            ]
+        )
+    # Enough command steps for the size; steps grow (longer scripts) past 60.
+    wanted = max(10, min(60, round(size / 420)))
+    verbosity = max(1, round(size / (wanted * 420)))
+    knob_at = {rng.randrange(wanted): knob for knob in knobs}
+    done = 0
+    if rng.random() < 0.5:
+        steps.append(
+            [
+                '- label: ":docker: build CI image"',
+                f"  key: {ctx.key('build-image')}",
+                "  command: docker build -f ci/docker/Dockerfile -t ci-base .",
+                "  agents:",
+                "    queue: ci-linux-large",
+            ]
+        )
+        keys.append(steps[-1][1].split(": ", 1)[1])
+    while done < wanted:
+        roll = rng.random()
+        if roll < 0.06 and steps:
+            steps.append(["- wait"])
+        elif roll < 0.08:
+            steps.append(
+                [
+                    f"- block: {_q(':rocket: Release ' + area + '?')}",
+                    f"  key: {ctx.key('release-' + area)}",
+                ]
+            )
+        elif roll < 0.1:
+            steps.append(
+                [
+                    f"- trigger: monorepo-deploy-{area}",
+                    f"  label: {_q(':rocket: deploy ' + area)}",
+                    "  build:",
+                    '    branch: "${BUILDKITE_BRANCH}"',
+                    '    commit: "${BUILDKITE_COMMIT}"',
+                ]
+            )
+        elif roll < 0.25 and wanted - done >= 2:
+            count = min(wanted - done, rng.randint(2, 6))
+            sub_area = ctx.pick(tuple(AREAS))
+            inner: list[str] = []
+            for offset in range(count):
+                inner += _bk_command_step(
+                    ctx, *ctx.area_sub(sub_area), knob_at.get(done + offset), verbosity, keys
+                )
+            steps.append(
+                [
+                    f"- group: {_q(':test_tube: ' + sub_area)}",
+                    f"  key: {ctx.key(sub_area.replace('_', '-') + '-group')}",
+                    "  steps:",
+                    *_indent(inner, 4),
+                ]
+            )
+            done += count
+        else:
+            steps.append(
+                _bk_command_step(ctx, *ctx.area_sub(area), knob_at.get(done), verbosity, keys)
+            )
+            done += 1
+    return [line for step in steps for line in step], done
+
+
+def _buildkite_pipeline(
+    ctx: PipelineContext, path: str, area: str, size: int, knobs: list[str], upload: list[str]
+) -> str:
+    rng = ctx.rng
+    ctx.keys.clear()
+    lines = [
+        f"# {path}: {area} tests. Owned by the {area} team; see docs/{area}/ci.md.",
+        "# Steps run on the shared queues unless they say otherwise.",
+    ]
+    if upload:
+        lines = [f"# {path}: the entry pipeline; uploads the area pipelines under buildkite/."]
+    if rng.random() < 0.6:
+        lines += ["env:", *_indent(ctx.env(rng.randint(2, 5)), 2)]
+    if rng.random() < 0.5:
+        lines += ["agents:", f"  queue: {ctx.pick(BK_QUEUES)}"]
+    steps, _ = _bk_steps(ctx, area, size, knobs, upload)
+    lines += ["", "steps:", *_indent(steps, 2)]
+    return "\n".join(lines) + "\n"
+
+
+# --- Jinja templates -------------------------------------------------------------------
+
+
+def _template_block(ctx: PipelineContext, area: str, index: int) -> list[str]:
+    """A loop, a conditional or a literal step of a pipeline template."""
+    rng = ctx.rng
+    sub = ctx.pick(AREAS[area])
+    kind = rng.randrange(4)
+    if kind == 0:
+        suite = ctx.pick(("unit", "integration", "contract", "smoke"))
+        subs = ctx.pick(("subs", f"{suite}_subs", "changed_subs"))
+        return [
+            f"{{% for sub in {subs} %}}",
+            f'  - label: ":python: {{{{ area }}}}/{{{{ sub }}}} {suite}"',
+            f'    key: "{{{{ area }}}}-{{{{ sub }}}}-{ctx.key(f"{suite}-{index}")}"',
+            f"    command: pytest tests/{{{{ area }}}}/{{{{ sub }}}} -m {suite} "
+            f"-n {{{{ workers | default({ctx.pick((2, 4, 8))}) }}}}",
+            "    agents:",
+            f"      queue: {{{{ queue | default('{ctx.pick(BK_QUEUES)}') }}}}",
+            "    plugins:",
+            f"      - {ctx.pick(('docker#v5.11.0', 'docker#v5.10.0'))}:",
+            '          image: "{{ image }}"',
+            "{% endfor %}",
+        ]
+    if kind == 1:
+        test_dir = f"tests/{area}/{sub}"
+        return [
+            "{% for shard in range(shards) %}",
+            f'  - label: ":pytest: {area}/{sub} shard {{{{ shard + 1 }}}}/{{{{ shards }}}}"',
+            f'    key: "{ctx.key(f"{area}-{sub}-shard".replace("_", "-"))}-{{{{ shard }}}}"',
+            "    command: |",
+            f"      pip install -r requirements/{ctx.pick(('test.txt', 'ci.txt'))}",
+            f"      python -m pytest {test_dir} --shard-id={{{{ shard }}}} "
+            "--num-shards={{ shards }}",
+            "{% endfor %}",
+        ]
+    if kind == 2:
+        flag = ctx.pick(("nightly", "full_run", "release_branch"))
+        return [
+            f"{{% if {flag} %}}",
+            "  - wait",
+            f'  - label: ":crescent_moon: {area}/{sub} {flag.replace("_", " ")}"',
+            f"    key: {ctx.key(f'{area}-{sub}-{flag}'.replace('_', '-'))}",
+            f"    command: {_q(ctx.pytest(area, sub))}",
+            f"    timeout_in_minutes: {{{{ {flag}_timeout | default({ctx.pick((60, 120))}) }}}}",
+            "{% endif %}",
+        ]
+    return _indent(_bk_command_step(ctx, area, sub, None, 1, []), 2)
+
+
+def _template_knob(ctx: PipelineContext, area: str) -> list[str]:
+    """A quarantine step with a knob, literal or templated."""
+    sub = ctx.pick(AREAS[area])
+    choice = ctx.rng.randrange(4)
+    command = f"pytest tests/{{{{ area }}}}/{sub} -m quarantine"
+    extra: list[str] = []
+    if choice == 0:
+        extra = ["    soft_fail: true"]
+    elif choice == 1:
+        extra = [
+            "    retry:",
+            "      automatic:",
+            '        - exit_status: "*"',
+            "          limit: {{ retry_limit | default(2) }}",
+        ]
+    elif choice == 2:
+        extra = ["    soft_fail: {{ soft_fail_" + area + " | default(false) | lower }}"]
+    else:
+        command += " --reruns {{ reruns }}"
+    return [
+        "{% if quarantine %}",
+        f'  - label: ":warning: {area}/{sub} quarantined tests"',
+        f"    key: {ctx.key(f'{area}-{sub}-quarantine'.replace('_', '-'))}",
+        f"    command: {command}",
+        *extra,
+        "{% endif %}",
+    ]
+
+
+def _template(ctx: PipelineContext, path: str, area: str, size: int, knob: bool) -> str:
+    """A Buildkite pipeline template rendered by a generator (``{{ }}``, ``{% %}`` lines)."""
+    ctx.keys.clear()
+    lines = [
+        f"# Rendered by ci/render.py into .buildkite/generated/; edit {path}, not the output.",
+        "{# inputs: area, subs, queue, image, workers, nightly, shards #}",
+        "env:",
+        '  PYTHONHASHSEED: "{{ hash_seed | default(0) }}"',
+        "  MONOREPO_ENV: {{ environment }}",
+        "steps:",
+    ]
+    total = sum(len(line) + 1 for line in lines)
+    blocks: list[list[str]] = []
+    while total < size or len(blocks) < 3:
+        blocks.append(_template_block(ctx, area, len(blocks)))
+        total += sum(len(line) + 1 for line in blocks[-1])
+    if knob:
+        blocks.insert(ctx.rng.randint(0, len(blocks)), _template_knob(ctx, area))
+    return "\n".join(lines + [line for block in blocks for line in block]) + "\n"
+
+
+# --- GitHub Actions and GitLab ---------------------------------------------------------
+
+
+def _github_workflow(ctx: PipelineContext, area: str, size: int, knob: bool) -> str:
+    rng = ctx.rng
+    lines = [
+        f"name: tests-{area}",
+        "on:",
+        "  push:",
+        "    branches: [main]",
+        "  pull_request:",
+        "    paths:",
+        f'      - "tests/{area}/**"',
+        f'      - "src/monorepo/{area}/**"',
+        "permissions:",
+        "  contents: read",
+        "concurrency:",
+        "  group: ${{ github.workflow }}-${{ github.ref }}",
+        "  cancel-in-progress: true",
+        "jobs:",
+    ]
+    knob_kind = rng.randrange(4) if knob else -1
+    total, jobs = sum(len(line) + 1 for line in lines), 0
+    used: set[str] = set()
+    while total < size or jobs < 1:
+        sub = ctx.pick(AREAS[area])
+        job = f"test-{sub}".replace("_", "-")
+        if job in used:
+            job = f"{job}-{jobs}"
+        used.add(job)
+        matrix = rng.random() < 0.6 or (knob_kind in (0, 1) and jobs == 0)
+        block = [f"  {job}:"]
+        if matrix:
+            block += [
+                "    name: ${{ matrix.os }} / py${{ matrix.python }}",
+                "    runs-on: ${{ matrix.os }}",
+                "    strategy:",
+            ]
+            if knob_kind == 0 and jobs == 0:
+                block.append("      fail-fast: false")
+            block += [
+                "      matrix:",
+                "        os: [ubuntu-22.04, ubuntu-24.04]",
+                '        python: ["3.10", "3.11", "3.12"]',
+            ]
+            if knob_kind == 1 and jobs == 0:
+                block += [
+                    "        experimental: [false]",
+                    "        include:",
+                    "          - os: ubuntu-24.04",
+                    '            python: "3.13"',
+                    "            experimental: true",
+                ]
+        else:
+            block.append(f"    runs-on: {ctx.pick(('ubuntu-latest', 'ubuntu-24.04'))}")
+        if knob_kind == 1 and jobs == 0:
+            block.append("    continue-on-error: ${{ matrix.experimental == true }}")
+        block += [
+            f"    timeout-minutes: {ctx.pick((15, 20, 30, 45))}",
+            "    steps:",
+            "      - uses: actions/checkout@v4",
+            "      - uses: actions/setup-python@v5",
+            "        with:",
+            "          python-version: ${{ matrix.python }}"
+            if matrix
+            else '          python-version: "3.11"',
+            "          cache: pip",
+            "      - name: Install",
+            "        run: pip install -r requirements/test.txt",
+        ]
+        if knob_kind == 2 and jobs == 0:
+            block += [
+                "      - name: Test (retried)",
+                "        uses: nick-fields/retry@v3",
+                "        with:",
+                "          max_attempts: 3",
+                "          timeout_minutes: 20",
+                f"          command: {_q(ctx.pytest(area, sub))}",
+            ]
+        else:
+            block += ["      - name: Test", f"        run: {_q(ctx.pytest(area, sub))}"]
+            if knob_kind == 3 and jobs == 0:
+                block.append("        continue-on-error: true")
+        if rng.random() < 0.5:
+            block += ["        env:", *_indent(ctx.env(rng.randint(1, 3)), 10)]
+        if rng.random() < 0.5:
+            block += [
+                "      - uses: actions/upload-artifact@v4",
+                "        if: always()",
+                "        with:",
+                f"          name: junit-{job}"
+                + ("-${{ matrix.os }}-${{ matrix.python }}" if matrix else ""),
+                "          path: reports/",
+            ]
+        lines += block
+        total += sum(len(line) + 1 for line in block)
+        jobs += 1
+    return "\n".join(lines) + "\n"
+
+
+def _gitlab_root(includes: list[str]) -> str:
+    lines = [
+        "include:",
+        *(f"  - local: {path}" for path in includes),
+        "stages:",
+        "  - lint",
+        "  - test",
+        "  - deploy",
+        "variables:",
+        '  PIP_CACHE_DIR: "$CI_PROJECT_DIR/.cache/pip"',
+        '  PYTHONHASHSEED: "0"',
+        "default:",
+        "  image: python:3.11-slim",
+        "  tags: [docker]",
+        "  before_script:",
+        "    - pip install -r requirements/test.txt",
+        ".pytest:",
+        "  stage: test",
+        "  script:",
+        "    - pytest $TEST_PATH --junitxml=report.xml",
+        "  artifacts:",
+        "    when: always",
+        "    reports:",
+        "      junit: report.xml",
+        "lint:",
+        "  stage: lint",
+        "  script:",
+        "    - pip install ruff",
+        "    - ruff check .",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _gitlab_include(ctx: PipelineContext, area: str, size: int, knob: bool) -> str:
+    rng = ctx.rng
+    lines = [f"# Test jobs for monorepo.{area}; included by .gitlab-ci.yml."]
+    total, jobs = len(lines[0]) + 1, 0
+    used: set[str] = set()
+    while total < size or jobs < 2:
+        sub = ctx.pick(AREAS[area])
+        name = f"test-{area}-{sub}".replace("_", "-")
+        if name in used:
+            name = f"{name}-{jobs}"
+        used.add(name)
+        if rng.random() < 0.6:
+            block = [
+                f"{name}:",
+                "  extends: .pytest",
+                "  variables:",
+                f"    TEST_PATH: tests/{area}/{sub}",
+            ]
+        else:
+            block = [
+                f"{name}:",
+                "  stage: test",
+                "  script:",
+                "    - pip install -e .",
+                f"    - {_q(ctx.pytest(area, sub))}",
+            ]
+            if rng.random() < 0.4:
+                block.append(f"  parallel: {ctx.pick((2, 3, 4))}")
+        block += [
+            "  rules:",
+            "    - changes:",
+            f"        - tests/{area}/{sub}/**/*",
+            f"        - src/monorepo/{area}/**/*",
+        ]
+        if knob and jobs == 0:
+            block.append("  allow_failure: true")
+        elif knob and jobs == 1:
+            block += ["  retry:", "    max: 2", "    when: [runner_system_failure, script_failure]"]
+        lines += block
+        total += sum(len(line) + 1 for line in block)
+        jobs += 1
+    return "\n".join(lines) + "\n"
+
+
+# --- YAML that is not a pipeline -------------------------------------------------------
+
+
+def _k8s_manifest(ctx: PipelineContext, area: str, size: int) -> str:
+    """Deployments, services and config maps; some Istio routes with ``retryOn``."""
+    rng = ctx.rng
+    docs: list[str] = []
+    total = 0
+    while total < size or not docs:
+        name = f"{area}-{ctx.pick(NOUNS)}-{rng.randint(1, 99)}".replace("_", "-")
+        kind = rng.randrange(4)
+        if kind == 0:
+            doc = f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  labels:
+    app.kubernetes.io/name: {name}
+    app.kubernetes.io/part-of: monorepo
+spec:
+  replicas: {rng.randint(1, 12)}
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: {name}
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: {name}
+    spec:
+      containers:
+        - name: app
+          image: registry.example.invalid/monorepo/{area}:{rng.randint(100, 999)}
+          args: ["serve", "--port", "8080"]
+          ports:
+            - containerPort: 8080
+          env:
+            - name: LOG_FORMAT
+              value: json
+          readinessProbe:
+            httpGet:
+              path: /healthz
+              port: 8080
+            failureThreshold: {rng.randint(2, 6)}
+          resources:
+            limits:
+              cpu: "{rng.randint(1, 4)}"
+              memory: {rng.choice((256, 512, 1024, 2048))}Mi"""
+        elif kind == 1:
+            doc = f"""apiVersion: v1
+kind: Service
+metadata:
+  name: {name}
+spec:
+  selector:
+    app.kubernetes.io/name: {name}
+  ports:
+    - port: 80
+      targetPort: 8080"""
+        elif kind == 2:
+            data = "\n".join(
+                f"  {ctx.pick(NOUNS)}_{i}: {_q(str(ctx.pick(WORDS)))}"
+                for i in range(rng.randint(3, 12))
+            )
+            doc = (
+                f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}-config\ndata:\n{data}"
+            )
+        else:
+            doc = f"""apiVersion: networking.istio.io/v1beta1
+kind: VirtualService
+metadata:
+  name: {name}
+spec:
+  hosts:
+    - {name}
+  http:
+    - route:
+        - destination:
+            host: {name}
+      timeout: {rng.randint(2, 30)}s
+      retries:
+        attempts: {rng.randint(1, 5)}
+        perTryTimeout: 2s
+        retryOn: 5xx,reset,connect-failure"""
+        docs.append(doc)
+        total += len(doc) + 4
+    return "---\n" + "\n---\n".join(docs) + "\n"
+
+
+def _helm_values(ctx: PipelineContext, area: str, size: int) -> str:
+    rng = ctx.rng
+    lines = [
+        f"# Default values for the {area} chart.",
+        "replicaCount: 2",
+        "image:",
+        f"  repository: registry.example.invalid/monorepo/{area}",
+        "  pullPolicy: IfNotPresent",
+        '  tag: ""',
+        "retry:",
+        "  enabled: true",
+        f"  maxAttempts: {rng.randint(2, 6)}",
+        "  backoffSeconds: 2",
+        "migrations:",
+        "  skipOnUpgrade: false",
+    ]
+    total, index = sum(len(line) + 1 for line in lines), 0
+    while total < size:
+        noun = ctx.pick(NOUNS)
+        block = [
+            f"{noun}{_camel(ctx.pick(QUALIFIERS))}{index}:",
+            f"  enabled: {ctx.pick(('true', 'false'))}",
+            f"  size: {rng.randint(1, 500)}",
+            f"  region: {ctx.pick(WORDS)}",
+            "  annotations:",
+            f"    monorepo.example.invalid/owner: {area}",
+            f"    monorepo.example.invalid/tier: {ctx.pick(('gold', 'silver', 'bronze'))}",
+        ]
+        lines += block
+        total += sum(len(line) + 1 for line in block)
+        index += 1
+    return "\n".join(lines) + "\n"
+
+
+def _compose(ctx: PipelineContext, area: str, size: int) -> str:
+    rng = ctx.rng
+    lines = ["services:"]
+    total, index = 10, 0
+    while total < size or index < 2:
+        name = f"{ctx.pick(('postgres', 'redis', 'minio', 'kafka', 'app', 'worker'))}{index}"
+        block = [
+            f"  {name}:",
+            f"    image: {ctx.pick(COMPOSE_IMAGES)}",
+            "    restart: on-failure",
+            "    environment:",
+            f"      {area.upper()}_MODE: test",
+            "    healthcheck:",
+            '      test: ["CMD", "true"]',
+            "      interval: 5s",
+            f"      retries: {rng.randint(3, 10)}",
+            "    ports:",
+            f'      - "{rng.randint(5000, 9000)}:{rng.randint(5000, 9000)}"',
+        ]
+        lines += block
+        total += sum(len(line) + 1 for line in block)
+        index += 1
+    lines += ["volumes:", "  data: {}"]
+    return "\n".join(lines) + "\n"
+
+
+def _mkdocs(ctx: PipelineContext, area: str, size: int) -> str:
+    lines = [
+        f"site_name: monorepo {area}",
+        "theme:",
+        "  name: material",
+        "plugins:",
+        "  - search",
+        "  - mkdocstrings:",
+        "      handlers:",
+        "        python:",
+        "          paths: [src]",
+        "exclude_docs: |",
+        "  drafts/",
+        "  *.skip.md",
+        "markdown_extensions:",
+        "  - admonition",
+        "  - toc:",
+        "      permalink: true",
+        "nav:",
+        "  - Home: index.md",
+    ]
+    total = sum(len(line) + 1 for line in lines)
+    while total < size:
+        sub = ctx.pick(AREAS[area])
+        page = f"{ctx.pick(VERBS)}-{ctx.rng.randint(1, 999)}.md"
+        page = f"  - {_camel(sub)} {ctx.pick(NOUNS)}s: {area}/{sub}/{page}"
+        lines.append(page)
+        total += len(page) + 1
+    return "\n".join(lines) + "\n"
+
+
+def _openapi(ctx: PipelineContext, area: str, size: int) -> str:
+    """An OpenAPI spec whose list endpoints take a ``skip`` parameter."""
+    rng = ctx.rng
+    lines = [
+        "openapi: 3.0.3",
+        "info:",
+        f"  title: monorepo {area} API",
+        f"  version: 1.{rng.randint(0, 40)}.0",
+        "paths:",
+    ]
+    total, seen = 60, set[str]()
+    while total < size or len(seen) < 2:
+        noun = ctx.pick(NOUNS)
+        route = f"/v1/{area}/{noun}s/{rng.randint(1, 10**6)}"
+        if route in seen:
+            continue
+        seen.add(route)
+        block = [
+            f"  {route}:",
+            "    get:",
+            f"      operationId: list{_camel(noun)}s{len(seen)}",
+            f"      summary: {ctx.pick(VERBS).capitalize()} {noun}s page by page",
+            "      parameters:",
+            "        - name: skip",
+            "          in: query",
+            "          schema: {type: integer, minimum: 0}",
+            "        - name: limit",
+            "          in: query",
+            f"          schema: {{type: integer, maximum: {rng.choice((50, 100, 500))}}}",
+            "      responses:",
+            '        "200":',
+            f"          description: A page of {noun}s",
+            "          content:",
+            "            application/json:",
+            "              schema:",
+            f"                $ref: '#/components/schemas/{_camel(noun)}Page'",
+        ]
+        lines += block
+        total += sum(len(line) + 1 for line in block)
+    lines += ["components:", "  schemas:", "    Page:", "      type: object"]
+    return "\n".join(lines) + "\n"
+
+
+def _app_config(ctx: PipelineContext, area: str, size: int) -> str:
+    rng = ctx.rng
+    lines = [f"# {area} service settings; overridden per environment."]
+    total, index = 60, 0
+    while total < size or index < 1:
+        noun = ctx.pick(NOUNS)
+        block = [
+            f"{noun}_client_{index}:",
+            f"  base_url: https://{noun}.{area}.internal.example.invalid",
+            f"  timeout_seconds: {rng.randint(1, 30)}",
+            "  retry:",
+            f"    attempts: {rng.randint(1, 5)}",
+            f"    backoff: {ctx.pick(('exponential', 'linear', 'constant'))}",
+            f"  pool_size: {rng.randint(1, 64)}",
+        ]
+        lines += block
+        total += sum(len(line) + 1 for line in block)
+        index += 1
+    return "\n".join(lines) + "\n"
+
+
+def _ci_config(ctx: PipelineContext, area: str, size: int) -> str:
+    """CI settings that are not a pipeline (queues, owners), kept next to the pipelines."""
+    lines = ["# Agent queues and the areas that own them; read by ci/render.py.", "queues:"]
+    total = 80
+    while total < size or len(lines) < 6:
+        queue = ctx.pick(BK_QUEUES)
+        block = [
+            f"  - name: {queue}-{len(lines)}",
+            f"    instance_type: {ctx.pick(INSTANCE_TYPES)}",
+            f"    owners: [{area}, {ctx.pick(tuple(AREAS))}]",
+            f"    max_agents: {ctx.rng.randint(4, 200)}",
+        ]
+        lines += block
+        total += sum(len(line) + 1 for line in block)
+    return "\n".join(lines) + "\n"
+
+
+def _dependabot(ctx: PipelineContext, area: str, size: int) -> str:
+    lines = ["version: 2", "updates:"]
+    total = 20
+    while total < size or len(lines) < 8:
+        block = [
+            f"  - package-ecosystem: {ctx.pick(('pip', 'docker', 'github-actions'))}",
+            f'    directory: "/{ctx.pick(("", "requirements", "ci/docker"))}"',
+            "    schedule:",
+            f"      interval: {ctx.pick(('daily', 'weekly'))}",
+        ]
+        lines += block
+        total += sum(len(line) + 1 for line in block)
+    return "\n".join(lines) + "\n"
+
+
+OTHER_YAML: tuple[tuple[str, Callable[[PipelineContext, str, int], str], str, int], ...] = (
+    # (kind, generator, path pattern, weight)
+    ("k8s", _k8s_manifest, "deploy/k8s/{area}/{noun}-{n}.yaml", 6),
+    ("helm", _helm_values, "deploy/helm/{area}/values-{word}-{n}.yaml", 3),
+    ("compose", _compose, "services/{area}/docker-compose.{word}-{n}.yml", 2),
+    ("mkdocs", _mkdocs, "docs/{area}/mkdocs-{word}-{n}.yml", 1),
+    ("openapi", _openapi, "api/openapi/{area}-{noun}-{n}.yaml", 2),
+    ("config", _app_config, "config/{area}/{word}-{n}.yml", 4),
+    ("ci-config", _ci_config, "ci/config/{area}-{word}-{n}.yml", 1),
+    ("ci-compose", _compose, "ci/docker/docker-compose.{area}-{n}.yml", 1),
+)
+
+
+# --- The whole set ---------------------------------------------------------------------
+
+
+def _render_for_check(text: str) -> str:
+    """A template as a generator would render it: tag-only lines dropped, ``{{ x }}`` -> x."""
+    kept = [
+        line
+        for line in text.split("\n")
+        if not (line.strip().startswith(("{%", "{#")) and line.strip().endswith(("%}", "#}")))
+    ]
+    rendered = "\n".join(kept)
+    return re.sub(r"\{\{\s*([A-Za-z_]\w*)[^}]*\}\}", r"\1", rendered)
+
+
+def _looks_like_pipeline(documents: list[Any]) -> bool:
+    """The top level of a pipeline: a step list, ``steps:``, jobs with steps, or script jobs."""
+    for document in documents:
+        if isinstance(document, list) and any(
+            isinstance(item, dict) and ("command" in item or "commands" in item)
+            for item in document
+        ):
+            return True
+        if not isinstance(document, dict):
+            continue
+        if isinstance(document.get("steps"), list):
+            return True
+        jobs = document.get("jobs")
+        if isinstance(jobs, dict) and any(
+            isinstance(job, dict) and "steps" in job for job in jobs.values()
+        ):
+            return True
+        if any(
+            isinstance(v, dict) and ("script" in v or "extends" in v) for v in document.values()
+        ):
+            return True
+    return False
+
+
+def check_yaml(files: dict[str, str], kinds: dict[str, str], knobs: set[str]) -> bool:
+    """Guard the YAML generator; False when ruamel.yaml is not importable (check skipped).
+
+    Every file must load with ruamel.yaml's safe loader (a template once rendered:
+    ``{% %}``/``{# #}`` lines dropped, ``{{ x }}`` replaced by the word x); pipelines
+    and templates must look like a pipeline at the top level and other YAML must not;
+    a pipeline holds a CI_KNOB_WORDS word exactly when it is meant to hold a knob.
+    """
+    try:
+        from ruamel.yaml import YAML
+    except ImportError:
+        return False
+    yaml = YAML(typ="safe", pure=True)
+    for path, text in files.items():
+        kind = kinds[path]
+        source = _render_for_check(text) if kind == "template" else text
+        try:
+            documents = [doc for doc in yaml.load_all(source) if doc is not None]
+        except Exception as error:  # any ruamel error: a generator bug
+            raise AssertionError(f"generator bug: {path} is not valid YAML: {error}") from error
+        if _looks_like_pipeline(documents) != (kind != "other"):
+            raise AssertionError(f"generator bug: {path} ({kind}) looks wrong at the top level")
+        if kind == "other":
+            continue
+        words = [word for word in CI_KNOB_WORDS if word in text.lower()]
+        if bool(words) != (path in knobs):
+            raise AssertionError(
+                f"generator bug: {path} should {'' if path in knobs else 'not '}hold a CI knob "
+                f"but holds {words or 'none'}"
+            )
+    return True
+
+
+def _shares(count: int) -> dict[str, int]:
+    gitlab = 1 + GITLAB_INCLUDES if count >= 20 else 0
+    split = {
+        "template": round(count * TEMPLATE_SHARE),
+        "github": round(count * GITHUB_SHARE),
+        "gitlab": gitlab,
+        "other": round(count * OTHER_YAML_SHARE),
+    }
+    split["buildkite"] = max(0, count - sum(split.values()))
+    return {kind: split[kind] for kind in PIPELINE_KINDS}
+
+
+def _size(rng: random.Random, median: float, sigma: float, low: int, high: int) -> int:
+    return max(low, min(high, int(rng.lognormvariate(math.log(median), sigma))))
+
+
+@dataclass
+class PipelineTree:
+    """The YAML files ``--pipelines`` adds, by tree-relative path."""
+
+    files: dict[str, str]  # path -> text
+    kinds: dict[str, str]  # path -> one of PIPELINE_KINDS
+    knobs: set[str]  # the pipelines and templates that hold a CI knob
+    env_names: set[str]  # every variable a pipeline step sets
+
+
+_TRIAL_VARIABLE = re.compile(r"^([A-Z][A-Z0-9_]*_TRIALS) = int\(os\.getenv\(", re.M)
+
+
+def generate_pipelines(seed: int, count: int, tests: dict[str, str]) -> PipelineTree:
+    """``count`` YAML files for a tree whose test files are ``tests`` (path -> text).
+
+    Pipeline steps run the tree's test directories and files; some set the
+    ``X_TRIALS`` variable that a test with an env-driven trial loop reads.
+    """
+    rng = random.Random(f"{seed}:pipelines")
+    test_files: dict[tuple[str, str], list[str]] = {}
+    trial_vars: dict[tuple[str, str], list[str]] = {}
+    for path, text in tests.items():
+        _, area, sub, _ = path.split("/", 3)
+        test_files.setdefault((area, sub), []).append(path)
+        trial_vars.setdefault((area, sub), []).extend(_TRIAL_VARIABLE.findall(text))
+    ctx = PipelineContext(rng, test_files, {k: v for k, v in trial_vars.items() if v})
+    split = _shares(count)
+    files: dict[str, str] = {}
+    kinds: dict[str, str] = {}
+    knobs: set[str] = set()
+
+    def add(path: str, kind: str, text: str, knob: bool = False) -> None:
+        files[path], kinds[path] = text, kind
+        if knob:
+            knobs.add(path)
+
+    def unique(pattern: str, area: str) -> str:
+        for n in range(1, 10_000):
+            path = pattern.format(
+                area=area,
+                noun=ctx.pick(NOUNS),
+                word=ctx.pick(WORDS),
+                n=n,
+                sub=ctx.pick(AREAS[area]),
+            )
+            if path not in files:
+                return path
+        raise AssertionError("generator bug: no free path")
+
+    areas = tuple(AREAS)
+    # Buildkite: the entry pipeline uploads the ones under buildkite/; ~CI_KNOB_SHARE hold knobs.
+    n_bk = split["buildkite"]
+    bk_knobs = set(rng.sample(range(n_bk), round(n_bk * CI_KNOB_SHARE)))
+    paths: list[tuple[str, str]] = []
+    for index in range(n_bk):
+        area = areas[index % len(areas)]
+        if index == 0:
+            path = ".buildkite/pipeline.yml"
+        elif rng.random() < 0.5:
+            path = unique(".buildkite/{area}-{sub}-{n}.yml", area)
+        else:
+            path = unique("buildkite/{area}/{word}-{n}.yml", area)
+        files[path] = ""  # reserve the name
+        paths.append((path, area))
+    uploads = [path for path, _ in paths if path.startswith("buildkite/")][:12]
+    for index, (path, area) in enumerate(paths):
+        knob_list = []
+        if index in bk_knobs:
+            knob_list = [_weighted(rng, BK_KNOBS) for _ in range(rng.choice((1, 1, 1, 2, 3)))]
+        size = _size(rng, 5500, 1.0, 1500, 60_000)
+        text = _buildkite_pipeline(ctx, path, area, size, knob_list, uploads if index == 0 else [])
+        add(path, "buildkite", text, bool(knob_list))
+
+    n_templates = split["template"]
+    template_knobs = set(rng.sample(range(n_templates), round(n_templates * CI_KNOB_SHARE)))
+    for index in range(n_templates):
+        area = areas[index % len(areas)]
+        pattern = ctx.pick(
+            ("pipeline-{area}-{n}.yml.j2", "{area}-{word}-{n}.yml.j2", "steps-{area}-{n}.yml.j2")
+        )
+        path = unique("ci/templates/" + pattern, area)
+        knob = index in template_knobs
+        add(
+            path,
+            "template",
+            _template(ctx, path, area, _size(rng, 3000, 0.5, 900, 30_000), knob),
+            knob,
+        )
+
+    n_github = split["github"]
+    github_knobs = set(rng.sample(range(n_github), round(n_github * GITHUB_KNOB_SHARE)))
+    for index in range(n_github):
+        area = areas[index % len(areas)]
+        path = unique(".github/workflows/tests-{area}-{n}.yml", area)
+        knob = index in github_knobs
+        add(
+            path,
+            "github",
+            _github_workflow(ctx, area, _size(rng, 2500, 0.5, 800, 20_000), knob),
+            knob,
+        )
+
+    if split["gitlab"]:
+        gitlab_areas = rng.sample(areas, GITLAB_INCLUDES)
+        includes = [f"ci/gitlab/tests-{area}.yml" for area in gitlab_areas]
+        add(".gitlab-ci.yml", "gitlab", _gitlab_root(includes))
+        ctx.env_names.update(("PIP_CACHE_DIR", "PYTHONHASHSEED", "TEST_PATH"))
+        for index, (area, path) in enumerate(zip(gitlab_areas, includes, strict=True)):
+            text = _gitlab_include(ctx, area, _size(rng, 3000, 0.4, 1000, 20_000), index == 0)
+            add(path, "gitlab", text, index == 0)
+
+    n_other = split["other"]
+    big_files = (
+        ("api/openapi/monorepo.yaml", _openapi),
+        ("deploy/k8s/bundle.yaml", _k8s_manifest),
+        ("deploy/helm/monorepo/values.yaml", _helm_values),
+    )
+    named: list[tuple[str, Callable[[PipelineContext, str, int], str], int | None]] = [
+        (path, make, size) for (path, make), size in zip(big_files, BIG_YAML_BYTES, strict=True)
+    ]
+    if n_other < 20:  # a small tree gets no big file
+        named = []
+    named += [
+        ("docker-compose.yml", _compose, None),
+        ("mkdocs.yml", _mkdocs, None),
+        (".github/dependabot.yml", _dependabot, None),
+    ]
+    for index in range(n_other):
+        area = areas[index % len(areas)]
+        if index < len(named):
+            path, make, fixed_size = named[index]
+        else:
+            _, make, pattern, _ = _weighted(rng, [(entry, entry[3]) for entry in OTHER_YAML])
+            path, fixed_size = unique(pattern, area), None
+        size = fixed_size or _size(rng, 1800, 1.1, 400, 40_000)
+        add(path, "other", make(ctx, area, size))
+    return PipelineTree(files, kinds, knobs, ctx.env_names)
+
+
+def _check_env_names(names: set[str], written: dict[str, str], candidates: set[str]) -> None:
+    """Guard the generator: no variable a pipeline sets may occur in a file without knobs.
+
+    The engine makes every such name of 4+ characters a word of its Python prefilter
+    (a test reading it may have its trial count overridden), so one that occurs in
+    ordinary test files would make detlint parse them all.
+    """
+    tokens = sorted(name.lower() for name in names if len(name) >= 4)
+    for path, text in written.items():
+        if path in candidates:
+            continue
+        lowered = text.lower()
+        hits = [token for token in tokens if token in lowered]
+        if hits:
+            raise AssertionError(f"generator bug: {path} holds pipeline variables {hits}")
+
+
+def generate_tree(
+    root: Path,
+    files: int,
+    megabytes: float,
+    seed: int,
+    pipelines: int = 0,
+    log: Callable[[str], None] = lambda message: None,
+) -> TreeFacts:
+    """Write the synthetic monorepo under ``root`` (which must be empty) and commit it.
+
+    ``pipelines`` YAML files (see ``generate_pipelines``) come from their own random
+    stream, so the Python files are the same whatever their number.
+    """
     rng = random.Random(seed)
     dirs = [(area, sub) for area, subs in AREAS.items() for sub in subs]
     written: dict[str, str] = {}
@@ -783,6 +2020,34 @@ def generate_tree(root: Path, files: int, megabytes: float, seed: int) -> TreeFa
     )
     (root / ".gitignore").write_text("__pycache__/\n*.pyc\n.pytest_cache/\n.venv/\n")
     (root / "README.md").write_text("# monorepo\n\nSynthetic tree generated by bench/run.py.\n")
+    yaml_facts: dict[str, Any] = {}
+    if pipelines > 0:
+        yaml_tree = generate_pipelines(seed, pipelines, {p: written[p] for p, _ in test_paths})
+        _check_env_names(yaml_tree.env_names, written, candidates)
+        if check_yaml(yaml_tree.files, yaml_tree.kinds, yaml_tree.knobs):
+            log(f"{len(yaml_tree.files)} YAML files load with ruamel.yaml (templates rendered)")
+        else:
+            log("ruamel.yaml is not importable: the YAML self-check is skipped")
+        for path, text in yaml_tree.files.items():
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        targets = [name for name in PIPELINE_TARGETS if (root / name).exists()]
+        yaml_facts = {
+            "pipeline_files": len(yaml_tree.files),
+            "pipeline_bytes": sum(len(t.encode()) for t in yaml_tree.files.values()),
+            "pipeline_kinds": {
+                kind: sum(1 for k in yaml_tree.kinds.values() if k == kind)
+                for kind in PIPELINE_KINDS
+            },
+            "ci_knob_files": len(yaml_tree.knobs),
+            "pipeline_targets": targets,
+            "pipeline_target_files": sum(
+                1
+                for path in yaml_tree.files
+                if any(path == name or path.startswith(name + "/") for name in targets)
+            ),
+        }
     _git_commit(root, "Synthetic monorepo")
 
     plain = [p for p, k in test_paths if k == "plain"]
@@ -801,6 +2066,7 @@ def generate_tree(root: Path, files: int, megabytes: float, seed: int) -> TreeFa
         no_knob_files=len(plain),
         file_no_candidates=by_size[len(by_size) // 2],
         file_with_marker=needle,
+        **yaml_facts,
     )
 
 
@@ -929,8 +2195,14 @@ def prepare_tree(args: argparse.Namespace, log: Callable[[str], None]) -> TreeFa
             "mb": args.mb,
             "seed": args.seed,
         }
-        what = f"generating {args.files} files, ~{args.mb:g} MB, seed {args.seed} in {root}"
-        build = functools.partial(generate_tree, root, args.files, args.mb, args.seed)
+        what = f"generating {args.files} files, ~{args.mb:g} MB, seed {args.seed}"
+        if args.pipelines > 0:  # without pipelines, the parameters of older trees
+            wanted |= {"pipelines": args.pipelines, "pipelines_version": PIPELINE_GENERATOR_VERSION}
+            what += f", {args.pipelines} YAML files"
+        what += f" in {root}"
+        build = functools.partial(
+            generate_tree, root, args.files, args.mb, args.seed, args.pipelines, log
+        )
     if manifest.is_file():
         stored = json.loads(manifest.read_text())
         if stored["params"] == wanted and not args.regenerate:
@@ -1141,6 +2413,15 @@ def commands(facts: TreeFacts) -> tuple[list[Command], list[Skipped]]:
             skipped.append(Skipped(key, label, missing))
         else:
             todo.append(Command(key, label, (detlint, "check", os.path.join(root, path)), lint))
+    if facts.pipeline_targets:
+        label = f"detlint check <{facts.pipeline_target_files} pipeline files>"
+        targets = tuple(os.path.join(root, name) for name in facts.pipeline_targets)
+        todo.append(Command("pipelines", label, (detlint, "check", *targets), lint))
+    else:
+        why = "a --corpus copy holds *.py files only" if facts.corpus else "--pipelines 0"
+        skipped.append(
+            Skipped("pipelines", "detlint check <pipeline files>", f"no pipelines ({why})")
+        )
     return todo, skipped
 
 
@@ -1201,6 +2482,8 @@ RATIOS = (
         1.5,
         strict=False,
     ),
+    # The YAML pass's share of a whole-repository audit: "pipelines must not dominate".
+    Ratio("pipelines check / detlint audit", "pipelines", "audit", None, strict=True),
 )
 
 
@@ -1211,12 +2494,22 @@ def _audit_summary(path: Path) -> dict[str, int]:
     except (OSError, ValueError):
         return {}
     knob_files = {knob["path"] for knob in document.get("knobs", []) if "path" in knob}
-    return {
+    summary = {
         "audit_knobs": len(document.get("knobs", [])),
         "audit_knob_files": len(knob_files),
         "audit_tests": len(document.get("tests", [])),
         "audit_findings": len(document.get("findings", [])),
     }
+    ci = document.get("ci")
+    if isinstance(ci, dict):  # detlint with a CI pass
+        ci_knob_files = {knob["path"] for knob in ci.get("knobs", []) if "path" in knob}
+        summary |= {
+            "audit_pipelines": len(ci.get("pipelines", [])),
+            "audit_ci_knobs": len(ci.get("knobs", [])),
+            "audit_ci_knob_files": len(ci_knob_files),
+            "audit_ci_runs": len(ci.get("runs", [])),
+        }
+    return summary
 
 
 def measure(
@@ -1292,7 +2585,11 @@ def report(
             }
         )
     return {
-        "tree": asdict(facts) | {"python_mb": round(facts.python_bytes / 1e6, 2)},
+        "tree": asdict(facts)
+        | {
+            "python_mb": round(facts.python_bytes / 1e6, 2),
+            "pipeline_mb": round(facts.pipeline_bytes / 1e6, 2),
+        },
         "one_file": {
             "no_candidates": _one_file(facts, facts.file_no_candidates, "no prefilter word"),
             "marker": _one_file(facts, facts.file_with_marker, f"{facts.marker} marker"),
@@ -1322,12 +2619,15 @@ def report(
 
 def _tree_line(tree: dict[str, Any]) -> str:
     if tree.get("corpus") is None:
-        return (
+        line = (
             f"tree {tree['root']}: {tree['python_files']} Python files, {tree['python_mb']} MB; "
             f"{tree['test_files']} test files: {tree['candidate_files']} candidates "
             f"(rerun/xfail/flaky-skip), {tree['skipif_files']} platform-skipif only, "
             f"{tree['no_knob_files']} without markers"
         )
+        if tree.get("pipeline_files"):
+            line += f"; {tree['pipeline_files']} YAML files, {tree['pipeline_mb']} MB"
+        return line
     return (
         f"tree {tree['root']}: copy of {tree['corpus']}: {tree['python_files']} Python files, "
         f"{tree['python_mb']} MB; {tree['test_files']} test files (test_*.py), "
@@ -1336,9 +2636,26 @@ def _tree_line(tree: dict[str, Any]) -> str:
     )
 
 
+def _pipelines_line(tree: dict[str, Any]) -> str | None:
+    kinds = tree.get("pipeline_kinds")
+    if not tree.get("pipeline_files") or not kinds:
+        return None
+    return (
+        f"YAML files: {kinds['buildkite']} Buildkite pipelines, {kinds['template']} Jinja "
+        f"templates, {kinds['github']} GitHub workflows, {kinds['gitlab']} GitLab files, "
+        f"{kinds['other']} other YAML (k8s, helm, compose, mkdocs, openapi, config); "
+        f"{tree['ci_knob_files']} with a CI knob; the pipelines check reads "
+        f"{' '.join(tree['pipeline_targets'] or ())} ({tree['pipeline_target_files']} files)"
+    )
+
+
 def render_text(document: dict[str, Any]) -> str:
     found = document["detlint_found"]
-    lines = [_tree_line(document["tree"])]
+    tree = document["tree"]
+    lines = [_tree_line(tree)]
+    pipelines = _pipelines_line(tree)
+    if pipelines:
+        lines.append(pipelines)
     picks = [
         f"{pick['path']} ({pick['kb']:g} KB, {pick['holds']})"
         for pick in document["one_file"].values()
@@ -1350,6 +2667,12 @@ def render_text(document: dict[str, Any]) -> str:
         lines.append(
             f"detlint audit found {found['audit_knobs']} knobs in {found['audit_knob_files']} "
             f"files, {found['audit_tests']} tests, {found['audit_findings']} findings"
+        )
+    if found and pipelines and "audit_pipelines" in found:
+        lines.append(
+            f"detlint audit read {found['audit_pipelines']} pipelines: "
+            f"{found['audit_ci_knobs']} CI knobs in {found['audit_ci_knob_files']} files, "
+            f"{found['audit_ci_runs']} pytest runs"
         )
     lines.append(
         f"median of {document['runs']} runs after 1 warm-up; {document['cpus']} CPUs; "
@@ -1390,6 +2713,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--files", type=int, help="Python files in the synthetic tree (4500)")
     parser.add_argument("--mb", type=float, help="total size of the synthetic files (40)")
     parser.add_argument("--seed", type=int, help="generator seed (0)")
+    parser.add_argument(
+        "--pipelines",
+        type=int,
+        metavar="N",
+        help=f"YAML files (CI pipelines, templates, other YAML) in the synthetic tree "
+        f"({DEFAULT_PIPELINES})",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument(
@@ -1402,13 +2732,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
     if args.corpus is not None:
-        given = [f"--{name}" for name in ("files", "mb", "seed") if getattr(args, name) is not None]
+        given = [
+            f"--{name}"
+            for name in ("files", "mb", "seed", "pipelines")
+            if getattr(args, name) is not None
+        ]
         if given:
             parser.error(f"{', '.join(given)}: only for the synthetic tree, not with --corpus")
     else:
         args.files = 4500 if args.files is None else args.files
         args.mb = 40.0 if args.mb is None else args.mb
         args.seed = 0 if args.seed is None else args.seed
+        args.pipelines = DEFAULT_PIPELINES if args.pipelines is None else args.pipelines
+        if args.pipelines < 0:
+            parser.error("--pipelines must not be negative")
     if shutil.which("git") is None or shutil.which("grep") is None:
         raise SystemExit("bench: git and grep must be on PATH")
 

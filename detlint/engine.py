@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.ci_analysis import CiAnalysis
+from detlint.ci_pass.pipelines import YAML_SUFFIXES
 from detlint.discover import discover, repository_files
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import PythonRepository
 from detlint.settings import Settings
-from detlint.span import Problem
+from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
+    from detlint.ci_pass.facts import PipelineFacts
     from detlint.dependencies import PluginEvidence
     from detlint.finding import Finding
     from detlint.link import TestGate
@@ -59,6 +62,7 @@ class Analysis:
     problems: tuple[Problem, ...]
     findings: tuple[Finding, ...]
     files_checked: int
+    ci: CiAnalysis = field(default_factory=CiAnalysis)
 
 
 _WORKER: PythonRepository | None = None
@@ -163,12 +167,24 @@ def analyse(
         )
 
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
+    pipelines: tuple[PipelineFacts, ...] = ()
+    env_tokens: tuple[bytes, ...] = ()
+    if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):
+        from detlint.ci_analysis import pipeline_env_names
+        from detlint.ci_pass.pipelines import read_pipelines
+
+        read = read_pipelines(discovery.files, root, cwd)
+        pipelines, problems = read.pipelines, problems + list(read.problems)
+        # A test that reads a variable a pipeline sets must be read for DET302.
+        env_tokens = tuple(name.lower().encode() for name in pipeline_env_names(pipelines))
     extra = tuple(name.rsplit(".", 1)[-1].lower().encode() for name in settings.retry_decorators)
+    extra += env_tokens
     repository = PythonRepository(
         root,
         cwd,
         ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
-        Prefilter(extra=extra, trials="DET301" in selected),
+        # Steps link to tests with no knob of their own, whose trial loops still count.
+        Prefilter(extra=extra, trials="DET301" in selected or bool(pipelines)),
     )
     modules: list[ModuleFacts] = []
     for result in _scan_all(repository, lint_files, jobs or default_jobs()):
@@ -181,7 +197,7 @@ def analyse(
     gates: list[TestGate] = []
     dependencies_declared = False
     evidence: PluginEvidence | None = None
-    if modules:
+    if modules or pipelines:
         # Which plugin reads `flaky` matters only once there is a marker to read.
         from detlint.dependencies import (
             declares_dependencies,
@@ -203,6 +219,16 @@ def analyse(
                 config = configs[directory] = find_pytest_config(directory, cwd)
             for test in (*module.tests, *_hook_tests(module)):
                 gates += link_tests(test, config, evidence)
+    ci = CiAnalysis()
+    if pipelines and evidence is not None:
+        from detlint.ci_analysis import link_ci
+
+        def scan_context(files: list[Path]) -> list[ModuleFacts]:
+            found = _scan_all(repository, files, jobs or default_jobs())
+            return [result for result in found if not isinstance(result, Problem | None)]
+
+        scanned = frozenset(display_path(path, cwd) for path in lint_files)
+        ci = link_ci(pipelines, modules, root, cwd, evidence, every_file, scan_context, scanned)
 
     # The configuration that applies to the linted files, even those without knobs
     # (global reruns reach every test), and that of a linted config file itself
@@ -220,9 +246,15 @@ def analyse(
 
     unique_problems = tuple(dict.fromkeys(problems))
     findings: tuple[Finding, ...] = ()
-    if gates or unique_configs or unique_problems:
+    if gates or unique_configs or unique_problems or ci.knobs or ci.runs:
         findings = _judge(
-            gates, unique_configs, unique_problems, settings, selected, dependencies_declared
+            gates,
+            unique_configs,
+            unique_problems,
+            settings,
+            selected,
+            dependencies_declared,
+            ci,
         )
     return Analysis(
         root=root,
@@ -233,6 +265,7 @@ def analyse(
         problems=unique_problems,
         findings=findings,
         files_checked=len(discovery.files),
+        ci=ci,
     )
 
 
@@ -243,6 +276,7 @@ def _judge(
     settings: Settings,
     selected: frozenset[str],
     dependencies_declared: bool,
+    ci: CiAnalysis,
 ) -> tuple[Finding, ...]:
     """Run the rules; imported only when there is something to judge."""
     from detlint.rules.registry import RuleContext, run_rules
@@ -255,6 +289,9 @@ def _judge(
         tracking_pattern=settings.tracking_issue_pattern,
         selected=selected,
         dependencies_declared=dependencies_declared,
+        ci_knobs=ci.knobs,
+        ci_runs=ci.runs,
+        ci_gates=ci.gates,
     )
     return tuple(run_rules(context, problems))
 

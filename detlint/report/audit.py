@@ -8,7 +8,7 @@ and rank tests by how much their knobs cost.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
 from detlint.engine import Analysis
@@ -17,6 +17,10 @@ from detlint.python_pass.facts import ArgValue, Dynamic, Mark
 from detlint.report.findings import finding_json
 from detlint.report.power import gate_json, layer_json
 from detlint.span import Span
+
+if TYPE_CHECKING:
+    from detlint.ci_link import CiGate
+    from detlint.ci_pass.facts import CiKnob
 
 AUDIT_SCHEMA = "detlint.audit/1"
 
@@ -55,7 +59,9 @@ def _mark_json(mark: Mark, tests: list[str]) -> dict[str, Any]:
     }
 
 
-def _test_json(gate: TestGate, reference_rate: float, target: float) -> dict[str, Any]:
+def _test_json(
+    gate: TestGate, reference_rate: float, target: float, ci: list[CiGate] | None = None
+) -> dict[str, Any]:
     policy, baseline = gate.policy, gate.policy.baseline()
     trials = gate.test.trials
     needs_root_finder = any(layer.invert(0.5) is None for layer in policy.layers)
@@ -93,6 +99,93 @@ def _test_json(gate: TestGate, reference_rate: float, target: float) -> dict[str
             "q50_without": baseline.q50(),
             "trials_needed": baseline.trials_needed(reference_rate, target),
         },
+        "ci": [_ci_gate_json(ci_gate, reference_rate) for ci_gate in ci or ()],
+    }
+
+
+def _ci_knob_json(
+    knob: CiKnob, steps: dict[CiKnob, str], gated: dict[CiKnob, set[str]]
+) -> dict[str, Any]:
+    return {
+        "kind": knob.kind,
+        "system": knob.system,
+        "key": knob.key,
+        "value": knob.value,
+        **_where(knob.span),
+        "step": steps.get(knob),
+        "platform": knob.platform,
+        "condition": knob.condition,
+        "covers_tests": knob.covers_tests,
+        "attempts": knob.attempts,
+        "note": knob.note,
+        "tests": sorted(gated.get(knob, ())),
+    }
+
+
+def _ci_gate_json(gate: CiGate, reference_rate: float) -> dict[str, Any]:
+    policy = gate.policy
+    return {
+        "step": gate.run.step.name,
+        **_where(gate.run.span),
+        "selection": gate.run.selection,
+        "trials": policy.trials,
+        "trial_override": None
+        if gate.override is None
+        else {
+            "name": gate.override.name,
+            "value": gate.override.value,
+            **_where(gate.override.span),
+        },
+        "layers": [layer_json(layer) for layer in policy.layers],
+        "gate": gate_json(policy.gate),
+        "ci_knobs": [{"kind": k.kind, "key": k.key, **_where(k.span)} for k in gate.ci_knobs],
+        "reported": policy.reported(reference_rate),
+        "reported_without": policy.baseline().reported(reference_rate),
+    }
+
+
+def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
+    steps: dict[CiKnob, str] = {}
+    for pipeline in analysis.ci.pipelines:
+        for step in pipeline.steps:
+            for knob in (*step.knobs, *(k for c in step.commands for k in c.knobs)):
+                steps.setdefault(knob, step.name)
+    gated: dict[CiKnob, set[str]] = {}
+    for gate in analysis.ci.gates:
+        for knob in gate.run.knobs:
+            gated.setdefault(knob, set()).add(gate.label)
+    return {
+        "pipelines": [
+            {
+                "path": p.path,
+                "system": p.system,
+                "steps": len(p.steps),
+                "references": list(p.references),
+            }
+            for p in analysis.ci.pipelines
+        ],
+        "knobs": [_ci_knob_json(knob, steps, gated) for knob in analysis.ci.knobs],
+        "runs": [
+            {
+                "step": run.step.name,
+                **_where(run.span),
+                "launcher": run.run.launcher,
+                "directory": run.directory,
+                "targets": list(run.run.targets),
+                "selection": run.selection,
+                "masked": run.run.masked,
+                # A large CI setup runs thousands of steps over the same tests: the
+                # directories say where a run reaches without listing every file again.
+                "test_files": len(run.test_files),
+                "directories": sorted({path.rpartition("/")[0] or "." for path in run.test_files}),
+                "tests_without_knobs": [
+                    _ci_gate_json(gate, reference_rate) | {"test": gate.label}
+                    for gate in analysis.ci.gates
+                    if gate.run is run and not gate.has_facts
+                ],
+            }
+            for run in analysis.ci.runs
+        ],
     }
 
 
@@ -128,7 +221,13 @@ def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict
                     {"kind": "config", "name": setting.source, "value": setting.value}
                     | _where(setting.span)
                 )
-    tests = [_test_json(gate, reference_rate, target) for gate in analysis.gates]
+    by_test: dict[str, list[CiGate]] = {}
+    for ci_gate in analysis.ci.gates:
+        if ci_gate.has_facts:
+            by_test.setdefault(ci_gate.label, []).append(ci_gate)
+    tests = [
+        _test_json(gate, reference_rate, target, by_test.get(gate.label)) for gate in analysis.gates
+    ]
     tests.sort(key=lambda item: (-item["numbers"]["loss"], item["test"]))
     return {
         "schema": AUDIT_SCHEMA,
@@ -147,6 +246,7 @@ def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict
         ],
         "knobs": knobs,
         "tests": tests,
+        "ci": _ci_json(analysis, reference_rate),
         "findings": [finding_json(finding) for finding in analysis.findings],
         "problems": [{"message": p.message, **_where(p.span)} for p in analysis.problems],
     }

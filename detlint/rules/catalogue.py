@@ -37,6 +37,28 @@ RULES: dict[str, RuleInfo] = {
         RuleInfo("DET202", "skipped-flaky", "warning", True, "a skip whose reason says flaky"),
         RuleInfo("DET301", "low-trial-count", "info", False, "a trial loop under the target"),
         RuleInfo(
+            "DET302",
+            "ci-trial-override",
+            "warning",
+            True,
+            "a CI step sets a test's trial count below the test's own",
+        ),
+        RuleInfo(
+            "DET401", "soft-fail", "warning", True, "a CI job whose test failures never block"
+        ),
+        RuleInfo("DET411", "job-retry", "warning", True, "a CI job retried on test failures"),
+        RuleInfo("DET421", "ci-reruns-flag", "warning", True, "rerun flags on a CI pytest command"),
+        RuleInfo(
+            "DET431",
+            "masked-exit-status",
+            "warning",
+            True,
+            "a CI command that hides pytest's exit status",
+        ),
+        RuleInfo(
+            "DET501", "stacked-retries", "warning", True, "one test retried at two or more layers"
+        ),
+        RuleInfo(
             "DET901", "unreadable-file", "error", True, "a file that could not be read or parsed"
         ),
     )

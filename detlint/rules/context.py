@@ -20,6 +20,8 @@ from detlint.rules.catalogue import RULES
 from detlint.span import Span
 
 if TYPE_CHECKING:
+    from detlint.ci_link import CiGate, TestRun
+    from detlint.ci_pass.facts import CiKnob
     from detlint.link import TestGate
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
@@ -34,6 +36,9 @@ class RuleContext:
     tracking_pattern: str
     selected: frozenset[str]
     dependencies_declared: bool = True  # the project has dependency files at all
+    ci_knobs: tuple[CiKnob, ...] = ()  # every knob of every pipeline read
+    ci_runs: tuple[TestRun, ...] = ()  # every pytest invocation found in a pipeline
+    ci_gates: tuple[CiGate, ...] = ()  # every test as each run runs it
 
 
 def loss(gate: TestGate, context: RuleContext) -> Loss:

@@ -6,6 +6,14 @@ from collections.abc import Callable, Iterable, Iterator
 
 from detlint.finding import Finding
 from detlint.rules.catalogue import RULES, RuleInfo, select_codes
+from detlint.rules.ci import (
+    job_retry,
+    masked_exit_status,
+    reruns_flag,
+    soft_fail,
+    stacked_retries,
+    trial_override,
+)
 from detlint.rules.context import RuleContext, finding
 from detlint.rules.quarantine import skipped_flaky, untracked_quarantine
 from detlint.rules.retries import (
@@ -27,6 +35,12 @@ RULE_FUNCTIONS: dict[str, Rule] = {
     "DET201": untracked_quarantine,
     "DET202": skipped_flaky,
     "DET301": low_trial_count,
+    "DET302": trial_override,
+    "DET401": soft_fail,
+    "DET411": job_retry,
+    "DET421": reruns_flag,
+    "DET431": masked_exit_status,
+    "DET501": stacked_retries,
 }
 
 

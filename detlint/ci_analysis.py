@@ -1,0 +1,106 @@
+"""The CI half of a run: every CI knob, every pytest run, every test as each run runs it.
+
+The engine reads pipelines before the Python pass (the variables a step sets
+tell the Python pass which trial knobs to look for), then hands the Python
+facts here. A pipeline linted on its own (a pre-commit run on a changed
+``.gitlab-ci.yml``) still needs the facts of the tests its steps run, so the
+test files a run reaches are scanned for context; their own findings are not
+reported, since they were not linted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from detlint.span import display_path
+
+if TYPE_CHECKING:
+    from detlint.ci_link import CiGate, TestRun
+    from detlint.ci_pass.facts import CiKnob, PipelineFacts
+    from detlint.dependencies import PluginEvidence
+    from detlint.python_pass.facts import ModuleFacts, TestFunction
+
+# `export NAME=`, `NAME=value cmd`, `echo "NAME=value" >> "$GITHUB_ENV"`: any assignment.
+_ASSIGNMENT = re.compile(r"\b([A-Za-z_]\w*)=")
+
+
+@dataclass(frozen=True)
+class CiAnalysis:
+    pipelines: tuple[PipelineFacts, ...] = ()
+    knobs: tuple[CiKnob, ...] = ()  # every knob of every pipeline, in file order
+    runs: tuple[TestRun, ...] = ()
+    gates: tuple[CiGate, ...] = ()
+
+
+def pipeline_env_names(pipelines: Iterable[PipelineFacts]) -> set[str]:
+    """Variables the pipelines set (step env and ``export``): candidate trial knobs."""
+    names: set[str] = set()
+    for pipeline in pipelines:
+        for step in pipeline.steps:
+            names |= {setting.name for setting in step.env}
+            for command in step.commands:
+                names |= {setting.name for setting in command.env}
+                names |= set(_ASSIGNMENT.findall(command.text))
+    # Short names (CI, HOME, TERM) are everywhere and never a trial knob.
+    return {name for name in names if len(name) >= 4}
+
+
+def all_knobs(pipelines: Iterable[PipelineFacts]) -> tuple[CiKnob, ...]:
+    knobs: dict[CiKnob, None] = {}
+    for pipeline in pipelines:
+        knobs.update(dict.fromkeys(pipeline.knobs))
+        for step in pipeline.steps:
+            knobs.update(dict.fromkeys(step.knobs))
+            for command in step.commands:
+                knobs.update(dict.fromkeys(command.knobs))
+    return tuple(knobs)
+
+
+def link_ci(
+    pipelines: Sequence[PipelineFacts],
+    modules: Sequence[ModuleFacts],
+    root: Path,
+    cwd: Path,
+    evidence: PluginEvidence,
+    every_file: Callable[[], tuple[Path, ...]],
+    scan: Callable[[list[Path]], list[ModuleFacts]],
+    scanned: frozenset[str] = frozenset(),
+) -> CiAnalysis:
+    """Resolve every step's pytest runs to test files and compose each test's policy.
+
+    ``scanned`` holds the displayed paths the Python pass read already (with or
+    without facts); the other test files a run reaches are scanned here.
+    """
+    from detlint.ci_link import Linker
+    from detlint.pytest_config import find_pytest_config
+
+    def relative(path: Path | str) -> str:
+        return os.path.relpath(os.path.join(cwd, path), root).replace(os.sep, "/")
+
+    linker = Linker(
+        [relative(path) for path in every_file() if path.suffix == ".py"],
+        lambda directory: find_pytest_config(root / directory, cwd),
+        evidence,
+        relative,
+        lambda path: display_path(root / path, cwd),
+    )
+    runs = [
+        run
+        for pipeline in pipelines
+        for step in pipeline.steps
+        for run in linker.runs(step, pipeline.base)
+    ]
+    tests: dict[str, list[TestFunction]] = {}
+    for module in modules:
+        tests.setdefault(module.path, []).extend(module.tests)
+    unread = sorted({path for run in runs for path in run.test_files} - set(tests) - scanned)
+    if unread:
+        for module in scan([cwd / path for path in unread]):
+            tests.setdefault(module.path, []).extend(module.tests)
+    gates = [gate for run in runs for gate in linker.gates(run, tests)]
+    return CiAnalysis(tuple(pipelines), all_knobs(pipelines), tuple(runs), tuple(gates))

@@ -1,0 +1,137 @@
+"""The rerun options a CI run hands pytest: its command line over ``PYTEST_ADDOPTS``.
+
+pytest reads its options from the ini ``addopts``, then the ``PYTEST_ADDOPTS``
+variable, then the command line; for an option given more than once the last
+one wins. Pipelines set ``PYTEST_ADDOPTS: --reruns 2`` in a step's env as often
+as they write ``--reruns`` on the command line, so both are read, and the
+result stands in for the config's own rerun settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from detlint.ci_pass.facts import EnvSetting
+from detlint.ci_pass.pytest_args import read_pytest_args
+from detlint.ci_pass.shell import PytestRun
+from detlint.pytest_config import IntSetting, PytestConfig
+from detlint.span import Span
+
+ADDOPTS_VARIABLE = "PYTEST_ADDOPTS"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Rerun-related options of one run, each with where it is written."""
+
+    reruns: IntSetting | None = None
+    retries: IntSetting | None = None
+    force_flaky: Span | None = None
+    max_runs: int | None = None
+    min_passes: int | None = None
+    disabled_plugins: frozenset[str] = frozenset()
+    flags: tuple[str, ...] = ()  # the rerun flags as written, for messages
+
+    @property
+    def span(self) -> Span | None:
+        """Where the option that reruns tests is written (None when nothing reruns)."""
+        if self.reruns is not None and self.reruns.value:
+            return self.reruns.span
+        if self.retries is not None and self.retries.value:
+            return self.retries.span
+        return self.force_flaky
+
+
+def _addopts(env: Iterable[EnvSetting]) -> EnvSetting | None:
+    found = None
+    for setting in env:
+        if setting.name == ADDOPTS_VARIABLE:
+            found = setting
+    return found
+
+
+def run_options(run: PytestRun, span: Span, env: Iterable[EnvSetting]) -> RunOptions:
+    """The options ``run`` (written at ``span``) passes, with ``env`` as the step sets it."""
+    options = RunOptions()
+    setting = _addopts(env)
+    if setting is not None:
+        try:
+            words = shlex.split(setting.value)
+        except ValueError:
+            words = []
+        args = read_pytest_args(words)
+        options = _merge(
+            options,
+            args.reruns,
+            args.retries,
+            args.force_flaky,
+            args.max_runs,
+            args.min_passes,
+            args.disabled_plugins,
+            setting.span,
+            ADDOPTS_VARIABLE,
+        )
+    return _merge(
+        options,
+        run.reruns,
+        run.retries,
+        run.force_flaky,
+        run.max_runs,
+        run.min_passes,
+        run.disabled_plugins,
+        span,
+        "the command line",
+    )
+
+
+def _merge(
+    options: RunOptions,
+    reruns: int | None,
+    retries: int | None,
+    force_flaky: bool,
+    max_runs: int | None,
+    min_passes: int | None,
+    disabled: Iterable[str],
+    span: Span,
+    where: str,
+) -> RunOptions:
+    flags = list(options.flags)
+    suffix = "" if where == "the command line" else f" in {where}"
+    changes: dict[str, object] = {}
+    if reruns is not None:
+        changes["reruns"] = IntSetting(reruns, span, f"--reruns in {where}")
+        flags.append(f"--reruns {reruns}{suffix}")
+    if retries is not None:
+        changes["retries"] = IntSetting(retries, span, f"--retries in {where}")
+        flags.append(f"--retries {retries}{suffix}")
+    if force_flaky:
+        changes["force_flaky"] = span
+        flags.append(f"--force-flaky{suffix}")
+    if max_runs is not None:
+        changes["max_runs"] = max_runs
+    if min_passes is not None:
+        changes["min_passes"] = min_passes
+    changes["disabled_plugins"] = options.disabled_plugins | frozenset(disabled)
+    changes["flags"] = tuple(flags)
+    return dataclasses.replace(options, **changes)  # type: ignore[arg-type]
+
+
+def with_options(config: PytestConfig, options: RunOptions) -> PytestConfig:
+    """The config as a run sees it: its options after the ini ``addopts``."""
+    changes: dict[str, object] = {}
+    if options.reruns is not None:
+        changes["reruns"] = options.reruns
+    if options.retries is not None:
+        changes["retries"] = options.retries
+    if options.force_flaky is not None:
+        changes["force_flaky"] = options.force_flaky
+        if options.max_runs is not None:
+            changes["max_runs"] = options.max_runs
+        if options.min_passes is not None:
+            changes["min_passes"] = options.min_passes
+    if options.disabled_plugins:
+        changes["disabled_plugins"] = config.disabled_plugins | options.disabled_plugins
+    return dataclasses.replace(config, **changes) if changes else config  # type: ignore[arg-type]

@@ -1,0 +1,282 @@
+"""Which files are pipelines, and reading each into ``PipelineFacts``.
+
+Small repositories keep CI in the well-known places (``.buildkite/``,
+``.github/workflows/``, ``.gitlab-ci.yml``); large ones keep pipeline files and
+templates anywhere (a ``buildkite/`` folder, ``ci/``, generator inputs). So a
+file is a pipeline by its path, or by its content: a YAML (or templated YAML)
+file whose top level has ``steps:`` with command steps, ``jobs:`` with steps,
+or jobs with ``script:``.
+
+A repository can hold hundreds of YAML files, most of them not pipelines or
+pipelines without a knob, so every file passes a byte prefilter first: it is
+parsed only when it holds a token a knob or a test run needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from detlint.ci_pass.facts import PipelineFacts, System
+from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
+from detlint.source import decode_text, read_bytes
+from detlint.span import Problem, display_path
+
+YAML_SUFFIXES = (".yml", ".yaml", ".yml.j2", ".yaml.j2", ".yml.jinja", ".yaml.jinja", ".j2")
+
+# A pipeline is read only if its lowercased bytes hold one of these: a knob, a
+# test run (whose flags, variables and shell matter), or a command that can
+# hide a failure.
+KNOB_TOKENS = (
+    b"pytest",
+    b"tox",
+    b"soft_fail",
+    b"retry",
+    b"continue-on-error",
+    b"continue_on_failure",
+    b"allow_failure",
+    b"when: manual",
+    b"fail-fast",
+    b"--reruns",
+    b"--retries",
+    b"--force-flaky",
+    b"--count",
+    b"||",
+    b"set +e",
+    b"tee",
+    b"skip",
+    b"upload",
+    b"include",
+    b"extends",
+)
+
+
+@dataclass(frozen=True)
+class PipelineRead:
+    """Every pipeline file read in one run, and the files that could not be read."""
+
+    pipelines: tuple[PipelineFacts, ...]
+    problems: tuple[Problem, ...]
+    files_seen: int
+
+
+def _posix(relative: str) -> str:
+    return relative.replace(os.sep, "/")
+
+
+def system_by_path(relative: str) -> System | None:
+    """The CI system a file belongs to by where it is, or None to decide by content."""
+    path = _posix(relative)
+    name = path.rsplit("/", 1)[-1]
+    if name in (".gitlab-ci.yml", ".gitlab-ci.yaml"):
+        return "gitlab"
+    if "/.github/workflows/" in f"/{path}" or name in ("action.yml", "action.yaml"):
+        return "github"
+    if "/.buildkite/" in f"/{path}" or (
+        name.startswith(("buildkite.", "pipeline")) and name.endswith(YAML_SUFFIXES)
+    ):
+        return "buildkite"
+    return None
+
+
+def checkout_base(relative: str) -> str:
+    """The directory a pipeline's commands start in, relative to detlint's root.
+
+    A repository vendored or nested in another (a fixture, a monorepo of
+    repositories) keeps its own ``.buildkite/``, ``.github/`` or
+    ``.gitlab-ci.yml``, and its steps run from the directory that holds them.
+    """
+    parts = _posix(relative).split("/")
+    for index in range(len(parts) - 2, -1, -1):
+        if parts[index] in (".buildkite", ".github"):
+            return "/".join(parts[:index])
+    if parts[-1] in (".gitlab-ci.yml", ".gitlab-ci.yaml"):
+        return "/".join(parts[:-1])
+    return ""
+
+
+def is_yaml_name(name: str) -> bool:
+    return name.lower().endswith(YAML_SUFFIXES)
+
+
+def system_by_content(documents: Sequence[YNode]) -> System | None:
+    """The system by the top level: Buildkite ``steps:``, GitHub ``jobs:``, GitLab ``script:``."""
+    for document in documents:
+        if isinstance(document, YSeq) and any(
+            isinstance(item, YMap) and ("command" in item or "commands" in item)
+            for item in document
+        ):
+            return "buildkite"
+        if not isinstance(document, YMap):
+            continue
+        steps = document.get("steps")
+        if isinstance(steps, YSeq):
+            return "buildkite"
+        jobs = document.get("jobs")
+        if isinstance(jobs, YMap) and any(
+            isinstance(job, YMap) and ("steps" in job or "uses" in job) for _, job in jobs.items
+        ):
+            return "github"
+        if any(
+            isinstance(value, YMap) and ("script" in value or "extends" in value)
+            for _, value in document.items
+        ):
+            return "gitlab"
+    return None
+
+
+# What a pipeline's top level looks like, as bytes: only a file that matches is
+# parsed to decide by content (most YAML in a repository is not CI).
+_TOP_LEVEL_HINT = re.compile(
+    rb"^(?:steps|jobs|commands?)[ \t]*:"
+    rb"|^-[ \t]+(?:command|commands|label|group|wait|block|trigger)\b"
+    rb"|^[ \t]+(?:script|extends)[ \t]*:",
+    re.M,
+)
+
+
+class PipelineReader:
+    """Reads the pipeline files of one run; each file is read and parsed at most once."""
+
+    def __init__(self, root: Path, cwd: Path, extra_tokens: Iterable[bytes] = ()) -> None:
+        self.root = root
+        self.cwd = cwd
+        self.tokens = KNOB_TOKENS + tuple(t.lower() for t in extra_tokens)
+        self.problems: list[Problem] = []
+        self._loaded: dict[str, tuple[tuple[YNode, ...], tuple[Problem, ...]]] = {}
+
+    def relative(self, path: Path) -> str:
+        return _posix(os.path.relpath(os.path.abspath(path), self.root))
+
+    def load(
+        self, path: Path, data: bytes | None = None
+    ) -> tuple[tuple[YNode, ...], tuple[Problem, ...]]:
+        """The YAML documents of ``path`` and what could not be read (not yet reported)."""
+        key = os.path.abspath(path)
+        if key not in self._loaded:
+            from detlint.ci_pass.yaml_load import read_yaml
+
+            display = display_path(path, self.cwd)
+            raw = read_bytes(path, display) if data is None else data
+            text = raw if isinstance(raw, Problem) else decode_text(raw, display)
+            if isinstance(text, Problem):
+                self._loaded[key] = ((), (text,))
+            else:
+                loaded = read_yaml(text, display)
+                self._loaded[key] = (loaded.documents, loaded.problems)
+        return self._loaded[key]
+
+    def wants(self, data: bytes) -> bool:
+        lowered = data.lower()
+        return any(token in lowered for token in self.tokens)
+
+    def read(self, path: Path, system: System | None) -> PipelineFacts | None:
+        """One file's facts; ``system`` None decides by content (None when not a pipeline).
+
+        A file's problems are reported only once it is known to be a pipeline:
+        an unreadable YAML file elsewhere in the repository is not detlint's business.
+        """
+        display = display_path(path, self.cwd)
+        data = read_bytes(path, display)
+        if isinstance(data, Problem):
+            if system is not None:
+                self.problems.append(data)
+            return None
+        if not self.wants(data) or (system is None and not _TOP_LEVEL_HINT.search(data)):
+            return None
+        documents, problems = self.load(path, data)
+        if system is None:
+            system = system_by_content(documents)
+            if system is None:
+                return None
+        self.problems += problems
+        if not documents:
+            return None
+        base = checkout_base(self.relative(path))
+        return dataclasses.replace(self._facts(display, system, documents, base), base=base)
+
+    def _facts(
+        self, display: str, system: System, documents: tuple[YNode, ...], base: str
+    ) -> PipelineFacts:
+        if system == "buildkite":
+            from detlint.ci_pass.buildkite import read_buildkite
+
+            return read_buildkite(documents, display)
+        if system == "github":
+            from detlint.ci_pass.github import read_github
+
+            return read_github(documents, display)
+        from detlint.ci_pass.gitlab import read_gitlab
+
+        return read_gitlab(documents, display, load_local=self._local_loader(base))
+
+    def _local_loader(self, base: str) -> Callable[[str], tuple[YNode, ...] | None]:
+        def load(relative: str) -> tuple[YNode, ...] | None:
+            target = self.root / base / relative.lstrip("/")
+            if not target.is_file():
+                return None
+            documents, problems = self.load(target)
+            self.problems += problems
+            return documents
+
+        return load
+
+
+def read_pipelines(
+    files: Sequence[Path], root: Path, cwd: Path, extra_tokens: Iterable[bytes] = ()
+) -> PipelineRead:
+    """Every pipeline among ``files`` (by path, then by content), read into facts.
+
+    Files a GitLab pipeline includes are read as part of it, not on their own.
+    """
+    reader = PipelineReader(root, cwd, extra_tokens)
+    by_path: list[tuple[Path, System]] = []
+    by_content: list[Path] = []
+    for path in files:
+        name = path.name
+        if not is_yaml_name(name):
+            continue
+        system = system_by_path(reader.relative(path))
+        if system is not None:
+            by_path.append((path, system))
+        else:
+            by_content.append(path)
+    # GitLab first: the files it includes are part of it.
+    by_path.sort(key=lambda item: item[1] != "gitlab")
+    pipelines: list[PipelineFacts] = []
+    included: set[str] = set()
+    done: set[str] = set()
+    for path, system in by_path:
+        done.add(os.path.abspath(path))
+        facts = reader.read(path, system)
+        if facts is not None:
+            pipelines.append(facts)
+            if facts.system == "gitlab":
+                included |= {
+                    os.path.normpath(os.path.join(facts.base, r.lstrip("/")))
+                    for r in facts.references
+                }
+    for path in by_content:
+        done.add(os.path.abspath(path))
+        if os.path.normpath(reader.relative(path)) in included:
+            continue
+        facts = reader.read(path, None)
+        if facts is not None:
+            pipelines.append(facts)
+    # Files a Buildkite step uploads are pipelines whatever their name (generated,
+    # or kept outside the usual places); read the ones the walk did not reach.
+    for facts in list(pipelines):
+        if facts.system != "buildkite":
+            continue
+        for reference in facts.references:
+            target = os.path.abspath(root / facts.base / reference.lstrip("/"))
+            if target not in done and os.path.isfile(target):
+                done.add(target)
+                uploaded = reader.read(Path(target), "buildkite")
+                if uploaded is not None:
+                    pipelines.append(uploaded)
+    return PipelineRead(tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files))

@@ -1,0 +1,276 @@
+"""Static reading of the shell text a CI step runs: the public API.
+
+A CI step's ``command``/``run:``/``script:`` is bash text, and two things in it
+decide what a test failure does: the pytest invocation (its rerun options) and
+the shell around it (``|| true``, ``| tee`` without pipefail, ``set +e``), which
+can keep pytest's failure out of the step's exit status altogether.
+``read_command`` reads both without running anything and returns them as plain
+frozen facts (``CommandFacts``); this module holds those facts and puts the
+reading together.
+
+How it reads, one module each:
+
+* ``shell_lexer`` splits the text into words and operators with their source
+  offsets, and ``shell_parser`` builds a syntax tree (``shell_nodes``), with
+  command substitutions, ``bash -c '...'`` and ``eval`` strings parsed as
+  nested scripts.
+* ``shell_walk`` walks the tree in text order, finding pytest invocations
+  (``shell_launchers``, ``shell_wrappers``) and environment assignments, and
+  tracking the working directory (``cd``, ``pushd``/``popd``, subshells).
+* ``shell_masking`` decides, for each invocation, whether the script still ends
+  with status 0 when that invocation fails, by running a small abstract
+  interpreter (``shell_simulation``) under bash's errexit and pipefail rules.
+* ``pytest_args`` reads the words handed to pytest.
+
+Nothing here raises on odd input: text that cannot be tokenised or parsed is
+stepped over, and ``CommandFacts.unparsed`` says so.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from detlint.ci_pass.pytest_args import Option, read_pytest_args
+from detlint.ci_pass.shell_effects import Analysis
+from detlint.ci_pass.shell_launchers import LAUNCHER_HINT
+from detlint.ci_pass.shell_masking import masking_reason
+from detlint.ci_pass.shell_nodes import CommandList
+from detlint.ci_pass.shell_parser import parse
+from detlint.ci_pass.shell_walk import ExportVia, Found, Walker, WalkState, resolve
+
+__all__ = ["CommandFacts", "Export", "Place", "PytestRun", "read_command"]
+
+
+@dataclass(frozen=True)
+class Place:
+    """A region of the command text: 0-based lines and columns, exclusive end column."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class PytestRun:
+    """One pytest invocation in a command text, with what its options and shell do.
+
+    ``line``/``column``/``end_column`` locate the whole simple command (from its
+    first word, inline assignments and wrappers included); ``end_line`` is where
+    it ends when backslash continuations spread it over several lines.
+
+    Option values and ``targets`` are words after quote removal; ``$NAME`` in
+    them is replaced only by a literal value the text assigned earlier
+    (``N=2; pytest --reruns $N``), otherwise kept as written and counted as
+    dynamic. ``env`` holds the inline assignments (``FOO=1 pytest``, ``env
+    FOO=1 pytest``) as written: a ``PYTEST_ADDOPTS`` there is not folded into
+    the options, so that it can be merged with exported values and the step's
+    ``env:`` in one place (``pytest_args.read_pytest_args`` reads it).
+
+    ``masked`` is a short phrase naming what keeps pytest's failure out of the
+    step's exit status, or None when a failing pytest still fails the step, and
+    also when that cannot be told: the run never executes (a function never
+    called), the paths are too many to follow, or the text did not parse (bash
+    stops at a syntax error with status 2).
+    """
+
+    line: int
+    column: int
+    end_column: int
+    launcher: str
+    targets: tuple[str, ...] = ()
+    keyword: str | None = None
+    markexpr: str | None = None
+    reruns: int | None = None
+    reruns_text: str | None = None
+    reruns_dynamic: bool = False
+    reruns_delay: bool = False
+    only_rerun: tuple[str, ...] = ()
+    retries: int | None = None
+    force_flaky: bool = False
+    max_runs: int | None = None
+    min_passes: int | None = None
+    count: int | None = None
+    disabled_plugins: tuple[str, ...] = ()
+    rootdir: str | None = None
+    config_file: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    masked: str | None = None
+    tox_env: str | None = None
+    end_line: int = 0
+    reruns_at: Place | None = None  # where the winning --reruns option is written
+    masked_at: Place | None = None  # where the construct named by ``masked`` is
+    force_reruns: int | None = None
+    reruns_mode: str | None = None
+    rerun_except: tuple[str, ...] = ()
+    max_suite_reruns: int | None = None
+    fail_on_flaky: bool = False
+    flake_runs: int | None = None
+    plugins: tuple[str, ...] = ()  # -p NAME (enabled explicitly)
+    options: tuple[Option, ...] = ()  # every option pytest receives, canonical names
+    wrappers: tuple[str, ...] = ()  # commands wrapped around it, e.g. "timeout 600"
+    in_loop: bool = False  # inside a for/while/until body (a shell retry loop, perhaps)
+
+
+@dataclass(frozen=True)
+class Export:
+    """An environment variable the text sets for later commands.
+
+    ``via`` says how: ``export NAME=value``; a bare ``NAME=value`` (a shell
+    variable, seen by later commands in this text and by children once exported
+    or when it was already in the environment); or a line appended to
+    ``$GITHUB_ENV``, which reaches the job's *later steps*, not this one.
+    ``value`` is the value after quote removal, expansions kept as written.
+    """
+
+    name: str
+    value: str
+    line: int
+    column: int
+    via: ExportVia = "export"
+    dynamic: bool = False  # the value holds a shell expansion
+
+
+@dataclass(frozen=True)
+class CommandFacts:
+    """What ``read_command`` found in one command text."""
+
+    runs: tuple[PytestRun, ...]
+    exports: tuple[Export, ...]
+    unparsed: bool  # some text could not be tokenised or parsed and was stepped over
+
+
+# A text is lexed only when it may hold a launcher, a line for $GITHUB_ENV or an
+# assignment: a name followed by "=" at the start of a word (so "--flag=value"
+# alone does not count).
+_PREFILTER = re.compile(
+    LAUNCHER_HINT.pattern + r"|GITHUB_ENV|(?:^|[\s;&|(){}'\"`])[A-Za-z_][A-Za-z0-9_]*="
+)
+_NEWLINE = re.compile(r"\n")
+
+
+class _Lines:
+    """Turns offsets into the text into 0-based lines and columns."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
+
+    def point(self, offset: int) -> tuple[int, int]:
+        line = max(bisect.bisect_right(self.starts, offset) - 1, 0)
+        return line, offset - self.starts[line]
+
+    def place(self, start: int, end: int) -> Place:
+        line, column = self.point(start)
+        end_line, end_column = self.point(end)
+        return Place(line, column, end_line, end_column)
+
+
+def read_command(text: str, *, errexit: bool = True, pipefail: bool = False) -> CommandFacts:
+    """Read the pytest invocations and exports of one CI command text.
+
+    ``errexit``/``pipefail`` are the options of the shell the CI system runs
+    the text in (``CiCommand.errexit``/``pipefail``); ``set`` commands in the
+    text change them from there on.
+    """
+    if not _PREFILTER.search(text):
+        return CommandFacts((), (), False)
+    try:
+        return _read(text, errexit, pipefail)
+    except RecursionError:  # pragma: no cover - depth limits keep well below it
+        return CommandFacts((), (), True)
+
+
+def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
+    program, unparsed = parse(text)
+    walker = Walker(text)
+    walker.walk(program, WalkState())
+    lines = _Lines(text)
+    # bash stops at a syntax error with status 2, so on text that did not parse
+    # the simulation's verdict would describe a script that never runs as read.
+    analysis = None if unparsed else Analysis(program)
+    runs = [_run(found, program, analysis, lines, errexit, pipefail) for found in walker.found]
+    runs.sort(key=lambda run: (run.line, run.column))
+    exports = []
+    for found in walker.exports:
+        line, column = lines.point(found.offset)
+        exports.append(Export(found.name, found.value, line, column, found.via, found.dynamic))
+    return CommandFacts(tuple(runs), tuple(exports), unparsed)
+
+
+def _run(
+    found: Found,
+    program: CommandList,
+    analysis: Analysis | None,
+    lines: _Lines,
+    errexit: bool,
+    pipefail: bool,
+) -> PytestRun:
+    command, launch = found.command, found.launch
+    values: list[str] = []
+    dynamic: list[bool] = []
+    for value, index in launch.args:
+        word = command.words[index]
+        if value == word.value:
+            value, unknown = resolve(word, found.variables)
+        else:  # rewritten by the launcher (hatch test --retries)
+            unknown = word.dynamic
+        values.append(value)
+        dynamic.append(unknown)
+    args = read_pytest_args(values, dynamic)
+    reruns_text = reruns_at = None
+    if args.reruns_option is not None:
+        option = args.reruns_option
+        span = range(option.index, option.index + option.width)
+        indexes = sorted({launch.args[k][1] for k in span})
+        written = [command.words[k] for k in indexes]
+        reruns_text = " ".join(word.raw for word in written)
+        reruns_at = lines.place(written[0].start, written[-1].end)
+    reason = None
+    if analysis is not None:
+        reason = masking_reason(program, analysis, command, errexit, pipefail)
+    place = lines.place(command.start, command.end)
+    tox_env = launch.tox_env
+    if tox_env is None and "tox" in launch.launcher.split():
+        tox_env = dict(found.env).get("TOXENV")
+    return PytestRun(
+        line=place.line,
+        column=place.column,
+        end_column=place.end_column,
+        launcher=launch.launcher,
+        targets=args.targets,
+        keyword=args.keyword,
+        markexpr=args.markexpr,
+        reruns=args.reruns,
+        reruns_text=reruns_text,
+        reruns_dynamic=args.reruns_dynamic,
+        reruns_delay=args.reruns_delay,
+        only_rerun=args.only_rerun,
+        retries=args.retries,
+        force_flaky=args.force_flaky,
+        max_runs=args.max_runs,
+        min_passes=args.min_passes,
+        count=args.count,
+        disabled_plugins=args.disabled_plugins,
+        rootdir=args.rootdir,
+        config_file=args.config_file,
+        env=found.env,
+        cwd=found.cwd,
+        masked=reason.phrase if reason is not None else None,
+        tox_env=tox_env,
+        end_line=place.end_line,
+        reruns_at=reruns_at,
+        masked_at=lines.place(reason.start, reason.end) if reason is not None else None,
+        force_reruns=args.force_reruns,
+        reruns_mode=args.reruns_mode,
+        rerun_except=args.rerun_except,
+        max_suite_reruns=args.max_suite_reruns,
+        fail_on_flaky=args.fail_on_flaky,
+        flake_runs=args.flake_runs,
+        plugins=args.plugins,
+        options=args.options,
+        wrappers=launch.wrappers,
+        in_loop=found.in_loop,
+    )

@@ -1,0 +1,219 @@
+"""Commands that run another command, and how to see through them.
+
+A CI command often reaches pytest (or a shell) through something that runs the
+rest of its words as a command: ``env FOO=1``, ``sudo -E``, ``timeout 600``,
+``xvfb-run -a``, ``nice -n 10``... (``skip_wrappers``). Some of them also change
+what that command sees: ``env`` sets variables, ``env -C DIR`` and ``sudo -D
+DIR`` its working directory (``Wrapped``).
+
+Shells and ``eval`` run a string as a script instead (``script_argument``):
+``bash -ec 'pytest | tee log'`` must be read as a script of its own, in a shell
+whose errexit and pipefail its flags set. ``set`` uses the same flag letters
+(``read_flags``).
+
+Everything here works on words after quote removal, so the launcher reader
+(``shell_launchers``) and the shell parser share it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The words of ``text``: tables of option names read better written as one string."""
+    return frozenset(text.split())
+
+
+@dataclass
+class Wrapped:
+    """What the wrappers in front of a command add to it."""
+
+    env: list[tuple[str, str]] = field(default_factory=list)  # env NAME=value, in order
+    wrappers: list[str] = field(default_factory=list)  # each as written, e.g. "timeout 600"
+    chdir: str | None = None  # the working directory they set (env -C, sudo -D)
+
+
+@dataclass(frozen=True)
+class _Wrapper:
+    """A command that runs the rest of its words as a command."""
+
+    values: frozenset[str] = frozenset()  # its options that take a value
+    operands: int = 0  # words between its options and the command (timeout's duration)
+    refuse: frozenset[str] = frozenset()  # options after which nothing runs (command -v)
+    chdir: frozenset[str] = frozenset()  # options whose value becomes the working directory
+
+
+_WRAPPERS: dict[str, _Wrapper] = {
+    "sudo": _Wrapper(
+        word_set(
+            "-u -g -h -p -C -D -r -t -U -T --user --group --host --prompt --close-from --chdir"
+            " --role --type --other-user --command-timeout"
+        ),
+        refuse=word_set("-l --list -v --validate -K -e --edit"),
+        chdir=word_set("-D --chdir"),
+    ),
+    "doas": _Wrapper(word_set("-u -C")),
+    "exec": _Wrapper(word_set("-a")),
+    "command": _Wrapper(refuse=word_set("-v -V")),
+    "builtin": _Wrapper(),
+    "nohup": _Wrapper(),
+    "setsid": _Wrapper(),
+    "eatmydata": _Wrapper(),
+    "unbuffer": _Wrapper(),
+    "chronic": _Wrapper(),
+    "catchsegv": _Wrapper(),
+    "dbus-run-session": _Wrapper(),
+    "nice": _Wrapper(word_set("-n --adjustment")),
+    "ionice": _Wrapper(word_set("-c -n --class --classdata")),
+    "stdbuf": _Wrapper(word_set("-i -o -e --input --output --error")),
+    "taskset": _Wrapper(operands=1),
+    "time": _Wrapper(word_set("-f --format -o --output")),
+    "timeout": _Wrapper(word_set("-s --signal -k --kill-after"), operands=1),
+    "flock": _Wrapper(word_set("-w --timeout -E --conflict-exit-code"), operands=1),
+    "xvfb-run": _Wrapper(
+        word_set(
+            "-e --error-file -f --auth-file -n --server-num -p --xauth-protocol -s --server-args"
+            " -w --wait"
+        )
+    ),
+}
+
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+
+
+def join_dir(cwd: str | None, directory: str) -> str | None:
+    """``cd directory`` from ``cwd`` (None: where the step started), as written and
+    normalised; None again when the result is the starting directory."""
+    if directory in ("", "~"):
+        return "~"
+    if directory.startswith(("/", "~", "$")) or cwd is None:
+        joined = directory
+    else:
+        joined = posixpath.join(cwd, directory)
+    normal = posixpath.normpath(joined)
+    return None if normal == "." else normal
+
+
+def skip_wrappers(values: Sequence[str], start: int = 0) -> int | None:
+    """The index of the command that ``env``/``sudo``/``timeout``... in front of
+    ``values[start]`` run; None when they run nothing (``command -v x``)."""
+    return unwrap(values, start, Wrapped())
+
+
+def unwrap(values: Sequence[str], i: int, wrapped: Wrapped) -> int | None:
+    """``skip_wrappers`` from ``values[i]``, noting in ``wrapped`` what the wrappers add."""
+    for _ in range(16):
+        if i >= len(values):
+            return None
+        name = posixpath.basename(values[i])
+        if name == "env":
+            i = _skip_env(values, i + 1, wrapped)
+            continue
+        wrapper = _WRAPPERS.get(name)
+        if wrapper is None:
+            return i
+        j = i + 1
+        while j < len(values) and values[j].startswith("-") and values[j] != "-":
+            word = values[j]
+            if word == "--":
+                j += 1
+                break
+            if word.partition("=")[0] in wrapper.refuse:
+                return None
+            if word in wrapper.values:
+                if word in wrapper.chdir and j + 1 < len(values):
+                    wrapped.chdir = join_dir(wrapped.chdir, values[j + 1])
+                j += 2
+            else:
+                j += 1
+        j += wrapper.operands
+        wrapped.wrappers.append(" ".join(values[i:j]))
+        i = j
+    return i
+
+
+def _skip_env(values: Sequence[str], j: int, wrapped: Wrapped) -> int:
+    """``env [-i] [-u NAME] [-C DIR] [NAME=value]... command``."""
+    while j < len(values):
+        word = values[j]
+        if word in ("-u", "--unset", "-C", "--chdir"):
+            if word in ("-C", "--chdir") and j + 1 < len(values):
+                wrapped.chdir = join_dir(wrapped.chdir, values[j + 1])
+            j += 2
+        elif word.startswith("--chdir="):
+            wrapped.chdir = join_dir(wrapped.chdir, word.partition("=")[2])
+            j += 1
+        elif word.startswith(("-S", "--split-string")):
+            return len(values)  # env -S "cmd args": one string, not read
+        elif word.startswith("-"):
+            j += 1
+        else:
+            assignment = _ASSIGNMENT.match(word)
+            if assignment is None:
+                break
+            wrapped.env.append((assignment.group(1), word[assignment.end() :]))
+            j += 1
+    return j
+
+
+def script_argument(values: Sequence[str]) -> tuple[int, tuple[bool, bool] | None] | None:
+    """Where the script string of a command is: the index of ``STRING`` in
+    ``bash -c STRING`` with the errexit and pipefail that shell starts with, or
+    of the first word after ``eval`` (run in the current shell: None)."""
+    index = skip_wrappers(values)
+    if index is None or index >= len(values):
+        return None
+    name = posixpath.basename(values[index])
+    if name == "eval" and index + 1 < len(values):
+        return index + 1, None
+    if name not in _SHELLS:
+        return None
+    errexit = pipefail = has_c = False
+    i = index + 1
+    while i < len(values):
+        value = values[i]
+        if value == "--":
+            i += 1
+            break
+        if value.startswith("--"):  # --norc, --noprofile, --login
+            i += 1
+            continue
+        if len(value) < 2 or value[0] not in "-+":
+            break
+        settings, letters, i = read_flags(values, i)
+        errexit = settings.get("errexit", errexit)
+        pipefail = settings.get("pipefail", pipefail)
+        has_c = has_c or "c" in letters
+        i += 1
+    if not has_c or i >= len(values):
+        return None
+    return i, (errexit, pipefail)
+
+
+def read_flags(values: Sequence[str], i: int) -> tuple[dict[str, bool], str, int]:
+    """Read the flag word ``values[i]`` of ``set`` or of a shell's command line
+    (``-e``, ``+e``, ``-eo pipefail``, ``-ec``), which use the same letters.
+
+    Returns the errexit and pipefail settings it makes (True: on), its other
+    letters (``c``), and the index of the last word it used (``-o`` takes the
+    next word as an option name).
+    """
+    word = values[i]
+    on = word[0] == "-"
+    settings: dict[str, bool] = {}
+    letters = ""
+    for letter in word[1:]:
+        if letter == "e":
+            settings["errexit"] = on
+        elif letter == "o" and i + 1 < len(values):
+            i += 1
+            if values[i] in ("errexit", "pipefail"):
+                settings[values[i]] = on
+        else:
+            letters += letter
+    return settings, letters, i

@@ -1,0 +1,299 @@
+"""Rules on CI pipelines: DET302 ci-trial-override, DET401 soft-fail, DET411 job-retry,
+DET421 ci-reruns-flag, DET431 masked-exit-status, DET501 stacked-retries.
+
+A CI knob acts on every test its step runs, so each finding quotes the test it
+costs most: how often a violation at the reference rate is reported with the
+knob and without that one knob (every other layer kept), and how many test
+files it gates. A knob on a step that runs no pytest detlint can see (a script,
+a tox environment) is still reported, with the numbers of a single-attempt test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from detlint.finding import Finding, Loss
+from detlint.model import BLOCKING, MASKED_EXIT, JobRetries, Policy, Reruns
+from detlint.rules.context import RuleContext, finding, loss_phrase
+from detlint.span import Span
+
+if TYPE_CHECKING:
+    from detlint.ci_link import CiGate, TestRun
+    from detlint.ci_pass.facts import CiKnob
+
+QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
+GATE_KINDS = ("soft-fail", "continue-on-error", "allow-failure")
+RETRY_KINDS = ("job-retry", "retry-action")
+
+# (with the knob, without it) for one gate
+Pair = tuple[Policy, Policy]
+
+
+def _loss(gate: CiGate | None, pair: Pair, context: RuleContext) -> Loss:
+    with_knob, without = pair
+    q = context.reference_rate
+    return Loss(
+        reference_rate=q,
+        target=context.target,
+        trials=with_knob.trials,
+        trials_env=gate.base.test.trials.env if gate is not None else None,
+        reported=with_knob.reported(q),
+        reported_without=without.reported(q),
+        visible=with_knob.visible(q),
+        trials_needed=Policy(trials=without.trials).trials_needed(q, context.target),
+        instances=gate.base.instances if gate is not None else None,
+    )
+
+
+def _costliest(
+    gates: Iterable[CiGate], pair: Callable[[CiGate], Pair], context: RuleContext
+) -> tuple[CiGate, Loss] | None:
+    scored = [(gate, _loss(gate, pair(gate), context)) for gate in gates]
+    if not scored:
+        return None
+    return max(
+        scored, key=lambda item: (item[1].reported_without - item[1].reported, item[0].label)
+    )
+
+
+def _quote(
+    gates: list[CiGate], pair: Callable[[CiGate], Pair], plain: Pair, context: RuleContext
+) -> tuple[Loss, str]:
+    """The numbers a message quotes, and for which test."""
+    costliest = _costliest(gates, pair, context)
+    if costliest is None:
+        return _loss(None, plain, context), "in a single-attempt test"
+    gate, numbers = costliest
+    return numbers, f"in {gate.label}"
+
+
+def _reach(paths: Iterable[str]) -> str:
+    """e.g. "gates 12 test files under tests/gpu, tests/unit"."""
+    files = sorted(set(paths))
+    if not files:
+        return "runs no test detlint could link"
+    directories = sorted({path.rsplit("/", 1)[0] if "/" in path else "." for path in files})
+    shown = ", ".join(directories[:3])
+    if len(directories) > 3:
+        shown += f" and {len(directories) - 3} more"
+    noun = "test file" if len(files) == 1 else "test files"
+    return f"gates {len(files)} {noun} under {shown}"
+
+
+def _runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
+    return [run for run in context.ci_runs if knob in run.knobs]
+
+
+def _where(knob: CiKnob, runs: list[TestRun]) -> str:
+    parts = [f"step {runs[0].step.name!r}"] if runs else []
+    if knob.platform:
+        parts.append(f"platform {knob.platform}")
+    if knob.condition:
+        parts.append(knob.condition)
+    return "; ".join(parts)
+
+
+def _test_files(runs: Iterable[TestRun]) -> list[str]:
+    return [path for run in runs for path in run.test_files]
+
+
+def _without_gate(policy: Policy) -> Policy:
+    return dataclasses.replace(policy, gate=BLOCKING)
+
+
+def soft_fail(context: RuleContext) -> Iterator[Finding]:
+    """DET401: a soft fail, continue-on-error or allow_failure that covers test failures."""
+    from detlint.ci_link import GATE_OF_KNOB
+
+    for knob in context.ci_knobs:
+        if knob.kind not in GATE_KINDS or not knob.covers_tests:
+            continue
+        runs = _runs_of(knob, context)
+        gates = [gate for gate in context.ci_gates if gate.ci_gate == knob]
+
+        def pair(gate: CiGate) -> Pair:
+            return gate.policy, dataclasses.replace(gate.policy, gate=gate.inside.gate)
+
+        plain = (Policy(gate=GATE_OF_KNOB[knob.kind]), Policy())
+        numbers, which = _quote(gates, pair, plain, context)
+        details = "; ".join(p for p in (_where(knob, runs), _reach(_test_files(runs))) if p)
+        message = (
+            f"`{knob.key}: {knob.value}` lets failing tests pass the build: "
+            f"{loss_phrase(numbers)} {which} ({details})"
+        )
+        if knob.kind == "soft-fail" and knob.value.lstrip().startswith("["):
+            first = "soft-fail infrastructure exit statuses only and drop exit status 1"
+        else:
+            first = "let the step block on test failures"
+        help_text = f"{first}, and quarantine the flaky tests visibly instead: {QUARANTINE}"
+        yield finding("DET401", knob.span, message, help_text, numbers)
+
+
+_RETRY_HELP = {
+    "buildkite": (
+        "keep retrying infrastructure failures and stop retrying exit status 1: "
+        "`retry: {automatic: [{exit_status: -1, limit: 2}, {exit_status: 255, limit: 2}]}`"
+    ),
+    "gitlab": (
+        "retry infrastructure failures only: "
+        "`retry: {max: 2, when: [runner_system_failure, stuck_or_timeout_failure]}`"
+    ),
+    "github": "retry timeouts only (`retry_on: timeout`), or drop the retry",
+}
+
+
+def _retry_pair(knob: CiKnob) -> Callable[[CiGate], Pair]:
+    def pair(gate: CiGate) -> Pair:
+        inside = gate.inside
+        layers = [layer for k, layer in gate.retries if k == knob]
+        return dataclasses.replace(inside, layers=(*inside.layers, *layers)), inside
+
+    return pair
+
+
+def job_retry(context: RuleContext) -> Iterator[Finding]:
+    """DET411: a job retry (or a retry action) that reruns test failures."""
+    for knob in context.ci_knobs:
+        if knob.kind not in RETRY_KINDS or not knob.covers_tests or (knob.attempts or 0) < 2:
+            continue
+        runs = _runs_of(knob, context)
+        gates = [gate for gate in context.ci_gates if any(k == knob for k, _ in gate.retries)]
+        plain = (Policy(layers=(JobRetries((knob.attempts or 1) - 1, knob.system),)), Policy())
+        numbers, which = _quote(gates, _retry_pair(knob), plain, context)
+        details = "; ".join(p for p in (_where(knob, runs), _reach(_test_files(runs))) if p)
+        message = (
+            f"`{knob.key}` runs a failing job up to {knob.attempts} times: "
+            f"{loss_phrase(numbers)} {which} ({details})"
+        )
+        yield finding("DET411", knob.span, message, _RETRY_HELP[knob.system], numbers)
+
+
+def _gates_by_run(context: RuleContext) -> dict[int, list[CiGate]]:
+    """The gates of each run (by identity), built once per rule."""
+    found: dict[int, list[CiGate]] = {}
+    for gate in context.ci_gates:
+        found.setdefault(id(gate.run), []).append(gate)
+    return found
+
+
+def reruns_flag(context: RuleContext) -> Iterator[Finding]:
+    """DET421: ``--reruns N``, ``--retries N`` or ``--force-flaky`` on a CI pytest command."""
+    by_run = _gates_by_run(context)
+    for run in context.ci_runs:
+        options = run.options
+        span = options.span
+        if span is None:
+            continue
+
+        def pair(gate: CiGate) -> Pair:
+            return _without_gate(gate.inside), _without_gate(gate.own)
+
+        affected = [g for g in by_run.get(id(run), ()) if g.inside.layers != g.own.layers]
+        setting = options.reruns or options.retries
+        count = setting.value if setting is not None and setting.value else 1
+        plain = (Policy(layers=(Reruns(count),)), Policy())
+        numbers, which = _quote(affected, pair, plain, context)
+        message = (
+            f"`{', '.join(options.flags)}` reruns every failing test of step {run.step.name!r}: "
+            f"{loss_phrase(numbers)} {which} ({_reach(run.test_files)})"
+        )
+        help_text = (
+            "drop the flag and give the tests that need it more in-test trials, or quarantine "
+            f"the known-flaky ones visibly: {QUARANTINE}"
+        )
+        yield finding("DET421", span, message, help_text, numbers)
+
+
+def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
+    """DET431: ``pytest ... || true`` and its kin: the step passes whatever pytest says."""
+    by_run = _gates_by_run(context)
+    for run in context.ci_runs:
+        if run.run.masked is None:
+            continue
+
+        def pair(gate: CiGate) -> Pair:
+            inside = _without_gate(gate.inside)
+            return dataclasses.replace(inside, gate=MASKED_EXIT), inside
+
+        gates = [g for g in by_run.get(id(run), ()) if g.inside.gate.blocks]
+        numbers, which = _quote(gates, pair, (Policy(gate=MASKED_EXIT), Policy()), context)
+        message = (
+            f"{run.run.masked} hides pytest's exit status in step {run.step.name!r}: "
+            f"{loss_phrase(numbers)} {which} ({_reach(run.test_files)})"
+        )
+        help_text = (
+            "let pytest's exit status fail the step (to keep a log, `set -o pipefail` before "
+            f"`| tee`), and quarantine known-flaky tests visibly: {QUARANTINE}"
+        )
+        yield finding("DET431", run.span, message, help_text, numbers)
+
+
+def trial_override(context: RuleContext) -> Iterator[Finding]:
+    """DET302: a step sets a test's trial variable below the test's own default."""
+    groups: dict[Span, list[CiGate]] = {}
+    for gate in context.ci_gates:
+        override = gate.override
+        if override is not None and gate.inside.trials < gate.own.trials:
+            groups.setdefault(override.span, []).append(gate)
+
+    def pair(gate: CiGate) -> Pair:
+        policy = _without_gate(gate.policy)
+        return policy, dataclasses.replace(policy, trials=gate.own.trials)
+
+    for span, gates in sorted(groups.items()):
+        costliest = _costliest(gates, pair, context)
+        assert costliest is not None
+        gate, numbers = costliest
+        assert gate.override is not None
+        name, own = gate.override.name, gate.own.trials
+        message = (
+            f"step {gate.run.step.name!r} sets {name}={gate.inside.trials}, below the test's "
+            f"own {own}: {loss_phrase(numbers)} in {gate.label} "
+            f"({_reach(g.base.test.path for g in gates)})"
+        )
+        help_text = f"drop the override, or set {name} to at least {own}"
+        yield finding("DET302", span, message, help_text, numbers)
+
+
+def stacked_retries(context: RuleContext) -> Iterator[Finding]:
+    """DET501: a test retried inside pytest and again by its CI job."""
+    groups: dict[CiKnob, list[CiGate]] = {}
+    for gate in context.ci_gates:
+        if gate.retries and any(layer.masks for layer in gate.inside.layers):
+            groups.setdefault(gate.retries[0][0], []).append(gate)
+
+    def pair(gate: CiGate) -> Pair:
+        policy = _without_gate(gate.policy)
+        return policy, Policy(trials=policy.trials)
+
+    for knob, gates in groups.items():
+        costliest = _costliest(gates, pair, context)
+        assert costliest is not None
+        gate, numbers = costliest
+        attempts = 1
+        for layer in gate.policy.layers:
+            attempts *= _attempts(layer)
+        inner = ", ".join(layer.describe() for layer in gate.inside.layers if layer.masks)
+        message = (
+            f"{gate.label} is retried inside pytest by {inner} and again by `{knob.key}` "
+            f"({knob.attempts} job runs): up to {attempts} attempts in total; "
+            f"{loss_phrase(numbers)} ({_reach(g.base.test.path for g in gates)})"
+        )
+        related = [k.span for k in gate.base.knobs if k.kind in ("rerun-marker", "config-reruns")]
+        help_text = (
+            "retry at one layer at most: stop retrying test failures (exit status 1) in the "
+            f"job, drop the in-test rerun, and quarantine visibly: {QUARANTINE}"
+        )
+        yield finding("DET501", knob.span, message, help_text, numbers, related)
+
+
+def _attempts(layer: object) -> int:
+    """Runs one layer allows at most: reruns + 1, job retries + 1, or max_runs."""
+    if isinstance(layer, Reruns):
+        return layer.count + 1
+    if isinstance(layer, JobRetries):
+        return layer.limit + 1
+    max_runs = getattr(layer, "max_runs", None)
+    return max_runs if isinstance(max_runs, int) else 1
