@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.span import display_path
+from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
@@ -88,6 +88,7 @@ def link_ci(
         evidence,
         relative,
         lambda path: display_path(root / path, cwd),
+        lambda path: _read_script(root / path, cwd),
     )
     runs = [
         run
@@ -104,3 +105,14 @@ def link_ci(
             tests.setdefault(module.path, []).extend(module.tests)
     gates = [gate for run in runs for gate in linker.gates(run, tests)]
     return CiAnalysis(tuple(pipelines), all_knobs(pipelines), tuple(runs), tuple(gates))
+
+
+def _read_script(path: Path, cwd: Path) -> str | None:
+    """A shell script's text, or None when it is not there or not text."""
+    from detlint.source import decode_text, read_bytes
+
+    if not path.is_file():
+        return None
+    data = read_bytes(path, display_path(path, cwd), max_bytes=1_000_000)
+    text = data if isinstance(data, Problem) else decode_text(data, "")
+    return None if isinstance(text, Problem) else text

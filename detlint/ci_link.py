@@ -17,6 +17,7 @@ import bisect
 import dataclasses
 import itertools
 import posixpath
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -45,6 +46,11 @@ GATE_OF_KNOB: dict[str, Gate] = {
     "allow-failure": ALLOW_FAILURE,
 }
 RETRY_KINDS = ("job-retry", "retry-action")
+# A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
+_SCRIPT_CALL = re.compile(
+    r"(?:^|&&|\|\||;|\b(?:bash|sh)(?:\s+-\w+)*\s)\s*((?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)*\.sh)\b",
+    re.M,
+)
 
 
 @dataclass(frozen=True)
@@ -149,12 +155,14 @@ class Linker:
         evidence: PluginEvidence,
         relative: Callable[[str], str] = lambda path: path,
         display: Callable[[str], str] = lambda path: path,
+        read_script: Callable[[str], str | None] | None = None,
     ) -> None:
         self.files = sorted(files)
         self.config_for = config_for
         self.evidence = evidence
         self.relative = relative  # a displayed path (a config file's) as a repository path
         self.display = display  # a repository path as displayed (relative to the cwd)
+        self.read_script = read_script  # a repository file's text, or None
         # Large CI setups run thousands of steps over the same tests: every lookup
         # below is memoised, so linking costs per distinct target, config and test.
         self._test_files: dict[tuple[str, ...], list[str]] = {}
@@ -189,6 +197,20 @@ class Linker:
                 found = tuple(tests[start:end])
             self._under_cache[key] = found
         return found
+
+    def _locate(self, base: str, directory: str) -> str:
+        """A working directory in the repository. An absolute one is where the CI image
+        mounts the checkout (``/workspace/tests``): its longest tail that is a directory
+        here is taken (``tests``), else the checkout root."""
+        if not directory.startswith("/"):
+            return _join(base, directory)
+        parts = [part for part in directory.split("/") if part]
+        for start in range(len(parts)):
+            candidate = _join(base, "/".join(parts[start:]))
+            index = bisect.bisect_left(self.files, candidate + "/")
+            if index < len(self.files) and self.files[index].startswith(candidate + "/"):
+                return candidate
+        return base
 
     def _display(self, path: str) -> str:
         found = self._displayed.get(path)
@@ -234,6 +256,31 @@ class Linker:
                 for e in facts.exports
                 if e.via == "github-env"
             )
+            for command in group:
+                found += self._script_runs(step, command, base, (*carried, *exports))
+        return found
+
+    def _script_runs(
+        self, step: CiStep, command: CiCommand, base: str, env: tuple[EnvSetting, ...]
+    ) -> list[TestRun]:
+        """Runs inside a shell script the command calls directly (``./ci/test.sh``,
+        ``bash scripts/run_tests.sh``), one level deep. A script runs in a new bash
+        without errexit unless it sets it, so a later command can hide pytest's status."""
+        if self.read_script is None or ".sh" not in command.text:
+            return []
+        working = self._locate(base, command.working_dir or step.working_dir or "")
+        found: list[TestRun] = []
+        for match in _SCRIPT_CALL.finditer(command.text):
+            written = match.group(1)
+            path = _join(working, written) if not written.startswith("/") else ""
+            text = self.read_script(path) if path else None
+            if text is None:
+                continue
+            facts = read_command(text, errexit=False, pipefail=False)
+            shown = self._display(path)
+            for run in facts.runs:
+                at = Span(shown, run.line + 1, run.column + 1, run.end_line + 1, run.end_column + 1)
+                found.append(self._run(step, command, run, base, env, at))
         return found
 
     def _run(
@@ -243,8 +290,10 @@ class Linker:
         run: PytestRun,
         base: str,
         exports: tuple[EnvSetting, ...],
+        at: Span | None = None,
     ) -> TestRun:
-        directory = _join(_join(base, command.working_dir or step.working_dir or ""), run.cwd or "")
+        working = self._locate(base, command.working_dir or step.working_dir or "")
+        directory = _join(working, run.cwd or "")
         config = self.config_for(directory)
         targets = [_join(directory, t) for t in run.targets if not t.startswith("-")]
         if not targets:
@@ -255,7 +304,7 @@ class Linker:
         )
         inline = tuple(EnvSetting(n, v, command.span) for n, v in run.env)
         env = (*step.env, *command.env, *exports, *inline)
-        span = command_span(command, run)
+        span = at or command_span(command, run)
         return TestRun(
             step=step,
             command=command,

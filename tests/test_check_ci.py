@@ -108,6 +108,17 @@ def test_audit_shows_each_tests_ci_layers(audit):
     assert nightly["gate"]["blocks"] is False
 
 
+def test_a_generator_input_with_working_dir_and_platform_overrides():
+    repo = REPO.parent / "ci_generated"
+    code, document = run_check(repo)
+    assert code == 1
+    assert reported_findings(document) == expected_findings(repo)
+    (found,) = document["findings"]
+    # working_dir "/workspace/tests" is the checkout's tests/ directory.
+    assert "platform amd" in found["message"]
+    assert "gates 2 test files under tests/distributed" in found["message"]
+
+
 def test_check_on_the_pipeline_file_alone_still_links_its_tests(tmp_path):
     repo = tmp_path / "repo"
     shutil.copytree(REPO, repo)

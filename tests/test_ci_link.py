@@ -165,3 +165,29 @@ def test_a_retry_on_agent_loss_only_is_not_a_finding(tmp_path):
     )
     code, document = run_check(repo)
     assert (code, document["findings"]) == (0, [])
+
+
+def test_a_script_the_step_calls_is_read_and_its_exit_status_judged(tmp_path):
+    repo = _repo(
+        tmp_path,
+        {
+            "tests/test_a.py": "def test_a():\n    pass\n",
+            "ci/run_tests.sh": "#!/bin/bash\ncd tests\npytest -x .\necho finished\n",
+            "ci/strict.sh": "#!/bin/bash\nset -e\npytest tests\necho finished\n",
+            ".buildkite/pipeline.yml": """\
+                steps:
+                  - command: ./ci/run_tests.sh
+                  - command: bash ci/strict.sh && echo done
+            """,
+        },
+    )
+    _, document = run_check(repo)
+    # Without `set -e` the script's last command decides its exit status.
+    (found,) = document["findings"]
+    assert (found["path"], found["line"], found["column"], found["code"]) == (
+        "ci/run_tests.sh",
+        3,
+        1,
+        "DET431",
+    )
+    assert "gates 1 test file under tests" in found["message"]

@@ -176,6 +176,9 @@ class _Reader:
             commands=_commands(node, self.path),
             knobs=ordered(context.knobs + tuple(knobs.all())),
             env=_merge_env(context.env, env_settings(node.get("env"), self.path)),
+            # Not a Buildkite key, but pipeline generators (and the images they run in)
+            # use it for where the commands start.
+            working_dir=text_of(node.get("working_dir")),
             parallelism=_parallelism(node.get("parallelism")),
             matrix=_matrix_text(node.get("matrix")),
         )

@@ -34,6 +34,7 @@ YAML_SUFFIXES = (".yml", ".yaml", ".yml.j2", ".yaml.j2", ".yml.jinja", ".yaml.ji
 KNOB_TOKENS = (
     b"pytest",
     b"tox",
+    b".sh",  # a script the step calls may run pytest
     b"soft_fail",
     b"retry",
     b"continue-on-error",
