@@ -170,6 +170,7 @@ class Linker:
         self._linked: dict[tuple[int, int], tuple[TestFunction, PytestConfig, TestGate]] = {}
         self._configs: dict[tuple[int, RunOptions], PytestConfig] = {}
         self._displayed: dict[str, str] = {}
+        self._runs_cache: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 
     def _tests(self, python_files: tuple[str, ...]) -> list[str]:
         found = self._test_files.get(python_files)
@@ -196,6 +197,26 @@ class Linker:
                 end = bisect.bisect_left(tests, prefix[:-1] + "0")  # "0" sorts right after "/"
                 found = tuple(tests[start:end])
             self._under_cache[key] = found
+        return found
+
+    def _test_files_of(self, directory: str, written: tuple[str, ...]) -> tuple[str, ...]:
+        """The test files a run started in ``directory`` with targets ``written`` reaches."""
+        key = (directory, written)
+        found = self._runs_cache.get(key)
+        if found is None:
+            config = self.config_for(directory)
+            targets = [_join(directory, t) for t in written if not t.startswith("-")]
+            if not targets:
+                config_dir = directory
+                if config.path:
+                    config_dir = posixpath.dirname(self.relative(config.path))
+                targets = [_join(config_dir, t) for t in config.testpaths] or [directory]
+            found = tuple(
+                sorted(
+                    {self._display(f) for t in targets for f in self._under(t, config.python_files)}
+                )
+            )
+            self._runs_cache[key] = found
         return found
 
     def _locate(self, base: str, directory: str) -> str:
@@ -294,14 +315,7 @@ class Linker:
     ) -> TestRun:
         working = self._locate(base, command.working_dir or step.working_dir or "")
         directory = _join(working, run.cwd or "")
-        config = self.config_for(directory)
-        targets = [_join(directory, t) for t in run.targets if not t.startswith("-")]
-        if not targets:
-            config_dir = posixpath.dirname(self.relative(config.path)) if config.path else directory
-            targets = [_join(config_dir, t) for t in config.testpaths] or [directory]
-        test_files = sorted(
-            {self._display(f) for t in targets for f in self._under(t, config.python_files)}
-        )
+        test_files = self._test_files_of(directory, run.targets)
         inline = tuple(EnvSetting(n, v, command.span) for n, v in run.env)
         env = (*step.env, *command.env, *exports, *inline)
         span = at or command_span(command, run)
@@ -311,7 +325,7 @@ class Linker:
             run=run,
             span=span,
             directory=directory,
-            test_files=tuple(test_files),
+            test_files=test_files,
             knobs=_acting_knobs(step, command),
             env=env,
             options=run_options(run, span, env),

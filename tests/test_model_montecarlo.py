@@ -14,7 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from detlint.model import (
+    ALLOW_FAILURE,
     CONTINUE_ON_ERROR,
+    MASKED_EXIT,
     SKIP,
     SOFT_FAIL,
     FlakyRuns,
@@ -101,7 +103,7 @@ def test_strict_xfail_rerun_on_xpass(q, t, r):
     t=trial_counts,
     mk=flaky_settings(),
     limit=job_limits,
-    gate=st.sampled_from([SOFT_FAIL, CONTINUE_ON_ERROR, SKIP]),
+    gate=st.sampled_from([SOFT_FAIL, CONTINUE_ON_ERROR, ALLOW_FAILURE, MASKED_EXIT, SKIP]),
 )
 def test_never_blocking_gate_keeps_visibility_apart(q, t, mk, limit, gate):
     policy = Policy(t, (FlakyRuns(*mk), JobRetries(limit)), gate)
