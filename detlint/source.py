@@ -45,6 +45,7 @@ _UTF16_32_BOMS = (
 )
 
 _BINARY = "binary file, not Python source"
+_CHUNK = 1 << 16
 
 
 def _megabytes(size: int) -> str:
@@ -102,7 +103,6 @@ def read_bytes(path: Path, display: str, max_bytes: int = MAX_BYTES) -> bytes | 
     is read, or one whose size the OS reports as 0 (``/proc``), cannot exhaust
     memory.
     """
-    limit = f"over the {_megabytes(max_bytes)} limit; skipped"
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as error:
@@ -117,11 +117,16 @@ def read_bytes(path: Path, display: str, max_bytes: int = MAX_BYTES) -> bytes | 
             kind = _file_type(info.st_mode)
             return Problem(Span.file(display), f"cannot read: is {kind}, not a regular file")
         if info.st_size > max_bytes:
-            return Problem(Span.file(display), f"file is {_megabytes(info.st_size)}, {limit}")
+            size = _megabytes(info.st_size)
+            return Problem(Span.file(display), f"file is {size}, {_over_limit(max_bytes)}")
         chunks: list[bytes] = []
         total = 0
         while total <= max_bytes:
-            chunk = os.read(fd, max(max_bytes + 1 - total, 1))
+            # Ask for what fstat reported and a byte more (at least a 64 KB chunk,
+            # for files that grow or report 0), not for the limit: a buffer of the
+            # limit's size would be allocated for every read.
+            wanted = max(info.st_size + 1 - total, _CHUNK)
+            chunk = os.read(fd, min(max_bytes + 1 - total, wanted))
             if not chunk:
                 break
             chunks.append(chunk)
@@ -132,8 +137,14 @@ def read_bytes(path: Path, display: str, max_bytes: int = MAX_BYTES) -> bytes | 
         with contextlib.suppress(OSError):  # the data (or problem) is already in hand
             os.close(fd)
     if total > max_bytes:
-        return Problem(Span.file(display), f"file grew while reading and is {limit}")
+        return Problem(
+            Span.file(display), f"file grew while reading and is {_over_limit(max_bytes)}"
+        )
     return b"".join(chunks)
+
+
+def _over_limit(max_bytes: int) -> str:
+    return f"over the {_megabytes(max_bytes)} limit; skipped"
 
 
 def _binary_problem(data: bytes, display: str, what: str) -> Problem | None:

@@ -10,14 +10,13 @@ aliases statically and recording the path it took.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-import libcst as cst
-
 from detlint.python_pass.facts import Argument, Mark, MarkKind, Scope
-from detlint.python_pass.module_index import ModuleIndex
-from detlint.python_pass.names import dotted, literal
+from detlint.python_pass.module_index import Function, ModuleIndex
+from detlint.python_pass.names import dotted
 from detlint.span import Span
 
 MARK_KINDS: dict[str, MarkKind] = {
@@ -68,24 +67,19 @@ class MarkResolver:
     external: ExternalLookup = no_external
     retry_names: frozenset[str] = frozenset()
 
-    def arguments(self, call: cst.Call) -> tuple[Argument, ...]:
+    def arguments(self, call: ast.Call) -> tuple[Argument, ...]:
         return tuple(
-            Argument(
-                name=arg.keyword.value if arg.keyword is not None else None,
-                value=literal(arg.value),
-                span=self.index.span(arg),
-            )
-            for arg in call.args
-            if not arg.star
+            Argument(name=arg.keyword, value=value, span=span)
+            for arg, span, value in self.index.arguments(call)
         )
 
-    def resolve(self, expression: cst.BaseExpression, scope: Scope) -> list[Mark]:
+    def resolve(self, expression: ast.expr, scope: Scope) -> list[Mark]:
         """Every mark ``expression`` applies, with spans at the use site."""
         return self._resolve(expression, scope, self.index.span(expression), (), 0)
 
     def _resolve(
         self,
-        expression: cst.BaseExpression,
+        expression: ast.expr,
         scope: Scope,
         use: Span,
         via: tuple[str, ...],
@@ -93,12 +87,13 @@ class MarkResolver:
     ) -> list[Mark]:
         if depth > MAX_DEPTH:
             return []
-        if isinstance(expression, cst.List | cst.Tuple):
+        if isinstance(expression, ast.List | ast.Tuple):
             marks: list[Mark] = []
-            for element in expression.elements:
-                marks += self._resolve(element.value, scope, use, via, depth + 1)
+            for element in expression.elts:
+                value = element.value if isinstance(element, ast.Starred) else element
+                marks += self._resolve(value, scope, use, via, depth + 1)
             return marks
-        call = expression if isinstance(expression, cst.Call) else None
+        call = expression if isinstance(expression, ast.Call) else None
         target = call.func if call is not None else expression
         arguments = self.arguments(call) if call is not None else ()
         here = self.index.span(expression)
@@ -137,7 +132,7 @@ class MarkResolver:
         function = self.index.functions.get(name)
         if function is not None:
             marks = []
-            for returned in returned_expressions(function):
+            for returned in returned_expressions(self.index, function):
                 marks += self._resolve(returned, scope, use, (*via, f"{name}()"), depth + 1)
             return marks
         return []
@@ -145,7 +140,7 @@ class MarkResolver:
     def _applied(
         self,
         marks: Sequence[Mark],
-        call: cst.Call | None,
+        call: ast.Call | None,
         arguments: tuple[Argument, ...],
         use: Span,
         scope: Scope,
@@ -173,23 +168,19 @@ class MarkResolver:
         return result
 
 
-def returned_expressions(function: cst.FunctionDef) -> list[cst.BaseExpression]:
+def returned_expressions(index: ModuleIndex, function: Function) -> list[ast.expr]:
     """What a mark wrapper returns: ``return pytest.mark.flaky(reruns=2)(fn)`` -> the mark.
 
     Only the function's own top-level ``return`` statements are read; a call
     applying a mark to the wrapped function is unwrapped to the mark.
     """
-    found: list[cst.BaseExpression] = []
-    body = function.body
-    if not isinstance(body, cst.IndentedBlock):
+    found: list[ast.expr] = []
+    if not index.is_block(function.body):
         return found
-    for statement in body.body:
-        if not isinstance(statement, cst.SimpleStatementLine):
-            continue
-        for small in statement.body:
-            if isinstance(small, cst.Return) and small.value is not None:
-                value = small.value
-                if isinstance(value, cst.Call) and isinstance(value.func, cst.Call):
-                    value = value.func  # pytest.mark.flaky(reruns=2)(fn)
-                found.append(value)
+    for statement in function.body:
+        if isinstance(statement, ast.Return) and statement.value is not None:
+            value = statement.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Call):
+                value = value.func  # pytest.mark.flaky(reruns=2)(fn)
+            found.append(value)
     return found

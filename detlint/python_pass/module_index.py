@@ -9,44 +9,100 @@ access instead of another tree walk.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ast
+import functools
 from dataclasses import dataclass, field
 
-import libcst as cst
-
-from detlint.python_pass.names import ImportMap
+from detlint.python_pass.facts import ArgValue, Dynamic
+from detlint.python_pass.locations import Arg, Code, call_args
+from detlint.python_pass.names import ImportMap, NotLiteral, literal
 from detlint.python_pass.narrowing import Narrowed
-from detlint.python_pass.positions import Range, node_positions
+from detlint.python_pass.parse import parse
+from detlint.python_pass.walk import NodeT, of_kind, walk
 from detlint.span import Span
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass
 class ModuleIndex:
-    """The top level of one module, with positions for every node."""
+    """The top level of one module, and where its nodes sit in the file."""
 
     path: str
-    lines: list[str]
-    module: cst.Module
-    positions: Mapping[cst.CSTNode, Range]
+    source: str  # the whole file, also when only its narrowed text was parsed
+    module: ast.Module
+    code: Code
     narrowed: Narrowed | None = None
     imports: ImportMap = field(default_factory=ImportMap)
-    assignments: dict[str, cst.BaseExpression] = field(default_factory=dict)
-    pytestmark: list[cst.BaseExpression] = field(default_factory=list)
-    functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
-    classes: list[cst.ClassDef] = field(default_factory=list)
+    assignments: dict[str, ast.expr] = field(default_factory=dict)
+    pytestmark: list[ast.expr] = field(default_factory=list)
+    functions: dict[str, Function] = field(default_factory=dict)
+    classes: list[ast.ClassDef] = field(default_factory=list)
+    _bodies: dict[int, list[ast.AST]] = field(default_factory=dict)
 
-    def span(self, node: cst.CSTNode) -> Span:
-        (line, column), (end_line, end_column) = self.positions[node]
+    def _span(self, start: int, end: int) -> Span:
+        line, column = self.code.position(start)
+        end_line, end_column = self.code.position(end)
         if self.narrowed is not None:
             line = self.narrowed.original_line(line)
             end_line = self.narrowed.original_line(end_line)
         return Span(self.path, line, column + 1, end_line, end_column + 1)
+
+    def span(self, node: ast.expr) -> Span:
+        """The span of an expression, without the parentheses around it."""
+        return self._span(*self.code.expression(node))
+
+    def name_span(self, function: Function) -> Span:
+        return self._span(*self.code.name(function))
+
+    def arguments(self, call: ast.Call) -> list[tuple[Arg, Span, ArgValue]]:
+        """Each argument of ``call`` but star arguments, with its span and its
+        value: the literal, or ``Dynamic`` with the code as written."""
+        args = call_args(call)
+        found: list[tuple[Arg, Span, ArgValue]] = []
+        for arg, (start, value_start, end) in zip(
+            args, self.code.arguments(call, args), strict=True
+        ):
+            if arg.star:
+                continue
+            value = literal(arg.value)
+            if isinstance(value, NotLiteral):
+                value = Dynamic(self.code.source(value_start, end, self.module))
+            found.append((arg, self._span(start, end), value))
+        return found
+
+    def body(self, function: Function, kinds: type[NodeT] | tuple[type[NodeT], ...]) -> list[NodeT]:
+        """The nodes of ``kinds`` in a function's body, in walk order.
+
+        A test's body is searched for loops, calls and returns, and a helper's
+        for every test that calls it: the walk is made once per function.
+        """
+        nodes = self._bodies.get(id(function))
+        if nodes is None:
+            nodes = self._bodies[id(function)] = walk(function.body)
+        return of_kind(nodes, kinds)
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        return self.source.splitlines()
 
     def comment_on(self, line: int) -> str:
         """The ``#`` comment on a 1-based line, if any (a rough read: enough for reasons)."""
         if not 1 <= line <= len(self.lines):
             return ""
         return line_comment(self.lines[line - 1])
+
+    def is_block(self, body: list[ast.stmt]) -> bool:
+        """Whether a body is an indented block, not statements after the colon
+        (``class TestA: pass``), which hold no tests or marks worth reading."""
+        if not body:
+            return False
+        first = body[0]
+        line = self.code.line_text(first.lineno)
+        if line.encode("utf-8", "surrogatepass")[: first.col_offset].strip(b" \t\x0c"):
+            return False
+        previous = self.code.line_text(first.lineno - 1) if first.lineno > 1 else ""
+        return not previous.rstrip("\r\n").endswith("\\")
 
 
 def line_comment(text: str) -> str:
@@ -68,75 +124,85 @@ def line_comment(text: str) -> str:
     return ""
 
 
-def _assign_targets(statement: cst.BaseSmallStatement) -> list[tuple[str, cst.BaseExpression]]:
-    if isinstance(statement, cst.Assign):
-        names = [t.target.value for t in statement.targets if isinstance(t.target, cst.Name)]
+def _assign_targets(statement: ast.stmt) -> list[tuple[str, ast.expr]]:
+    if isinstance(statement, ast.Assign):
+        names = [target.id for target in statement.targets if isinstance(target, ast.Name)]
         return [(name, statement.value) for name in names]
     if (
-        isinstance(statement, cst.AnnAssign)
-        and isinstance(statement.target, cst.Name)
+        isinstance(statement, ast.AnnAssign)
+        and isinstance(statement.target, ast.Name)
         and statement.value is not None
     ):
-        return [(statement.target.value, statement.value)]
+        return [(statement.target.id, statement.value)]
     return []
 
 
-def _index_statement(index: ModuleIndex, statement: cst.BaseStatement) -> None:
-    if isinstance(statement, cst.FunctionDef):
-        index.functions[statement.name.value] = statement
-    elif isinstance(statement, cst.ClassDef):
+Guarded = ast.If | ast.Try | ast.With | ast.AsyncWith
+
+
+def _index_statement(index: ModuleIndex, statement: ast.stmt) -> None:
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+        index.functions[statement.name] = statement
+    elif isinstance(statement, ast.ClassDef):
         index.classes.append(statement)
-    elif isinstance(statement, cst.SimpleStatementLine):
-        for small in statement.body:
-            if isinstance(small, cst.Import | cst.ImportFrom):
-                index.imports.add(small)
-            elif (
-                isinstance(small, cst.AugAssign)
-                and isinstance(small.target, cst.Name)
-                and small.target.value == "pytestmark"
-                and isinstance(small.operator, cst.AddAssign)
-            ):
-                index.pytestmark.append(small.value)
-            for name, value in _assign_targets(small):
-                if name == "pytestmark":
-                    index.pytestmark = [value]
-                index.assignments[name] = value
-    elif isinstance(statement, cst.If | cst.Try | cst.With):
+    elif isinstance(statement, ast.Import | ast.ImportFrom):
+        index.imports.add(statement)
+    elif isinstance(statement, Guarded):
         # Imports and definitions guarded by `if`/`try` (e.g. optional plugins)
         # still define names; read every branch.
-        for block in _blocks(statement):
+        for block in _blocks(index, statement):
             for inner in block:
                 _index_statement(index, inner)
+    else:
+        if (
+            isinstance(statement, ast.AugAssign)
+            and isinstance(statement.target, ast.Name)
+            and statement.target.id == "pytestmark"
+            and isinstance(statement.op, ast.Add)
+        ):
+            index.pytestmark.append(statement.value)
+        for name, value in _assign_targets(statement):
+            if name == "pytestmark":
+                index.pytestmark = [value]
+            index.assignments[name] = value
 
 
-def _blocks(statement: cst.If | cst.Try | cst.With) -> list[list[cst.BaseStatement]]:
-    blocks: list[list[cst.BaseStatement]] = []
-    if isinstance(statement.body, cst.IndentedBlock):
-        blocks.append(list(statement.body.body))
-    if isinstance(statement, cst.If) and statement.orelse is not None:
+def _blocks(index: ModuleIndex, statement: Guarded) -> list[list[ast.stmt]]:
+    """The indented blocks of an ``if`` (with its ``elif``s and ``else``), a
+    ``try`` (with its ``except`` clauses) or a ``with``."""
+    blocks: list[list[ast.stmt]] = []
+    if index.is_block(statement.body):
+        blocks.append(statement.body)
+    if isinstance(statement, ast.If) and statement.orelse:
         orelse = statement.orelse
-        if isinstance(orelse, cst.If):
-            blocks += _blocks(orelse)
-        elif isinstance(orelse.body, cst.IndentedBlock):
-            blocks.append(list(orelse.body.body))
-    if isinstance(statement, cst.Try):
+        first = orelse[0]
+        if (
+            len(orelse) == 1
+            and isinstance(first, ast.If)
+            and index.code.text.startswith("elif", index.code.start(first))
+        ):
+            blocks += _blocks(index, first)
+        elif index.is_block(orelse):
+            blocks.append(orelse)
+    if isinstance(statement, ast.Try):
         for handler in statement.handlers:
-            if isinstance(handler.body, cst.IndentedBlock):
-                blocks.append(list(handler.body.body))
+            if index.is_block(handler.body):
+                blocks.append(handler.body)
     return blocks
 
 
 def index_module(path: str, text: str, narrowed: Narrowed | None = None) -> ModuleIndex:
     """Parse ``text`` (or only its kept blocks) and index the top level.
 
-    Raises ``cst.ParserSyntaxError``.
+    Raises what :func:`~detlint.python_pass.parse.parse` raises.
     """
-    module = cst.parse_module(narrowed.text if narrowed is not None else text)
+    parsed = narrowed.text if narrowed is not None else text
+    module = parse(parsed)
     index = ModuleIndex(
         path=path,
-        lines=text.splitlines(),
+        source=text,
         module=module,
-        positions=node_positions(module),
+        code=Code(parsed),
         narrowed=narrowed,
     )
     for statement in module.body:

@@ -13,18 +13,18 @@ return a trial count.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 
-import libcst as cst
-
 from detlint.python_pass.facts import Mark, MarkKind, ModuleFacts, TestFunction, TrialCount
+from detlint.python_pass.locations import call_args
 from detlint.python_pass.marks import (
     ExternalLookup,
     MarkResolver,
     no_external,
     returned_expressions,
 )
-from detlint.python_pass.module_index import ModuleIndex, index_module
+from detlint.python_pass.module_index import Function, ModuleIndex, index_module
 from detlint.python_pass.names import dotted, literal
 from detlint.python_pass.narrowing import Narrowed
 from detlint.python_pass.options import ScanOptions, is_test_module
@@ -59,40 +59,39 @@ class ModuleExports:
         return self._fixtures[name]
 
 
-def _is_fixture(index: ModuleIndex, function: cst.FunctionDef) -> bool:
-    for decorator in function.decorators:
-        target = decorator.decorator
-        if isinstance(target, cst.Call):
+def _is_fixture(index: ModuleIndex, function: Function) -> bool:
+    for decorator in function.decorator_list:
+        target = decorator
+        if isinstance(target, ast.Call):
             target = target.func
         if index.imports.qualify(target) in ("pytest.fixture", "pytest_asyncio.fixture"):
             return True
     return False
 
 
-def _is_test_class(node: cst.ClassDef) -> bool:
-    if node.name.value.startswith("Test"):
+def _is_test_class(node: ast.ClassDef) -> bool:
+    if node.name.startswith("Test"):
         return True
-    return any((dotted(base.value) or "").endswith("TestCase") for base in node.bases)
+    return any(
+        (dotted(base.value if isinstance(base, ast.Starred) else base) or "").endswith("TestCase")
+        for base in node.bases
+    )
 
 
-def _class_pytestmark(node: cst.ClassDef) -> list[cst.BaseExpression]:
-    found: list[cst.BaseExpression] = []
-    if not isinstance(node.body, cst.IndentedBlock):
-        return found
-    for statement in node.body.body:
-        if isinstance(statement, cst.SimpleStatementLine):
-            for small in statement.body:
-                if isinstance(small, cst.Assign) and any(
-                    isinstance(t.target, cst.Name) and t.target.value == "pytestmark"
-                    for t in small.targets
-                ):
-                    found = [small.value]
-                elif (
-                    isinstance(small, cst.AugAssign)
-                    and isinstance(small.target, cst.Name)
-                    and small.target.value == "pytestmark"
-                ):
-                    found.append(small.value)
+def _class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:
+    found: list[ast.expr] = []
+    for statement in node.body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytestmark"
+            for target in statement.targets
+        ):
+            found = [statement.value]
+        elif (
+            isinstance(statement, ast.AugAssign)
+            and isinstance(statement.target, ast.Name)
+            and statement.target.id == "pytestmark"
+        ):
+            found.append(statement.value)
     return found
 
 
@@ -111,31 +110,29 @@ class ModuleScanner:
         self.marks = MarkResolver(index, external, options.retry_names)
         # Walking every test body for calls is the costliest search; most modules
         # have no imperative skip or xfail at all.
-        self.has_imperative_calls = any("skip(" in line or "xfail(" in line for line in index.lines)
+        self.has_imperative_calls = "skip(" in index.source or "xfail(" in index.source
         self.trials = TrialResolver(index, fixtures, options.env_readers)
 
-    def _decorator_marks(self, decorators: Sequence[cst.Decorator], scope: str) -> list[Mark]:
+    def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         marks: list[Mark] = []
         for decorator in decorators:
-            marks += self.marks.resolve(
-                decorator.decorator, "function" if scope == "function" else "class"
-            )
+            marks += self.marks.resolve(decorator, "function" if scope == "function" else "class")
         return marks
 
     def _parametrization(
-        self, decorators: Sequence[cst.Decorator]
+        self, decorators: Sequence[ast.expr]
     ) -> tuple[int | None, list[tuple[int, Mark]]]:
         """(instances, [(instances covered, mark)]) from parametrize decorators."""
         total: int | None = 1
         param_marks: list[tuple[int, Mark]] = []
-        for decorator in decorators:
-            call = decorator.decorator
-            if not isinstance(call, cst.Call):
+        for call in decorators:
+            if not isinstance(call, ast.Call):
                 continue
             if self.index.imports.qualify(call.func) != "pytest.mark.parametrize":
                 continue
-            values = [arg for arg in call.args if arg.keyword is None]
-            keyword = [arg for arg in call.args if arg.keyword and arg.keyword.value == "argvalues"]
+            args = call_args(call)
+            values = [arg for arg in args if arg.keyword is None]
+            keyword = [arg for arg in args if arg.keyword == "argvalues"]
             candidates = values[1:2] or keyword
             argvalues = candidates[0] if candidates else None
             size = self._count_values(argvalues.value) if argvalues is not None else None
@@ -144,31 +141,31 @@ class ModuleScanner:
                 param_marks += self._param_marks(argvalues.value)
         return total, param_marks
 
-    def _count_values(self, node: cst.BaseExpression) -> int | None:
-        if isinstance(node, cst.List | cst.Tuple):
-            if any(isinstance(element, cst.StarredElement) for element in node.elements):
+    def _count_values(self, node: ast.expr) -> int | None:
+        if isinstance(node, ast.List | ast.Tuple):
+            if any(isinstance(element, ast.Starred) for element in node.elts):
                 return None
-            return len(node.elements)
-        if isinstance(node, cst.Call) and dotted(node.func) == "range":
-            bounds = [literal(arg.value) for arg in node.args]
+            return len(node.elts)
+        if isinstance(node, ast.Call) and dotted(node.func) == "range":
+            bounds = [literal(arg.value) for arg in call_args(node)]
             if len(bounds) == 1 and isinstance(bounds[0], int) and not isinstance(bounds[0], bool):
                 return max(bounds[0], 0)
             return None
-        if isinstance(node, cst.Name) and node.value in self.index.assignments:
-            return self._count_values(self.index.assignments[node.value])
+        if isinstance(node, ast.Name) and node.id in self.index.assignments:
+            return self._count_values(self.index.assignments[node.id])
         return None
 
-    def _param_marks(self, node: cst.BaseExpression) -> list[tuple[int, Mark]]:
+    def _param_marks(self, node: ast.expr) -> list[tuple[int, Mark]]:
         found: list[tuple[int, Mark]] = []
-        for call in find_all(node, cst.Call):
+        for call in find_all(node, ast.Call):
             if self.index.imports.qualify(call.func) != "pytest.param":
                 continue
-            for arg in call.args:
-                if arg.keyword is not None and arg.keyword.value == "marks":
+            for arg in call_args(call):
+                if arg.keyword == "marks":
                     found += [(1, mark) for mark in self.marks.resolve(arg.value, "param")]
         return found
 
-    def _body_marks(self, function: cst.FunctionDef) -> list[Mark]:
+    def _body_marks(self, function: Function) -> list[Mark]:
         """Knobs a test applies to itself while it runs.
 
         Imperative ``pytest.xfail()`` / ``pytest.skip()`` calls, and marks added
@@ -181,12 +178,12 @@ class ModuleScanner:
         marks: list[Mark] = []
         if not self.has_imperative_calls:
             return marks
-        for call in find_all(function.body, cst.Call):
+        for call in self.index.body(function, ast.Call):
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "applymarker" and call.args:
+            if isinstance(func, ast.Attribute) and func.attr == "applymarker" and _has_args(call):
                 marks += [
                     mark
-                    for mark in self.marks.resolve(call.args[0].value, "body")
+                    for mark in self.marks.resolve(call_args(call)[0].value, "body")
                     if mark.kind in ("xfail", "skip", "skipif")
                 ]
                 continue
@@ -216,23 +213,24 @@ class ModuleScanner:
 
     def _test(
         self,
-        function: cst.FunctionDef,
-        class_node: cst.ClassDef | None,
+        function: Function,
+        class_node: ast.ClassDef | None,
         outer_marks: list[Mark],
         class_instances: int | None,
         class_params: list[tuple[int, Mark]],
     ) -> TestFunction:
-        instances, param_marks = self._parametrization(function.decorators)
+        instances, param_marks = self._parametrization(function.decorator_list)
         if instances is not None and class_instances is not None:
             instances *= class_instances
         elif class_instances is None:
             instances = None
-        own = self._decorator_marks(function.decorators, "function") + self._body_marks(function)
+        own = self._decorator_marks(function.decorator_list, "function")
+        own += self._body_marks(function)
         return TestFunction(
             path=self.index.path,
-            name=function.name.value,
-            class_name=class_node.name.value if class_node is not None else None,
-            span=self.index.span(function.name),
+            name=function.name,
+            class_name=class_node.name if class_node is not None else None,
+            span=self.index.name_span(function),
             instances=instances,
             marks=tuple(own + outer_marks),
             param_marks=tuple(param_marks + class_params),
@@ -246,16 +244,14 @@ class ModuleScanner:
             if name.startswith("test") and not _is_fixture(self.index, function):
                 tests.append(self._test(function, None, module_marks, 1, []))
         for node in self.index.classes:
-            if not _is_test_class(node) or not isinstance(node.body, cst.IndentedBlock):
+            if not _is_test_class(node) or not self.index.is_block(node.body):
                 continue
-            class_marks = self._decorator_marks(node.decorators, "class")
+            class_marks = self._decorator_marks(node.decorator_list, "class")
             for expression in _class_pytestmark(node):
                 class_marks += self.marks.resolve(expression, "class")
-            class_instances, class_params = self._parametrization(node.decorators)
-            for statement in node.body.body:
-                if isinstance(statement, cst.FunctionDef) and statement.name.value.startswith(
-                    "test"
-                ):
+            class_instances, class_params = self._parametrization(node.decorator_list)
+            for statement in node.body:
+                if isinstance(statement, Function) and statement.name.startswith("test"):
                     tests.append(
                         self._test(
                             statement,
@@ -273,10 +269,10 @@ class ModuleScanner:
         if name in self.index.assignments:
             return self.marks.resolve(self.index.assignments[name], "function")
         function = self.index.functions.get(name)
-        if function is None or function.decorators or name.startswith("test"):
+        if function is None or function.decorator_list or name.startswith("test"):
             return []
         marks: list[Mark] = []
-        for returned in returned_expressions(function):
+        for returned in returned_expressions(self.index, function):
             marks += self.marks.resolve(returned, "function")
         return marks
 
@@ -289,13 +285,17 @@ class ModuleScanner:
     def hook_marks(self) -> list[Mark]:
         """Marks added by ``item.add_marker(...)`` in hooks: they reach many tests at once."""
         marks: list[Mark] = []
-        if not any("add_marker" in line for line in self.index.lines):
+        if "add_marker" not in self.index.source:
             return marks
-        for call in find_all(self.index.module, cst.Call):
+        for call in find_all(self.index.module, ast.Call):
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "add_marker" and call.args:
-                marks += self.marks.resolve(call.args[0].value, "hook")
+            if isinstance(func, ast.Attribute) and func.attr == "add_marker" and _has_args(call):
+                marks += self.marks.resolve(call_args(call)[0].value, "hook")
         return marks
+
+
+def _has_args(call: ast.Call) -> bool:
+    return bool(call.args or call.keywords)
 
 
 def scan_module(
@@ -306,7 +306,10 @@ def scan_module(
     fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
 ) -> tuple[ModuleFacts, ModuleExports]:
-    """Facts and exports of one module. Raises ``cst.ParserSyntaxError`` on invalid code."""
+    """Facts and exports of one module.
+
+    Raises what :func:`~detlint.python_pass.parse.parse` raises on code that does not parse.
+    """
     index = index_module(path, text, narrowed)
     scanner = ModuleScanner(index, options, external, fixtures)
     filename = path.rsplit("/", 1)[-1]

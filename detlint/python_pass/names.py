@@ -9,29 +9,23 @@ and reads literal argument values.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
+from typing import Final
 
-import libcst as cst
-
-from detlint.python_pass.facts import ArgValue, Dynamic
+from detlint.python_pass.facts import ArgValue
 
 
-def dotted(node: cst.BaseExpression) -> str | None:
+def dotted(node: ast.AST) -> str | None:
     """``a.b.c`` -> "a.b.c"; None for anything that is not a plain name chain."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if not isinstance(node, ast.Name):
         return None
-    parts.append(node.value)
+    parts.append(node.id)
     return ".".join(reversed(parts))
-
-
-def _module_name(node: cst.BaseExpression | None) -> str:
-    if node is None:
-        return ""
-    return dotted(node) or ""
 
 
 @dataclass
@@ -44,28 +38,24 @@ class ImportMap:
 
     names: dict[str, str] = field(default_factory=dict)
 
-    def add(self, statement: cst.Import | cst.ImportFrom) -> None:
-        if isinstance(statement, cst.Import):
+    def add(self, statement: ast.Import | ast.ImportFrom) -> None:
+        if isinstance(statement, ast.Import):
             for alias in statement.names:
-                full = _module_name(alias.name)
-                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                    self.names[alias.asname.name.value] = full
+                if alias.asname is not None:
+                    self.names[alias.asname] = alias.name
                 else:
-                    head = full.split(".")[0]
+                    head = alias.name.split(".")[0]
                     self.names[head] = head
             return
-        if isinstance(statement.names, cst.ImportStar):
+        if statement.names[0].name == "*":
             return
-        module = "." * len(statement.relative) + _module_name(statement.module)
+        module = "." * statement.level + (statement.module or "")
+        separator = "" if module.endswith(".") or not module else "."
         for alias in statement.names:
-            name = _module_name(alias.name)
-            local = name
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            separator = "" if module.endswith(".") or not module else "."
-            self.names[local] = f"{module}{separator}{name}"
+            local = alias.asname if alias.asname is not None else alias.name
+            self.names[local] = f"{module}{separator}{alias.name}"
 
-    def qualify(self, node: cst.BaseExpression) -> str | None:
+    def qualify(self, node: ast.AST) -> str | None:
         """The qualified name of a name chain, or None when its head is not imported."""
         name = dotted(node)
         if name is None:
@@ -77,29 +67,33 @@ class ImportMap:
         return f"{base}.{rest}" if rest else base
 
 
-def literal(node: cst.BaseExpression) -> ArgValue:
-    """The value of a literal expression; ``Dynamic`` with its source otherwise."""
-    if isinstance(node, cst.Integer):
-        return int(node.evaluated_value)
-    if isinstance(node, cst.Float):
-        return float(node.evaluated_value)
-    if isinstance(node, cst.SimpleString | cst.ConcatenatedString):
-        value = node.evaluated_value
-        if isinstance(value, str):
-            return value
-    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
-        return {"True": True, "False": False, "None": None}[node.value]
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = literal(node.expression)
+class NotLiteral:
+    """The value of an expression that is not a literal (its code is read only if needed)."""
+
+    def __repr__(self) -> str:
+        return "NOT_LITERAL"
+
+
+NOT_LITERAL: Final = NotLiteral()
+
+_CONSTANT_TYPES = (bool, int, float, str, type(None))
+
+
+def literal(node: ast.AST) -> ArgValue | NotLiteral:
+    """The value of a literal expression: a number, string, bool, None, a
+    negative number, or a list or tuple of those (as a tuple)."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        return value if isinstance(value, _CONSTANT_TYPES) else NOT_LITERAL
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = literal(node.operand)
         if isinstance(inner, int | float) and not isinstance(inner, bool):
             return -inner
-    if isinstance(node, cst.List | cst.Tuple):
-        items = [literal(element.value) for element in node.elements]
-        if not any(isinstance(item, Dynamic) for item in items):
+        return NOT_LITERAL
+    if isinstance(node, ast.List | ast.Tuple):
+        items = [
+            literal(item.value if isinstance(item, ast.Starred) else item) for item in node.elts
+        ]
+        if not any(isinstance(item, NotLiteral) for item in items):
             return tuple(items)
-    return Dynamic(source(node))
-
-
-def source(node: cst.CSTNode) -> str:
-    """The code of a node, as written."""
-    return cst.Module(body=[]).code_for_node(node)
+    return NOT_LITERAL

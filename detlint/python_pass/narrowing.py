@@ -1,18 +1,21 @@
 """Parse no more than needed: keep only the blocks of a test file that can matter.
 
 A candidate test file is typically hundreds of lines (real suites reach
-400 KB) of which one decorated function holds the knob. libcst parses about
-0.4 MB/s, so parsing whole files would make the Python pass slower than a
-full-parse linter. Instead the file is cut into top-level blocks with a small
+400 KB) of which one decorated function holds the knob. ``ast`` parses a few
+MB/s, and the trees it builds are walked in Python; on the benchmark trees,
+parsing whole candidate files costs two to four times what cutting them and
+parsing the rest does. So the file is cut into top-level blocks with a small
 regex tokenizer (strings, comments and brackets are respected), and only
 blocks that can matter are kept: imports, blocks holding a knob or trial
 token, blocks using a name that stands for a knob, and the definitions kept
 blocks refer to (fixtures, helpers, trial constants, parametrize tables).
-Inside a kept test class the same cut is made among its members.
+Inside a kept test class the same cut is made among its members, and test
+bodies with nothing to read become ``pass``.
 
-Dropped blocks are removed, not blanked (libcst makes a node of every blank
-line), and a line map translates positions back to the file's own lines.
-When the cut cannot be trusted the caller parses the whole file.
+Dropped blocks are removed, not blanked, so the parser sees only the kept
+text, and a line map translates positions back to the file's own lines (kept
+lines are kept whole, so columns need no map). When the cut cannot be
+trusted the caller parses the whole file.
 """
 
 from __future__ import annotations
@@ -23,18 +26,23 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_TOKENS = re.compile(
-    r'"""(?:\\.|[^\\])*?"""'
-    r"|'''(?:\\.|[^\\])*?'''"
-    r'|"(?:\\.|[^"\\\n])*"'
-    r"|'(?:\\.|[^'\\\n])*'"
+# A string ends at the first closing quote(s) not escaped by a backslash; the
+# loops are unrolled (runs of ordinary characters at once) for speed.
+_STRINGS_AND_COMMENTS = (
+    r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+    r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
     r"|\#[^\n]*"
-    r"|[()\[\]{}]"
-    r"|\n",
-    re.DOTALL,
 )
+_TOKENS = re.compile(_STRINGS_AND_COMMENTS + r"|[()\[\]{}]|\n", re.DOTALL)
+_STRING_OR_COMMENT = re.compile(_STRINGS_AND_COMMENTS, re.DOTALL)
+# Brackets of any kind as "(" and ")", everything else deleted.
+_ONE_KIND = bytes.maketrans(b"[]{}", b"()()")
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"()[]{}"))
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=\n]*)?=[^=]")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+_LEADING_SPACE = re.compile(r"\s*")  # what str.lstrip() removes
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 _TRIAL_HINTS = ("range(", "getenv", "environ")
 # What a test body can hold that detlint reads: trial loops, env reads, imperative
@@ -62,34 +70,49 @@ class Narrowed:
         return line + self.shifts[max(index, 0)][1]
 
 
-def statement_starts(text: str, indent: str = "") -> list[int] | None:
+def statement_starts(text: str, indent: str = "", masked: str | None = None) -> list[int] | None:
     """Offsets where statements at ``indent`` begin; None if the tokenizer is unsure.
 
     The first entry is always 0 (the text's start, a header for indented text).
+    A statement begins after a line break outside strings, comments and
+    brackets, and not after a backslash, at a line that starts with ``indent``
+    and then code. A Python loop over every token would cost more than
+    parsing what is kept, so strings and comments are blanked first and the
+    rest is counted with string methods. ``masked`` is ``text`` blanked
+    already (a block of a file that was blanked as a whole).
     """
+    if masked is None:
+        masked = _STRING_OR_COMMENT.sub(_blank, text)
+    brackets = masked.encode("utf-8", "surrogatepass").translate(_ONE_KIND, _NOT_BRACKETS)
+    while b"()" in brackets:
+        brackets = brackets.replace(b"()", b"")
+    if brackets:
+        return None  # a bracket closes one never opened, or one stays open
     starts = [0]
     depth = 0
-    width = len(indent)
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        if token == "\n":
-            if depth:
-                continue
-            position = match.end()
-            if (
-                position + width < len(text)
-                and text.startswith(indent, position)
-                and text[position + width] not in " \t\r\n#"
-                and not (match.start() > 0 and text[match.start() - 1] == "\\")
-            ):
-                starts.append(position)
-        elif token in "([{":
-            depth += 1
-        elif token in ")]}":
-            depth -= 1
-            if depth < 0:
-                return None
-    return starts if depth == 0 else None
+    previous = 0
+    count = masked.count
+    for match in _line_start(indent).finditer(masked):
+        position = match.end()
+        depth += count("(", previous, position) + count("[", previous, position)
+        depth += count("{", previous, position) - count(")", previous, position)
+        depth -= count("]", previous, position) + count("}", previous, position)
+        previous = position
+        if not depth and text[match.start() - 1 : match.start()] != "\\":
+            starts.append(position)
+    return starts
+
+
+def _blank(match: re.Match[str]) -> str:
+    """A string or comment token as filler of the same length, without brackets,
+    quotes or line breaks (a comment keeps its ``#``)."""
+    token = match.group()
+    return ("#" if token[0] == "#" else "_") + "_" * (len(token) - 1)
+
+
+@functools.lru_cache(maxsize=16)
+def _line_start(indent: str) -> re.Pattern[str]:
+    return re.compile(rf"\n(?={re.escape(indent)}[^ \t\r\n#])")
 
 
 def top_level_starts(text: str) -> list[int] | None:
@@ -129,11 +152,11 @@ def _head(block: str) -> re.Match[str] | None:
     Decorators may span lines (``@case(a,\n       b)``), so the head is the
     first line at the block's own indentation that starts a definition.
     """
-    stripped = block.lstrip()
-    if not stripped.startswith(("@", "def", "class", "async")):
+    leading = _LEADING_SPACE.match(block)
+    first = leading.end() if leading is not None else 0
+    if not block.startswith(("@", "def", "class", "async"), first):
         return None
-    indent = block[: len(block) - len(stripped)]
-    indent = indent[indent.rfind("\n") + 1 :]
+    indent = block[block.rfind("\n", 0, first) + 1 : first]
     return _head_pattern(indent).search(block)
 
 
@@ -162,16 +185,37 @@ def _can_matter(block: str) -> bool:
     return any(token in block for token in _TRIAL_HINTS)
 
 
+class _Words:
+    """The identifiers of each block, found when first asked for: only kept
+    blocks are asked, and few blocks are kept."""
+
+    def __init__(self, blocks: list[str]) -> None:
+        self._blocks = blocks
+        self._found: list[set[str] | None] = [None] * len(blocks)
+
+    def __getitem__(self, index: int) -> set[str]:
+        found = self._found[index]
+        if found is None:
+            found = self._found[index] = set(_IDENTIFIER.findall(self._blocks[index]))
+        return found
+
+
+def _uses(names: set[str], block: str, words: _Words, index: int) -> bool:
+    """Whether a block uses one of ``names`` (as a whole identifier); a name
+    not even in its text rules it out without finding the block's identifiers."""
+    return any(name in block for name in names) and not names.isdisjoint(words[index])
+
+
 def _referenced_closure(
     keep: list[bool],
-    identifiers: list[set[str]],
+    words: _Words,
     defined: list[str | None],
     extra: set[str],
     candidates: list[bool],
 ) -> list[bool]:
     """Grow ``keep`` with the definitions kept blocks use, a few levels deep."""
     for _ in range(4):
-        referenced = set(extra).union(*(w for w, k in zip(identifiers, keep, strict=True) if k))
+        referenced = set(extra).union(*(words[index] for index, k in enumerate(keep) if k))
         grown = [
             k or (n is not None and c and n in referenced)
             for k, n, c in zip(keep, defined, candidates, strict=True)
@@ -182,7 +226,7 @@ def _referenced_closure(
     return keep
 
 
-def _class_members(block: str, wanted: Wanted) -> list[tuple[int, str]] | None:
+def _class_members(block: str, wanted: Wanted, masked: str) -> list[tuple[int, str]] | None:
     """The pieces of a kept class worth parsing, as (line offset, text); None for all.
 
     The header (decorators, the class line, its docstring) is always kept; the
@@ -207,7 +251,7 @@ def _class_members(block: str, wanted: Wanted) -> list[tuple[int, str]] | None:
     indent = body_line[: len(body_line) - len(body_line.lstrip())]
     if not indent:
         return None
-    starts = statement_starts(block, indent)
+    starts = statement_starts(block, indent, masked)
     if starts is None or len(starts) < 3:
         return None
     header, *members = _blocks(block, starts, indent)
@@ -222,11 +266,10 @@ def _class_members(block: str, wanted: Wanted) -> list[tuple[int, str]] | None:
         wanted(member) or not s.startswith(("def ", "async ", "@"))
         for member, s in zip(members, stripped, strict=True)
     ]
-    identifiers = [set(_IDENTIFIER.findall(member)) for member in members]
     defined = [_defined_name(member) for member in members]
     candidates = [_can_matter(member) for member in members]
     keep = _referenced_closure(
-        keep, identifiers, defined, set(_IDENTIFIER.findall(header)), candidates
+        keep, _Words(members), defined, set(_IDENTIFIER.findall(header)), candidates
     )
     if all(keep):
         return None
@@ -311,7 +354,8 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     when nothing would be dropped, when the tokenizer is unsure, and when a
     module-level ``pytestmark`` reaches tests that hold no token themselves.
     """
-    starts = top_level_starts(text)
+    masked = _STRING_OR_COMMENT.sub(_blank, text)
+    starts = statement_starts(text, "", masked)
     if starts is None or len(starts) < 3:
         return None
     blocks = _blocks(text, starts)
@@ -319,7 +363,7 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     holds_token = [wanted(block) for block in blocks]
     if any(s.startswith("pytestmark") and w for s, w in zip(stripped, holds_token, strict=True)):
         return None
-    identifiers = [set(_IDENTIFIER.findall(block)) for block in blocks]
+    words = _Words(blocks)
     defined = [_defined_name(block) for block in blocks]
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
     # function, an imported alias): a block that uses one is kept, though it
@@ -337,11 +381,11 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
         token
         or s.startswith(("import ", "from "))
         or (s.startswith(("if ", "try:")) and "import" in s)
-        or not aliases.isdisjoint(words)
-        for s, token, words in zip(stripped, holds_token, identifiers, strict=True)
+        or _uses(aliases, blocks[index], words, index)
+        for index, (s, token) in enumerate(zip(stripped, holds_token, strict=True))
     ]
     candidates = [_can_matter(block) for block in blocks]
-    keep = _referenced_closure(keep, identifiers, defined, set(), candidates)
+    keep = _referenced_closure(keep, words, defined, set(), candidates)
     trial_names = {
         name
         for name, block, candidate in zip(defined, blocks, candidates, strict=True)
@@ -353,10 +397,11 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
 
     pieces: list[tuple[int, str]] = []
     line = 1
+    offset = 0  # the blocks cover the text in order
     whole = True
     for block, kept in zip(blocks, keep, strict=True):
         if kept:
-            members = _class_members(block, wanted)
+            members = _class_members(block, wanted, masked[offset : offset + len(block)])
             if members is None:
                 pieces.append((line, block))
             else:
@@ -365,28 +410,35 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
         else:
             whole = False
         line += block.count("\n")
+        offset += len(block)
     stubbed = _with_stubs(pieces, wanted, trial_names)
     if whole and len(stubbed) == len(pieces):
         return None
     return _join(stubbed, "\r\n" if "\r\n" in text else "\n")
 
 
-_METHOD = re.compile(r"^([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+# An indented def at a line start: at the text's start, or after a line break
+# (matching the break lets the regex engine skip ahead to candidates).
+_METHOD_FIRST = re.compile(r"([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)")
+_METHOD = re.compile(r"\n" + _METHOD_FIRST.pattern)
 
 
 def _member_trial_names(block: str) -> set[str]:
     """Methods of a class that loop or read the environment (trial helpers)."""
-    if _head(block) is None or not any(hint in block for hint in _TRIAL_HINTS):
+    if not any(hint in block for hint in _TRIAL_HINTS) or _head(block) is None:
         return set()
-    heads = list(_METHOD.finditer(block))
     names = set()
-    for index, head in enumerate(heads):
-        end = next(
-            (later.start() for later in heads[index + 1 :] if later.group(1) == head.group(1)),
-            len(block),
-        )
-        if any(hint in block[head.start() : end] for hint in _TRIAL_HINTS):
-            names.add(head.group(2))
+    # A method ends where the next one at its indentation starts.
+    end_at: dict[str, int] = {}
+    first = _METHOD_FIRST.match(block)
+    heads = [*([first] if first is not None else []), *_METHOD.finditer(block)]
+    for head in reversed(heads):
+        start = head.start(1)
+        indent, name = head.group(1, 2)
+        end = end_at.get(indent, len(block))
+        end_at[indent] = start
+        if any(block.find(hint, start, end) >= 0 for hint in _TRIAL_HINTS):
+            names.add(name)
     return names
 
 
@@ -395,7 +447,7 @@ def _join(pieces: list[tuple[int, str]], newline: str) -> Narrowed:
     shifts: list[tuple[int, int]] = []
     new_line = 1
     for original_line, piece in pieces:
-        # Trailing blank lines would each become a libcst node; drop them too.
+        # Trailing blank lines are dropped too: nothing in them is read.
         text = piece.rstrip() + newline
         shifts.append((new_line, original_line - new_line))
         texts.append(text)

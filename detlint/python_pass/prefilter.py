@@ -3,7 +3,7 @@
 Most test files hold none, and parsing is the expensive step, so a file is
 parsed only when its lowercased bytes contain a token a knob needs. This
 module imports nothing heavy: a run whose files all fail the prefilter never
-loads libcst.
+imports the modules that parse and read Python.
 """
 
 from __future__ import annotations

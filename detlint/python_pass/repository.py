@@ -2,17 +2,17 @@
 (aliases imported from helper modules, fixtures from conftest.py) each needs.
 
 Most test files hold no knob at all, so a byte-level prefilter decides which
-files are parsed, and libcst is imported only when the first candidate turns
-up. Helper modules and conftest files are parsed lazily, only when a test file
-imports from them or asks for one of their fixtures, and each is parsed at most
-once per process. Nothing here lists the repository: an imported module is
+files are parsed, and the parsing modules are imported only when the first
+candidate turns up. Helper modules and conftest files are parsed lazily, only
+when a test file imports from them or asks for one of their fixtures, and each
+is parsed at most once per process. Nothing here lists the repository: an imported module is
 looked up by the paths its import statement allows.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,32 +22,9 @@ from detlint.source import decode_python, read_bytes
 from detlint.span import Problem, Span, display_path
 
 if TYPE_CHECKING:
-    import libcst as cst
-
     from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
     from detlint.python_pass.module_scan import ModuleExports
     from detlint.python_pass.narrowing import Narrowed
-
-TOO_DEEP = "too deeply nested to analyse; skipped"
-
-
-def syntax_problem(display: str, text: str, error: cst.ParserSyntaxError) -> Problem:
-    """Where the code is invalid: CPython's own parser points at the real spot and
-    says it in the words Python users know; libcst's recovery often points a line later."""
-    import ast
-
-    line, column, reason = max(error.raw_line, 1), error.raw_column + 1, error.message
-    try:
-        ast.parse(text)
-    except SyntaxError as python_error:
-        line = python_error.lineno or line
-        column = python_error.offset or column
-        reason = python_error.msg
-    except (ValueError, RecursionError, MemoryError):
-        pass
-    return Problem(
-        Span(display, line, column, line, column), f"invalid Python, not analysed: {reason}"
-    )
 
 
 class PythonRepository:
@@ -87,18 +64,20 @@ class PythonRepository:
         """
         if path.name != "conftest.py" and not is_test_module(path.name, self.options.python_files):
             return None
-        display = display_path(path, self.cwd)
-        data = read_bytes(path, display)
+        # Most files are ruled out by their bytes; how a path is shown (pathlib,
+        # relative to the working directory) is worked out only for the others.
+        data = read_bytes(path, "")
         if isinstance(data, Problem):
-            return data
+            span = replace(data.span, path=display_path(path, self.cwd))
+            return Problem(span, data.message)
         if not self.prefilter.wants(data):
             return None
+        display = display_path(path, self.cwd)
         text = decode_python(data, display)
         if isinstance(text, Problem):
             return text
-        import libcst as cst
-
         from detlint.python_pass.narrowing import narrow
+        from detlint.python_pass.parse import TOO_DEEP, syntax_problem
 
         self._displays[display] = path
         # Only test modules are narrowed: conftest.py and helpers export fixtures
@@ -108,11 +87,11 @@ class PythonRepository:
         for attempt in attempts:
             try:
                 facts, exports = self._scan_text(display, path, text, attempt)
-            except cst.ParserSyntaxError as error:
+            except SyntaxError as error:
                 if attempt is None:
                     return syntax_problem(display, text, error)
                 continue  # the cut was wrong; the whole file decides
-            except RecursionError:
+            except (RecursionError, MemoryError):
                 return Problem(Span.file(display), TOO_DEEP)
             if attempt is None:
                 self._exports.setdefault(os.path.abspath(path), exports)
@@ -148,12 +127,10 @@ class PythonRepository:
         text = decode_python(data, display)
         if isinstance(text, Problem):
             return None
-        import libcst as cst
-
         self._displays[display] = path
         try:
             _, exports = self._scan_text(display, path, text)
-        except (cst.ParserSyntaxError, RecursionError):
+        except (SyntaxError, RecursionError, MemoryError):
             return None
         self._exports[key] = exports
         return exports

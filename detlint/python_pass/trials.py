@@ -9,18 +9,24 @@ size) is not a trial knob, so the search starts from the loop, not the read.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import libcst as cst
-
 from detlint.python_pass.facts import NO_TRIALS, TrialCount
-from detlint.python_pass.module_index import ModuleIndex
+from detlint.python_pass.locations import call_args
+from detlint.python_pass.module_index import Function, ModuleIndex
 from detlint.python_pass.names import dotted, literal
-from detlint.python_pass.walk import find_all
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5
+
+_LOOPS: tuple[type[ast.For | ast.AsyncFor | ast.comprehension], ...] = (
+    ast.For,
+    ast.AsyncFor,
+    ast.comprehension,
+)
+_RETURNS: tuple[type[ast.Return | ast.Yield], ...] = (ast.Return, ast.Yield)
 
 # fixture name -> its trial count, from conftest files that reach the test.
 FixtureLookup = Callable[[str], TrialCount | None]
@@ -51,30 +57,26 @@ class TrialResolver:
     fixtures: FixtureLookup = no_fixture
     env_readers: frozenset[str] = frozenset()
 
-    def env_read(self, expression: cst.BaseExpression) -> tuple[str, int | None] | None:
+    def env_read(self, expression: ast.expr) -> tuple[str, int | None] | None:
         """``int(os.getenv("X", "5"))`` -> ("X", 5); ``os.environ["X"]`` -> ("X", None)."""
-        if (
-            isinstance(expression, cst.Call)
-            and dotted(expression.func) == "int"
-            and expression.args
-            and expression.args[0].keyword is None
-        ):
-            expression = expression.args[0].value
-        if isinstance(expression, cst.Subscript):
+        if isinstance(expression, ast.Call) and dotted(expression.func) == "int":
+            first = call_args(expression)[:1]
+            if first and first[0].keyword is None:
+                expression = first[0].value
+        if isinstance(expression, ast.Subscript):
             if self.index.imports.qualify(expression.value) == "os.environ":
-                key = expression.slice[0].slice if expression.slice else None
-                if isinstance(key, cst.Index):
-                    name = literal(key.value)
-                    if isinstance(name, str):
-                        return name, None
+                name = literal(self._first_index(expression.slice))
+                if isinstance(name, str):
+                    return name, None
             return None
-        if not isinstance(expression, cst.Call):
+        if not isinstance(expression, ast.Call):
             return None
         reader = self.index.imports.qualify(expression.func) or dotted(expression.func)
         if reader not in ENV_READERS and reader not in self.env_readers:
             return None
-        positional = [arg for arg in expression.args if arg.keyword is None]
-        keywords = {arg.keyword.value: arg for arg in expression.args if arg.keyword is not None}
+        args = call_args(expression)
+        positional = [arg for arg in args if arg.keyword is None]
+        keywords = {arg.keyword: arg for arg in args if arg.keyword is not None}
         key_arg = positional[0] if positional else keywords.get("key") or keywords.get("name")
         if key_arg is None:
             return None
@@ -85,25 +87,30 @@ class TrialResolver:
         default = _int_default(literal(default_arg.value)) if default_arg is not None else None
         return name, default
 
-    def trials_of(self, function: cst.FunctionDef) -> TrialCount:
+    def _first_index(self, index: ast.expr) -> ast.expr:
+        """The first of the indices ``os.environ["X", "Y"]`` is given; a slice is none."""
+        if isinstance(index, ast.Tuple) and index.elts and not self.index.code.parenthesized(index):
+            index = index.elts[0]
+        return index.value if isinstance(index, ast.Starred) else index
+
+    def trials_of(self, function: Function) -> TrialCount:
         """The trial count of a test (or of the helpers it calls, one level down)."""
         found = self._loop_trials(function, 0)
         if found is not None:
             return found
-        for call in find_all(function.body, cst.Call):
-            if not isinstance(call.func, cst.Name):
+        for call in self.index.body(function, ast.Call):
+            if not isinstance(call.func, ast.Name):
                 continue
-            helper = self.index.functions.get(call.func.value)
+            helper = self.index.functions.get(call.func.id)
             if helper is not None and helper is not function:
                 found = self._loop_trials(helper, 1)
                 if found is not None:
                     return found
         return NO_TRIALS
 
-    def _loop_trials(self, function: cst.FunctionDef, depth: int) -> TrialCount | None:
+    def _loop_trials(self, function: Function, depth: int) -> TrialCount | None:
         literal_bound: TrialCount | None = None
-        for node in find_all(function.body, (cst.For, cst.CompFor)):
-            assert isinstance(node, cst.For | cst.CompFor)
+        for node in self.index.body(function, _LOOPS):
             bound = _range_bound(node.iter)
             if bound is None:
                 continue
@@ -115,9 +122,7 @@ class TrialResolver:
             literal_bound = literal_bound or count
         return literal_bound
 
-    def _bound(
-        self, expression: cst.BaseExpression, function: cst.FunctionDef, depth: int
-    ) -> TrialCount | None:
+    def _bound(self, expression: ast.expr, function: Function, depth: int) -> TrialCount | None:
         if depth > MAX_DEPTH:
             return None
         span = self.index.span(expression)
@@ -130,18 +135,18 @@ class TrialResolver:
             if default is None or default < 1:
                 return None
             return TrialCount(default, span, name, f"{name} (default {default})")
-        if isinstance(expression, cst.Call) and isinstance(expression.func, cst.Name):
-            helper = self.index.functions.get(expression.func.value)
+        if isinstance(expression, ast.Call) and isinstance(expression.func, ast.Name):
+            helper = self.index.functions.get(expression.func.id)
             if helper is not None:
-                for returned in _returns(helper):
+                for returned in _returns(self.index, helper):
                     found = self._bound(returned, helper, depth + 1)
                     if found is not None:
                         return found
             return None
-        if not isinstance(expression, cst.Name):
+        if not isinstance(expression, ast.Name):
             return None
-        name = expression.value
-        local = _local_assignment(function, name)
+        name = expression.id
+        local = _local_assignment(self.index, function, name)
         if local is not None:
             return self._bound(local, function, depth + 1)
         parameter_default = _parameter_default(function, name)
@@ -150,7 +155,7 @@ class TrialResolver:
         if _has_parameter(function, name):
             fixture = self.index.functions.get(name)
             if fixture is not None:
-                for returned in _returns(fixture):
+                for returned in _returns(self.index, fixture):
                     found = self._bound(returned, fixture, depth + 1)
                     if found is not None:
                         return found
@@ -159,19 +164,19 @@ class TrialResolver:
             return self._bound(self.index.assignments[name], function, depth + 1)
         return None
 
-    def fixture_trials(self, function: cst.FunctionDef) -> TrialCount | None:
+    def fixture_trials(self, function: Function) -> TrialCount | None:
         """What a fixture returns, when that is a trial count (for other modules to use)."""
-        for returned in _returns(function):
+        for returned in _returns(self.index, function):
             found = self._bound(returned, function, 0)
             if found is not None:
                 return found
         return None
 
 
-def _range_bound(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
-    if not (isinstance(iterable, cst.Call) and dotted(iterable.func) == "range"):
+def _range_bound(iterable: ast.expr) -> ast.expr | None:
+    if not (isinstance(iterable, ast.Call) and dotted(iterable.func) == "range"):
         return None
-    args = [arg for arg in iterable.args if arg.keyword is None and not arg.star]
+    args = [arg for arg in call_args(iterable) if arg.keyword is None and not arg.star]
     if len(args) == 1:
         return args[0].value
     if len(args) >= 2 and literal(args[0].value) == 0:
@@ -179,32 +184,33 @@ def _range_bound(iterable: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
-def _returns(function: cst.FunctionDef) -> list[cst.BaseExpression]:
-    return [
-        node.value
-        for node in find_all(function.body, (cst.Return, cst.Yield))
-        if isinstance(node, cst.Return | cst.Yield) and isinstance(node.value, cst.BaseExpression)
-    ]
+def _returns(index: ModuleIndex, function: Function) -> list[ast.expr]:
+    return [node.value for node in index.body(function, _RETURNS) if node.value is not None]
 
 
-def _local_assignment(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
-    for node in find_all(function.body, cst.Assign):
-        if any(isinstance(t.target, cst.Name) and t.target.value == name for t in node.targets):
+def _local_assignment(index: ModuleIndex, function: Function, name: str) -> ast.expr | None:
+    for node in index.body(function, ast.Assign):
+        if any(isinstance(target, ast.Name) and target.id == name for target in node.targets):
             return node.value
     return None
 
 
-def _parameter_default(function: cst.FunctionDef, name: str) -> cst.BaseExpression | None:
-    params = function.params
-    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
-        if param.name.value == name and param.default is not None:
-            return param.default
+def _parameters(function: Function) -> list[tuple[ast.arg, ast.expr | None]]:
+    """Named parameters (positional-only, regular, keyword-only) with their defaults."""
+    arguments = function.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(arguments.defaults))
+    defaults += arguments.defaults
+    keyword_only = zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    return [*zip(positional, defaults, strict=True), *keyword_only]
+
+
+def _parameter_default(function: Function, name: str) -> ast.expr | None:
+    for param, default in _parameters(function):
+        if param.arg == name and default is not None:
+            return default
     return None
 
 
-def _has_parameter(function: cst.FunctionDef, name: str) -> bool:
-    params = function.params
-    return any(
-        param.name.value == name
-        for param in (*params.posonly_params, *params.params, *params.kwonly_params)
-    )
+def _has_parameter(function: Function, name: str) -> bool:
+    return any(param.arg == name for param, _ in _parameters(function))
