@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.ci_analysis import CiAnalysis
-from detlint.ci_pass.pipelines import YAML_SUFFIXES
+from detlint.ci_pass import YAML_SUFFIXES
 from detlint.discover import discover, repository_files
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
@@ -24,6 +23,7 @@ from detlint.settings import Settings
 from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
+    from detlint.ci_analysis import CiAnalysis
     from detlint.ci_pass.facts import PipelineFacts
     from detlint.dependencies import PluginEvidence
     from detlint.finding import Finding
@@ -62,7 +62,7 @@ class Analysis:
     problems: tuple[Problem, ...]
     findings: tuple[Finding, ...]
     files_checked: int
-    ci: CiAnalysis = field(default_factory=CiAnalysis)
+    ci: CiAnalysis | None = None  # None when the run read no pipeline
 
 
 _WORKER: PythonRepository | None = None
@@ -219,7 +219,7 @@ def analyse(
                 config = configs[directory] = find_pytest_config(directory, cwd)
             for test in (*module.tests, *_hook_tests(module)):
                 gates += link_tests(test, config, evidence)
-    ci = CiAnalysis()
+    ci: CiAnalysis | None = None
     if pipelines and evidence is not None:
         from detlint.ci_analysis import link_ci
 
@@ -246,7 +246,7 @@ def analyse(
 
     unique_problems = tuple(dict.fromkeys(problems))
     findings: tuple[Finding, ...] = ()
-    if gates or unique_configs or unique_problems or ci.knobs or ci.runs:
+    if gates or unique_configs or unique_problems or ci is not None:
         findings = _judge(
             gates,
             unique_configs,
@@ -276,7 +276,7 @@ def _judge(
     settings: Settings,
     selected: frozenset[str],
     dependencies_declared: bool,
-    ci: CiAnalysis,
+    ci: CiAnalysis | None,
 ) -> tuple[Finding, ...]:
     """Run the rules; imported only when there is something to judge."""
     from detlint.rules.registry import RuleContext, run_rules
@@ -289,9 +289,9 @@ def _judge(
         tracking_pattern=settings.tracking_issue_pattern,
         selected=selected,
         dependencies_declared=dependencies_declared,
-        ci_knobs=ci.knobs,
-        ci_runs=ci.runs,
-        ci_gates=ci.gates,
+        ci_knobs=ci.knobs if ci is not None else (),
+        ci_runs=ci.runs if ci is not None else (),
+        ci_gates=ci.gates if ci is not None else (),
     )
     return tuple(run_rules(context, problems))
 

@@ -21,12 +21,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, System
 from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
 from detlint.source import decode_text, read_bytes
 from detlint.span import Problem, display_path
-
-YAML_SUFFIXES = (".yml", ".yaml", ".yml.j2", ".yaml.j2", ".yml.jinja", ".yaml.jinja", ".j2")
 
 # A pipeline is read only if its lowercased bytes hold one of these: a knob, a
 # test run (whose flags, variables and shell matter), or a command that can

@@ -145,13 +145,16 @@ def _ci_gate_json(gate: CiGate, reference_rate: float) -> dict[str, Any]:
 
 
 def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
+    from detlint.ci_analysis import CiAnalysis
+
+    ci = analysis.ci or CiAnalysis()
     steps: dict[CiKnob, str] = {}
-    for pipeline in analysis.ci.pipelines:
+    for pipeline in ci.pipelines:
         for step in pipeline.steps:
             for knob in (*step.knobs, *(k for c in step.commands for k in c.knobs)):
                 steps.setdefault(knob, step.name)
     gated: dict[CiKnob, set[str]] = {}
-    for gate in analysis.ci.gates:
+    for gate in ci.gates:
         for knob in gate.run.knobs:
             gated.setdefault(knob, set()).add(gate.label)
     return {
@@ -162,9 +165,9 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
                 "steps": len(p.steps),
                 "references": list(p.references),
             }
-            for p in analysis.ci.pipelines
+            for p in ci.pipelines
         ],
-        "knobs": [_ci_knob_json(knob, steps, gated) for knob in analysis.ci.knobs],
+        "knobs": [_ci_knob_json(knob, steps, gated) for knob in ci.knobs],
         "runs": [
             {
                 "step": run.step.name,
@@ -180,11 +183,11 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
                 "directories": sorted({path.rpartition("/")[0] or "." for path in run.test_files}),
                 "tests_without_knobs": [
                     _ci_gate_json(gate, reference_rate) | {"test": gate.label}
-                    for gate in analysis.ci.gates
+                    for gate in ci.gates
                     if gate.run is run and not gate.has_facts
                 ],
             }
-            for run in analysis.ci.runs
+            for run in ci.runs
         ],
     }
 
@@ -222,7 +225,7 @@ def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict
                     | _where(setting.span)
                 )
     by_test: dict[str, list[CiGate]] = {}
-    for ci_gate in analysis.ci.gates:
+    for ci_gate in analysis.ci.gates if analysis.ci is not None else ():
         if ci_gate.has_facts:
             by_test.setdefault(ci_gate.label, []).append(ci_gate)
     tests = [
