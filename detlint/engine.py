@@ -65,30 +65,16 @@ class Analysis:
     ci: CiAnalysis | None = None  # None when the run read no pipeline
 
 
-_WORKER: PythonRepository | None = None
-
-
-def _scan_in_worker(path: Path) -> ModuleFacts | Problem | None:
-    assert _WORKER is not None
-    return _WORKER.scan(path)
-
-
 def _scan_all(
     repository: PythonRepository, files: list[Path], jobs: int
 ) -> list[ModuleFacts | Problem | None]:
     """Read, prefilter and parse every file: in this process for a few files, in
-    forked workers (which inherit the repository, never pickled) for many."""
+    forked processes (which inherit the repository, never pickled) for many."""
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
         return [repository.scan(path) for path in files]
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from detlint.parallel import fork_map
 
-    global _WORKER
-    _WORKER = repository
-    context = multiprocessing.get_context("fork")
-    chunk = max(1, min(64, len(files) // (jobs * 8)))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        return list(pool.map(_scan_in_worker, files, chunksize=chunk))
+    return fork_map(repository.scan, files, jobs)
 
 
 def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
@@ -176,8 +162,8 @@ def analyse(
         read = read_pipelines(discovery.files, root, cwd)
         pipelines, problems = read.pipelines, problems + list(read.problems)
         # A test that reads a variable a pipeline sets must be read for DET302.
-        env_tokens = tuple(name.lower().encode() for name in pipeline_env_names(pipelines))
-    extra = tuple(name.rsplit(".", 1)[-1].lower().encode() for name in settings.retry_decorators)
+        env_tokens = tuple(name.encode() for name in pipeline_env_names(pipelines))
+    extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
     extra += env_tokens
     repository = PythonRepository(
         root,

@@ -1,9 +1,15 @@
 """The byte-level prefilter: which files might hold a knob at all.
 
 Most test files hold none, and parsing is the expensive step, so a file is
-parsed only when its lowercased bytes contain a token a knob needs. This
-module imports nothing heavy: a run whose files all fail the prefilter never
-imports the modules that parse and read Python.
+parsed only when its bytes contain a token a knob needs. The tokens are
+identifiers (``flaky``, ``xfail``, ``retry``, configured decorator names) and
+are searched as written, since Python names are case-sensitive; lowercasing
+every file first would cost as much as a token search. Skip reasons are prose,
+so the words that say "flaky" are looked for, in any case, only near a
+``skip``: on its line and in the few hundred bytes after it, where the reason
+or the comment that detlint reads is written. This module imports nothing
+heavy: a run whose files all fail the prefilter never imports the modules that
+parse and read Python.
 """
 
 from __future__ import annotations
@@ -13,43 +19,59 @@ from dataclasses import dataclass
 
 from detlint.reasons import CONTEXT_STEMS, FLAKY_WORDS
 
-# A file is parsed only if its lowercased bytes hold one of these.
+# A file is parsed only if its bytes hold one of these.
 KNOB_TOKENS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")
-SKIP_TOKEN = b"skip"
 TRIAL_TOKENS = (b"getenv", b"environ")
+# How far after a `skip` its reason (or the comment on its line) is looked for.
+REASON_WINDOW = 400
 
 
 FLAKY_TOKENS = tuple(word.lower().encode() for word in (*FLAKY_WORDS, *CONTEXT_STEMS))
+
+
+def skip_says_flaky(data: bytes) -> bool:
+    """Whether a word that says "flaky" follows some ``skip``/``Skip`` closely, in any case.
+
+    One scan for ``kip`` finds both spellings (``pytest.skip``, ``skipif``,
+    ``SkipTest``, ``unittest.skipIf``) at the cost of one token search.
+    """
+    start = data.find(b"kip", 1)
+    while start >= 0:
+        if data[start - 1] in b"sS":
+            line = data.rfind(b"\n", 0, start) + 1
+            window = data[line : start + REASON_WINDOW].lower()
+            if any(word in window for word in FLAKY_TOKENS):
+                return True
+        start = data.find(b"kip", start + 3)
+    return False
 
 
 @dataclass(frozen=True)
 class Prefilter:
     """The byte-level test for "might hold a knob"."""
 
-    extra: tuple[bytes, ...] = ()
+    extra: tuple[bytes, ...] = ()  # configured names, searched as written
     trials: bool = False  # also parse files with trial loops (for DET301)
 
     @functools.cached_property
     def _tokens(self) -> tuple[bytes, ...]:
         return KNOB_TOKENS + self.extra
 
-    def _knob(self, lowered: bytes) -> bool:
+    def _knob(self, data: bytes) -> bool:
         for token in self._tokens:
-            if token in lowered:
+            if token in data:
                 return True
-        return SKIP_TOKEN in lowered and any(word in lowered for word in FLAKY_TOKENS)
+        return skip_says_flaky(data)
 
     def wants(self, data: bytes) -> bool:
         """Whether a whole file might hold a knob (or, for DET301, an env-driven trial loop)."""
-        lowered = data.lower()
-        if self._knob(lowered):
+        if self._knob(data):
             return True
-        return self.trials and b"range(" in lowered and any(t in lowered for t in TRIAL_TOKENS)
+        return self.trials and b"range(" in data and any(t in data for t in TRIAL_TOKENS)
 
     def may_export(self, data: bytes) -> bool:
         """Whether a helper or conftest.py can define a mark alias or a trial fixture."""
-        lowered = data.lower()
-        return self._knob(lowered) or any(token in lowered for token in TRIAL_TOKENS)
+        return self._knob(data) or any(token in data for token in TRIAL_TOKENS)
 
     def wants_block(self, text: str) -> bool:
         """Whether one block of a candidate file must be parsed.
@@ -57,7 +79,7 @@ class Prefilter:
         For DET301 a trial loop and the env read bounding it usually sit in
         different blocks, so each is kept on its own token.
         """
-        lowered = text.lower().encode("utf-8", "surrogatepass")
-        if self._knob(lowered):
+        data = text.encode("utf-8", "surrogatepass")
+        if self._knob(data):
             return True
-        return self.trials and (b"range(" in lowered or any(t in lowered for t in TRIAL_TOKENS))
+        return self.trials and (b"range(" in data or any(t in data for t in TRIAL_TOKENS))

@@ -1,0 +1,53 @@
+"""The byte prefilter: which files are parsed at all. A file it drops is never read,
+so every spelling of a knob the Python pass understands must pass it."""
+
+from __future__ import annotations
+
+import pytest
+
+from detlint.python_pass.prefilter import REASON_WINDOW, Prefilter
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"@pytest.mark.flaky(reruns=2)\ndef test_a(): ...\n",
+        b"pytestmark = pytest.mark.xfail(strict=False)\n",
+        b"from tenacity import retry\n",
+        b"@backoff.on_exception(backoff.expo, OSError)\n",
+        b"item.add_marker(mark)\n",
+        b"@pytest.mark.quarantined\n",
+        b'@pytest.mark.skip(reason="Flaky on CI")\n',
+        b'@unittest.skipIf(True, "INTERMITTENT timeout")\n',
+        b"@pytest.mark.skip  # nondeterministic ordering\n",
+        b'pytest.skip(\n    "the\\n"\n    "race condition in the allocator"\n)\n',
+    ],
+)
+def test_every_knob_spelling_passes(source):
+    assert Prefilter().wants(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"def test_plain():\n    assert 1 + 1 == 2\n",
+        b'@pytest.mark.skipif(sys.platform == "win32", reason="posix only")\n',
+        # A flaky-sounding word far from any skip is not a skip reason.
+        b"@pytest.mark.skip\ndef test_a(): ...\n" + b"#" * REASON_WINDOW + b"\n# sporadic\n",
+        b"def test_accuracy():\n    assert accuracy > 0.9\n",
+    ],
+)
+def test_files_without_a_knob_are_dropped(source):
+    assert not Prefilter().wants(source)
+
+
+def test_configured_names_are_searched_as_written():
+    prefilter = Prefilter(extra=(b"RerunOnGpu",))
+    assert prefilter.wants(b"@RerunOnGpu(3)\ndef test_a(): ...\n")
+    assert not prefilter.wants(b"@rerunongpu(3)\ndef test_a(): ...\n")
+
+
+def test_trial_loops_pass_only_when_asked():
+    source = b'N = int(os.getenv("N", "5"))\nfor _ in range(N):\n    pass\n'
+    assert not Prefilter().wants(source)
+    assert Prefilter(trials=True).wants(source)
