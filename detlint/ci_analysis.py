@@ -68,13 +68,16 @@ def link_ci(
     cwd: Path,
     evidence: PluginEvidence,
     every_file: Callable[[], tuple[Path, ...]],
-    scan: Callable[[list[Path]], list[ModuleFacts]],
+    scan: Callable[[list[Path], bool], list[ModuleFacts]],
+    jobs: int = 1,
     scanned: frozenset[str] = frozenset(),
 ) -> CiAnalysis:
     """Resolve every step's pytest runs to test files and compose each test's policy.
 
-    ``scanned`` holds the displayed paths the Python pass read already (with or
-    without facts); the other test files a run reaches are scanned here.
+    The test files a run that changes their policy reaches (a CI knob, a rerun
+    option, a masked exit status) are scanned here when the Python pass found no
+    knob in them, so that their trial loops count; a run that changes nothing
+    costs no parsing. ``scanned`` are the files the Python pass read already.
     """
     from detlint.ci_link import Linker
     from detlint.pytest_config import find_pytest_config
@@ -90,6 +93,7 @@ def link_ci(
         lambda path: display_path(root / path, cwd),
         lambda path: _read_script(root / path, cwd),
     )
+    linker.read_scripts([step for pipeline in pipelines for step in pipeline.steps], jobs)
     runs = [
         run
         for pipeline in pipelines
@@ -99,10 +103,16 @@ def link_ci(
     tests: dict[str, list[TestFunction]] = {}
     for module in modules:
         tests.setdefault(module.path, []).extend(module.tests)
-    unread = sorted({path for run in runs for path in run.test_files} - set(tests) - scanned)
-    if unread:
-        for module in scan([cwd / path for path in unread]):
-            tests.setdefault(module.path, []).extend(module.tests)
+    # Files a run reaches that the Python pass did not read: all their trial loops
+    # count under a run that changes their policy; under one that only sets
+    # variables, the files that read one of them (the prefilter knows the names).
+    changed = {path for run in runs if run.changes_policy for path in run.test_files}
+    overridden = {path for run in runs if run.env for path in run.test_files} - changed
+    for paths, trials in ((changed, True), (overridden, False)):
+        unread = sorted(paths - set(tests) - scanned)
+        if unread:
+            for module in scan([cwd / path for path in unread], trials):
+                tests.setdefault(module.path, []).extend(module.tests)
     gates = [gate for run in runs for gate in linker.gates(run, tests)]
     return CiAnalysis(tuple(pipelines), all_knobs(pipelines), tuple(runs), tuple(gates))
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from detlint.ci_options import RunOptions, run_options, with_options
 from detlint.ci_pass.facts import PYTEST_FAILED, CiCommand, CiKnob, CiStep, EnvSetting
-from detlint.ci_pass.shell import PytestRun, read_command
+from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
 from detlint.dependencies import PluginEvidence
 from detlint.link import TestGate, link_test
 from detlint.model import (
@@ -46,6 +46,8 @@ GATE_OF_KNOB: dict[str, Gate] = {
     "allow-failure": ALLOW_FAILURE,
 }
 RETRY_KINDS = ("job-retry", "retry-action")
+# Below this many step scripts, forking costs more than it saves.
+PARALLEL_SCRIPTS = 200
 # A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
 _SCRIPT_CALL = re.compile(
     r"(?:^|&&|\|\||;|\b(?:bash|sh)(?:\s+-\w+)*\s)\s*((?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)*\.sh)\b",
@@ -66,6 +68,11 @@ class TestRun:
     knobs: tuple[CiKnob, ...]  # step and command knobs that act on a test failure
     env: tuple[EnvSetting, ...]  # what the step sets, closest last
     options: RunOptions  # rerun options from the command line and PYTEST_ADDOPTS
+
+    @property
+    def changes_policy(self) -> bool:
+        """Whether the run changes how its tests report, beyond a trial override."""
+        return bool(self.knobs) or self.options.span is not None or self.run.masked is not None
 
     @property
     def selection(self) -> str:
@@ -171,6 +178,7 @@ class Linker:
         self._configs: dict[tuple[int, RunOptions], PytestConfig] = {}
         self._displayed: dict[str, str] = {}
         self._runs_cache: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._commands: dict[tuple[str, bool, bool], CommandFacts] = {}
 
     def _tests(self, python_files: tuple[str, ...]) -> list[str]:
         found = self._test_files.get(python_files)
@@ -248,6 +256,29 @@ class Linker:
             entry = self._linked[key] = (test, config, link_test(test, config, self.evidence))
         return entry[2]
 
+    def read_scripts(self, steps: Sequence[CiStep], jobs: int) -> None:
+        """Analyse the shell text of every step up front, over ``jobs`` processes:
+        on a large CI setup it is most of the linking."""
+        from detlint.parallel import fork_map
+
+        wanted = list(
+            dict.fromkeys(
+                ("\n".join(c.text for c in group), group[0].errexit, group[0].pipefail)
+                for step in steps
+                for group in _scripts(step)
+            )
+        )
+        wanted = [key for key in wanted if key not in self._commands]
+        jobs = jobs if len(wanted) >= PARALLEL_SCRIPTS else 1
+        for key, facts in zip(wanted, fork_map(_read_script_key, wanted, jobs), strict=True):
+            self._commands[key] = facts
+
+    def _read(self, key: tuple[str, bool, bool]) -> CommandFacts:
+        found = self._commands.get(key)
+        if found is None:
+            found = self._commands[key] = _read_script_key(key)
+        return found
+
     def runs(self, step: CiStep, base: str = "") -> list[TestRun]:
         """Every pytest invocation of ``step``; ``base`` is where its checkout starts."""
         found: list[TestRun] = []
@@ -259,7 +290,7 @@ class Linker:
             starts = list(
                 itertools.accumulate((c.text.count("\n") + 1 for c in group[:-1]), initial=0)
             )
-            facts = read_command(text, errexit=first.errexit, pipefail=first.pipefail)
+            facts = self._read((text, first.errexit, first.pipefail))
             exports = tuple(
                 EnvSetting(e.name, e.value, group[bisect.bisect_right(starts, e.line) - 1].span)
                 for e in facts.exports
@@ -339,7 +370,7 @@ class Linker:
         tests whose trial variable it sets; the others run as their own config says.
         """
         found: list[CiGate] = []
-        neutral = not run.knobs and run.options.span is None and run.run.masked is None
+        neutral = not run.changes_policy
         own_config = self.config_for(run.directory)
         config = self._with_options(own_config, run.options)
         plain_files = [path for path in run.test_files if path not in tests]
@@ -395,6 +426,11 @@ class Linker:
         return CiGate(
             run, label, base, own, retries, ci_gate, run.run.masked is not None, override, has_facts
         )
+
+
+def _read_script_key(key: tuple[str, bool, bool]) -> CommandFacts:
+    text, errexit, pipefail = key
+    return read_command(text, errexit=errexit, pipefail=pipefail)
 
 
 def _scripts(step: CiStep) -> list[list[CiCommand]]:

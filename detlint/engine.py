@@ -8,6 +8,7 @@ for the worker processes.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -159,7 +160,7 @@ def analyse(
         from detlint.ci_analysis import pipeline_env_names
         from detlint.ci_pass.pipelines import read_pipelines
 
-        read = read_pipelines(discovery.files, root, cwd)
+        read = read_pipelines(discovery.files, root, cwd, jobs=jobs or default_jobs())
         pipelines, problems = read.pipelines, problems + list(read.problems)
         # A test that reads a variable a pipeline sets must be read for DET302.
         env_tokens = tuple(name.encode() for name in pipeline_env_names(pipelines))
@@ -169,8 +170,7 @@ def analyse(
         root,
         cwd,
         ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
-        # Steps link to tests with no knob of their own, whose trial loops still count.
-        Prefilter(extra=extra, trials="DET301" in selected or bool(pipelines)),
+        Prefilter(extra=extra, trials="DET301" in selected),
     )
     modules: list[ModuleFacts] = []
     for result in _scan_all(repository, lint_files, jobs or default_jobs()):
@@ -209,12 +209,34 @@ def analyse(
     if pipelines and evidence is not None:
         from detlint.ci_analysis import link_ci
 
-        def scan_context(files: list[Path]) -> list[ModuleFacts]:
-            found = _scan_all(repository, files, jobs or default_jobs())
+        # Tests a CI knob acts on count with their trial loops, even without a knob of
+        # their own: the files such steps run are read again with the trial prefilter
+        # (and files a step runs that were not linted at all are read for context).
+        context = PythonRepository(
+            root,
+            cwd,
+            repository.options,
+            dataclasses.replace(repository.prefilter, trials=True),
+        )
+
+        def scan_context(files: list[Path], trials: bool) -> list[ModuleFacts]:
+            found = _scan_all(context if trials else repository, files, jobs or default_jobs())
             return [result for result in found if not isinstance(result, Problem | None)]
 
-        scanned = frozenset(display_path(path, cwd) for path in lint_files)
-        ci = link_ci(pipelines, modules, root, cwd, evidence, every_file, scan_context, scanned)
+        ci = link_ci(
+            pipelines,
+            modules,
+            root,
+            cwd,
+            evidence,
+            every_file,
+            scan_context,
+            jobs or default_jobs(),
+            # Files already read with the trial prefilter need no second reading.
+            frozenset(display_path(path, cwd) for path in lint_files)
+            if repository.prefilter.trials
+            else frozenset(),
+        )
 
     # The configuration that applies to the linted files, even those without knobs
     # (global reruns reach every test), and that of a linted config file itself

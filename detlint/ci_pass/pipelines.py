@@ -24,6 +24,7 @@ from pathlib import Path
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, System
 from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
+from detlint.parallel import fork_map
 from detlint.source import decode_text, read_bytes
 from detlint.span import Problem, display_path
 
@@ -53,6 +54,10 @@ KNOB_TOKENS = (
     b"include",
     b"extends",
 )
+
+
+# Below this many YAML files, forking costs more than it saves.
+PARALLEL_FILES = 50
 
 
 @dataclass(frozen=True)
@@ -174,6 +179,16 @@ class PipelineReader:
         lowered = data.lower()
         return any(token in lowered for token in self.tokens)
 
+    def read_apart(
+        self, item: tuple[Path, System | None]
+    ) -> tuple[PipelineFacts | None, list[Problem]]:
+        """``read`` that returns its problems instead of keeping them (for another process)."""
+        before = len(self.problems)
+        facts = self.read(*item)
+        problems = self.problems[before:]
+        del self.problems[before:]
+        return facts, problems
+
     def read(self, path: Path, system: System | None) -> PipelineFacts | None:
         """One file's facts; ``system`` None decides by content (None when not a pipeline).
 
@@ -227,7 +242,11 @@ class PipelineReader:
 
 
 def read_pipelines(
-    files: Sequence[Path], root: Path, cwd: Path, extra_tokens: Iterable[bytes] = ()
+    files: Sequence[Path],
+    root: Path,
+    cwd: Path,
+    extra_tokens: Iterable[bytes] = (),
+    jobs: int = 1,
 ) -> PipelineRead:
     """Every pipeline among ``files`` (by path, then by content), read into facts.
 
@@ -245,26 +264,30 @@ def read_pipelines(
             by_path.append((path, system))
         else:
             by_content.append(path)
-    # GitLab first: the files it includes are part of it.
-    by_path.sort(key=lambda item: item[1] != "gitlab")
+    # GitLab first, here: the files it includes are part of it, not pipelines of their own.
     pipelines: list[PipelineFacts] = []
     included: set[str] = set()
     done: set[str] = set()
     for path, system in by_path:
+        if system != "gitlab":
+            continue
         done.add(os.path.abspath(path))
         facts = reader.read(path, system)
         if facts is not None:
             pipelines.append(facts)
-            if facts.system == "gitlab":
-                included |= {
-                    os.path.normpath(os.path.join(facts.base, r.lstrip("/")))
-                    for r in facts.references
-                }
-    for path in by_content:
-        done.add(os.path.abspath(path))
-        if os.path.normpath(reader.relative(path)) in included:
-            continue
-        facts = reader.read(path, None)
+            included |= {
+                os.path.normpath(os.path.join(facts.base, r.lstrip("/"))) for r in facts.references
+            }
+    rest: list[tuple[Path, System | None]] = [item for item in by_path if item[1] != "gitlab"]
+    rest += [
+        (path, None)
+        for path in by_content
+        if os.path.normpath(reader.relative(path)) not in included
+    ]
+    done |= {os.path.abspath(path) for path in by_content} | {os.path.abspath(p) for p, _ in rest}
+    jobs = jobs if len(rest) >= PARALLEL_FILES else 1
+    for facts, problems in fork_map(reader.read_apart, rest, jobs):
+        reader.problems += problems
         if facts is not None:
             pipelines.append(facts)
     # Files a Buildkite step uploads are pipelines whatever their name (generated,
