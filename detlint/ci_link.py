@@ -127,12 +127,13 @@ class CiGate:
 
 
 def command_span(command: CiCommand, run: PytestRun) -> Span:
-    """Where an invocation sits: a block scalar's content starts on the line after ``|``."""
+    """Where an invocation sits. A block scalar's content starts on the line after ``|``,
+    and YAML strips its indentation from the text, so there the span is the whole line."""
     span = command.span
     block = span.end_line > span.line and "\n" in command.text
     if block:
         line = span.line + 1 + run.line
-        return Span(span.path, line, run.column + 1, line, run.end_column + 1)
+        return Span(span.path, line, 1, line, 1)
     if run.line == 0:
         start = span.column + run.column + (1 if _quoted(command, span) else 0)
         width = run.end_column - run.column
@@ -146,9 +147,7 @@ def _quoted(command: CiCommand, span: Span) -> bool:
 
 def _acting_knobs(step: CiStep, command: CiCommand) -> tuple[CiKnob, ...]:
     return tuple(
-        knob
-        for knob in (*step.knobs, *command.knobs)
-        if knob.kind in (*GATE_OF_KNOB, *RETRY_KINDS, "skip")
+        knob for knob in (*step.knobs, *command.knobs) if knob.kind in (*GATE_OF_KNOB, *RETRY_KINDS)
     )
 
 
@@ -165,6 +164,7 @@ class Linker:
         read_script: Callable[[str], str | None] | None = None,
     ) -> None:
         self.files = sorted(files)
+        self._file_set = frozenset(self.files)
         self.config_for = config_for
         self.evidence = evidence
         self.relative = relative  # a displayed path (a config file's) as a repository path
@@ -179,6 +179,7 @@ class Linker:
         self._displayed: dict[str, str] = {}
         self._runs_cache: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self._commands: dict[tuple[str, bool, bool], CommandFacts] = {}
+        self._script_facts: dict[str, CommandFacts | None] = {}
 
     def _tests(self, python_files: tuple[str, ...]) -> list[str]:
         found = self._test_files.get(python_files)
@@ -197,7 +198,7 @@ class Linker:
             tests = self._tests(python_files)
             if path in ("", "."):
                 found = tuple(tests)
-            elif path in self.files:
+            elif path in self._file_set:
                 found = (path,)
             else:
                 prefix = path + "/"
@@ -325,15 +326,23 @@ class Linker:
         for match in _SCRIPT_CALL.finditer(command.text):
             written = match.group(1)
             path = _join(working, written) if not written.startswith("/") else ""
-            text = self.read_script(path) if path else None
-            if text is None:
+            facts = self._script(path) if path else None
+            if facts is None:
                 continue
-            facts = read_command(text, errexit=False, pipefail=False)
             shown = self._display(path)
             for run in facts.runs:
                 at = Span(shown, run.line + 1, run.column + 1, run.end_line + 1, run.end_column + 1)
                 found.append(self._run(step, command, run, base, env, at))
         return found
+
+    def _script(self, path: str) -> CommandFacts | None:
+        """A script's facts, read once however many steps call it."""
+        if path not in self._script_facts:
+            text = self.read_script(path) if self.read_script is not None else None
+            self._script_facts[path] = (
+                None if text is None else read_command(text, errexit=False, pipefail=False)
+            )
+        return self._script_facts[path]
 
     def _run(
         self,

@@ -191,3 +191,22 @@ def test_a_script_the_step_calls_is_read_and_its_exit_status_judged(tmp_path):
         "DET431",
     )
     assert "gates 1 test file under tests" in found["message"]
+
+
+def test_a_run_inside_a_block_scalar_is_reported_on_its_own_line(tmp_path):
+    repo = _repo(
+        tmp_path,
+        {
+            "tests/test_a.py": "def test_a():\n    pass\n",
+            ".buildkite/pipeline.yml": """\
+                steps:
+                  - label: unit
+                    command: |
+                      echo "soft_fail: true is only text here"
+                      pytest tests || true
+            """,
+        },
+    )
+    _, document = run_check(repo)
+    (found,) = document["findings"]
+    assert (found["code"], found["line"], found["column"]) == ("DET431", 5, 1)
