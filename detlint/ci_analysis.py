@@ -21,7 +21,7 @@ from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
-    from detlint.ci_pass.facts import CiKnob, PipelineFacts
+    from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
     from detlint.dependencies import PluginEvidence
     from detlint.python_pass.facts import ModuleFacts, TestFunction
 
@@ -35,6 +35,15 @@ class CiAnalysis:
     knobs: tuple[CiKnob, ...] = ()  # every knob of every pipeline, in file order
     runs: tuple[TestRun, ...] = ()
     gates: tuple[CiGate, ...] = ()
+
+    def steps_of(self, knob: CiKnob) -> list[CiStep]:
+        """The steps a knob sits on (a GitLab ``default:`` retry sits on many)."""
+        return [
+            step
+            for pipeline in self.pipelines
+            for step in pipeline.steps
+            if knob in step.knobs or any(knob in command.knobs for command in step.commands)
+        ]
 
 
 def pipeline_env_names(pipelines: Iterable[PipelineFacts]) -> set[str]:

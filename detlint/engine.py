@@ -300,6 +300,7 @@ def _judge(
         ci_knobs=ci.knobs if ci is not None else (),
         ci_runs=ci.runs if ci is not None else (),
         ci_gates=ci.gates if ci is not None else (),
+        ci_steps=ci.steps_of if ci is not None else lambda knob: (),
     )
     return tuple(run_rules(context, problems))
 

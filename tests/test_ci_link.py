@@ -210,3 +210,26 @@ def test_a_run_inside_a_block_scalar_is_reported_on_its_own_line(tmp_path):
     _, document = run_check(repo)
     (found,) = document["findings"]
     assert (found["code"], found["line"], found["column"]) == ("DET431", 5, 1)
+
+
+def test_knobs_on_steps_that_run_no_tests_are_left_to_the_audit(tmp_path):
+    repo = _repo(
+        tmp_path,
+        {
+            "tests/test_a.py": "def test_a():\n    pass\n",
+            ".buildkite/pipeline.yml": """\
+                steps:
+                  - label: docs
+                    command: make html
+                    soft_fail: true
+                  - label: integration
+                    command: make integration-test
+                    soft_fail: true
+            """,
+        },
+    )
+    _, document = run_check(repo)
+    (found,) = document["findings"]
+    assert (found["code"], found["line"]) == ("DET401", 7)
+    assert "step 'integration'" in found["message"]
+    assert "runs no test detlint could link" in found["message"]

@@ -86,8 +86,20 @@ def _runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
     return [run for run in context.ci_runs if knob in run.knobs]
 
 
-def _where(knob: CiKnob, runs: list[TestRun]) -> str:
-    parts = [f"step {runs[0].step.name!r}"] if runs else []
+def _may_run_tests(knob: CiKnob, context: RuleContext) -> bool:
+    """Whether a knob on steps with no pytest run detlint can see may still gate tests:
+    a step whose commands mention tests (a script, make or tox target) may; one that
+    builds docs or uploads a pipeline does not, and a finding there would be noise."""
+    return any(
+        "test" in command.text.lower()
+        for step in context.ci_steps(knob)
+        for command in step.commands
+    )
+
+
+def _where(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> str:
+    steps = [run.step for run in runs] or list(context.ci_steps(knob))
+    parts = [f"step {steps[0].name!r}"] if steps else []
     if knob.platform:
         parts.append(f"platform {knob.platform}")
     if knob.condition:
@@ -113,6 +125,8 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
         if knob.kind not in GATE_KINDS or not knob.covers_tests:
             continue
         runs = _runs_of(knob, context)
+        if not runs and not _may_run_tests(knob, context):
+            continue
         gates = [gate for gate in context.ci_gates if gate.ci_gate == knob]
 
         def pair(gate: CiGate) -> Pair:
@@ -120,7 +134,9 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
 
         plain = (Policy(gate=GATE_OF_KNOB[knob.kind]), Policy())
         numbers, which = _quote(gates, pair, plain, context)
-        details = "; ".join(p for p in (_where(knob, runs), _reach(_test_files(runs))) if p)
+        details = "; ".join(
+            p for p in (_where(knob, runs, context), _reach(_test_files(runs))) if p
+        )
         message = (
             f"`{knob.key}: {knob.value}` lets failing tests pass the build: "
             f"{loss_phrase(numbers)} {which} ({details})"
@@ -161,10 +177,14 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         if knob.kind not in RETRY_KINDS or not knob.covers_tests or (knob.attempts or 0) < 2:
             continue
         runs = _runs_of(knob, context)
+        if not runs and not _may_run_tests(knob, context):
+            continue
         gates = [gate for gate in context.ci_gates if any(k == knob for k, _ in gate.retries)]
         plain = (Policy(layers=(JobRetries((knob.attempts or 1) - 1, knob.system),)), Policy())
         numbers, which = _quote(gates, _retry_pair(knob), plain, context)
-        details = "; ".join(p for p in (_where(knob, runs), _reach(_test_files(runs))) if p)
+        details = "; ".join(
+            p for p in (_where(knob, runs, context), _reach(_test_files(runs))) if p
+        )
         message = (
             f"`{knob.key}` runs a failing job up to {knob.attempts} times: "
             f"{loss_phrase(numbers)} {which} ({details})"

@@ -8,7 +8,7 @@ phrases live here so the rules cannot drift apart.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,7 +21,7 @@ from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
-    from detlint.ci_pass.facts import CiKnob
+    from detlint.ci_pass.facts import CiKnob, CiStep
     from detlint.link import TestGate
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
@@ -39,6 +39,7 @@ class RuleContext:
     ci_knobs: tuple[CiKnob, ...] = ()  # every knob of every pipeline read
     ci_runs: tuple[TestRun, ...] = ()  # every pytest invocation found in a pipeline
     ci_gates: tuple[CiGate, ...] = ()  # every test as each run runs it
+    ci_steps: Callable[[CiKnob], Sequence[CiStep]] = lambda knob: ()  # the steps a knob is on
 
 
 def loss(gate: TestGate, context: RuleContext) -> Loss:
