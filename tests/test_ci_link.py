@@ -233,3 +233,62 @@ def test_knobs_on_steps_that_run_no_tests_are_left_to_the_audit(tmp_path):
     assert (found["code"], found["line"]) == ("DET401", 7)
     assert "step 'integration'" in found["message"]
     assert "runs no test detlint could link" in found["message"]
+
+
+QUARANTINED = """\
+import pytest
+
+
+@pytest.mark.quarantined
+def test_allreduce_is_deterministic():
+    assert True
+
+
+def test_plain():
+    assert True
+"""
+
+
+def test_deselecting_a_flaky_tag_in_every_step_is_an_invisible_skip(tmp_path):
+    repo = _repo(
+        tmp_path,
+        {
+            "tests/test_gpu.py": QUARANTINED,
+            ".github/workflows/ci.yml": """\
+                on: push
+                jobs:
+                  test:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pytest -m "not quarantined and not slow" tests
+            """,
+        },
+    )
+    _, document = run_check(repo)
+    (found,) = document["findings"]
+    assert (found["code"], found["line"]) == ("DET202", 6)
+    assert "tests/test_gpu.py::test_allreduce_is_deterministic" in found["message"]
+    assert found["numbers"]["reported_without"] == Policy().reported(0.1)
+
+
+def test_a_tag_another_step_selects_is_not_a_finding(tmp_path):
+    repo = _repo(
+        tmp_path,
+        {
+            "tests/test_gpu.py": QUARANTINED,
+            ".github/workflows/ci.yml": """\
+                on: push
+                jobs:
+                  test:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pytest -m "not quarantined" tests
+                  nightly:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - run: pytest -m quarantined tests
+            """,
+        },
+    )
+    code, document = run_check(repo)
+    assert (code, document["findings"]) == (0, [])

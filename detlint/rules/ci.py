@@ -11,17 +11,20 @@ a tox environment) is still reported, with the numbers of a single-attempt test.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from detlint.finding import Finding, Loss
 from detlint.model import BLOCKING, MASKED_EXIT, JobRetries, Policy, Reruns
-from detlint.rules.context import RuleContext, finding, loss_phrase
+from detlint.report.numbers import percent, percent_label
+from detlint.rules.context import RuleContext, covers, finding, loss_phrase, worst
 from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
     from detlint.ci_pass.facts import CiKnob
+    from detlint.link import TestGate
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
 GATE_KINDS = ("soft-fail", "continue-on-error", "allow-failure")
@@ -319,3 +322,50 @@ def _attempts(layer: object) -> int:
         return layer.limit + 1
     max_runs = getattr(layer, "max_runs", None)
     return max_runs if isinstance(max_runs, int) else 1
+
+
+_NOT_MARK = re.compile(r"\bnot\s+([A-Za-z_]\w*)")
+
+
+def deselected_flaky(context: RuleContext) -> Iterator[Finding]:
+    """DET202 for CI: ``-m "not flaky"`` deselects the tests a repository tags as flaky.
+
+    A tagged test that no step runs is as off and invisible as a skipped one;
+    a step that still runs it somewhere (a nightly job) makes it no finding.
+    """
+    tagged: dict[str, dict[str, list[TestGate]]] = {}  # tag -> test path -> gates
+    for gate in context.gates:
+        for mark in gate.test.marks:
+            if mark.kind in ("custom", "flaky"):
+                tagged.setdefault(mark.name, {}).setdefault(gate.test.path, []).append(gate)
+    if not tagged:
+        return
+    for run in context.ci_runs:
+        for tag in _NOT_MARK.findall(run.run.markexpr or ""):
+            files = tagged.get(tag, {})
+            gates = [g for path in run.test_files if path in files for g in files[path]]
+            if not gates or _run_elsewhere(tag, gates, context):
+                continue
+            gate, numbers = worst(gates, context)
+            q = percent_label(context.reference_rate)
+            message = (
+                f"`-m {run.run.markexpr!r}` deselects the tests marked {tag!r} in step "
+                f"{run.step.name!r} and no other step runs them: a {q} violation in "
+                f"{gate.label} is never reported (was {percent(numbers.reported_without)}) "
+                f"and nothing shows it ({covers(gates).removeprefix('; ') or '1 test'})"
+            )
+            help_text = (
+                f"run them under a visible quarantine instead: {QUARANTINE}, or in a step "
+                f"that selects them (`-m {tag}`) and reports its failures"
+            )
+            yield finding("DET202", run.span, message, help_text, numbers)
+
+
+def _run_elsewhere(tag: str, gates: list[TestGate], context: RuleContext) -> bool:
+    """Whether some run reaches these tests without deselecting ``tag``."""
+    paths = {gate.test.path for gate in gates}
+    return any(
+        tag not in _NOT_MARK.findall(run.run.markexpr or "")
+        and not paths.isdisjoint(run.test_files)
+        for run in context.ci_runs
+    )

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from detlint.finding import Finding
 from detlint.rules.catalogue import RULES, RuleInfo, select_codes
 from detlint.rules.ci import (
+    deselected_flaky,
     job_retry,
     masked_exit_status,
     reruns_flag,
@@ -27,13 +28,13 @@ from detlint.span import Problem
 
 Rule = Callable[[RuleContext], Iterator[Finding]]
 
-RULE_FUNCTIONS: dict[str, Rule] = {
+RULE_FUNCTIONS: dict[str, Rule | tuple[Rule, ...]] = {
     "DET101": retry_marker,
     "DET102": marker_plugin_mismatch,
     "DET103": retry_decorator,
     "DET104": global_reruns,
     "DET201": untracked_quarantine,
-    "DET202": skipped_flaky,
+    "DET202": (skipped_flaky, deselected_flaky),
     "DET301": low_trial_count,
     "DET302": trial_override,
     "DET401": soft_fail,
@@ -57,9 +58,10 @@ def unreadable(problems: Iterable[Problem]) -> Iterator[Finding]:
 
 def run_rules(context: RuleContext, problems: Iterable[Problem]) -> list[Finding]:
     found: list[Finding] = []
-    for code, rule in RULE_FUNCTIONS.items():
+    for code, rules in RULE_FUNCTIONS.items():
         if code in context.selected:
-            found += rule(context)
+            for rule in rules if isinstance(rules, tuple) else (rules,):
+                found += rule(context)
     if "DET901" in context.selected:
         found += unreadable(problems)
     return sorted(found, key=lambda item: item.sort_key)
