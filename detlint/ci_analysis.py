@@ -80,13 +80,15 @@ def link_ci(
     scan: Callable[[list[Path], bool], list[ModuleFacts]],
     jobs: int = 1,
     scanned: frozenset[str] = frozenset(),
+    scanned_trials: bool = False,
 ) -> CiAnalysis:
     """Resolve every step's pytest runs to test files and compose each test's policy.
 
     The test files a run that changes their policy reaches (a CI knob, a rerun
     option, a masked exit status) are scanned here when the Python pass found no
     knob in them, so that their trial loops count; a run that changes nothing
-    costs no parsing. ``scanned`` are the files the Python pass read already.
+    costs no parsing. ``scanned`` are the files the Python pass read already
+    (``scanned_trials``: with the trial prefilter).
     """
     from detlint.ci_link import Linker
     from detlint.pytest_config import find_pytest_config
@@ -118,7 +120,8 @@ def link_ci(
     changed = {path for run in runs if run.changes_policy for path in run.test_files}
     overridden = {path for run in runs if run.env for path in run.test_files} - changed
     for paths, trials in ((changed, True), (overridden, False)):
-        unread = sorted(paths - set(tests) - scanned)
+        done = scanned if scanned_trials or not trials else frozenset()
+        unread = sorted(paths - set(tests) - done)
         if unread:
             for module in scan([cwd / path for path in unread], trials):
                 tests.setdefault(module.path, []).extend(module.tests)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from detlint.ci_options import RunOptions, run_options, with_options
-from detlint.ci_pass.facts import PYTEST_FAILED, CiCommand, CiKnob, CiStep, EnvSetting
+from detlint.ci_pass.facts import CiCommand, CiKnob, CiStep, EnvSetting
 from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
 from detlint.dependencies import PluginEvidence
 from detlint.link import TestGate, link_test
@@ -468,4 +468,4 @@ def _trial_override(trials: TrialCount, env: Iterable[EnvSetting]) -> EnvSetting
     return found
 
 
-__all__ = ["PYTEST_FAILED", "CiGate", "Linker", "TestRun"]
+__all__ = ["GATE_OF_KNOB", "CiGate", "Linker", "TestRun"]

@@ -232,10 +232,8 @@ def analyse(
             every_file,
             scan_context,
             jobs or default_jobs(),
-            # Files already read with the trial prefilter need no second reading.
-            frozenset(display_path(path, cwd) for path in lint_files)
-            if repository.prefilter.trials
-            else frozenset(),
+            frozenset(display_path(path, cwd) for path in lint_files),
+            repository.prefilter.trials,
         )
 
     # The configuration that applies to the linted files, even those without knobs
