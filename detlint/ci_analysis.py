@@ -10,6 +10,7 @@ reported, since they were not linted.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -36,14 +37,19 @@ class CiAnalysis:
     runs: tuple[TestRun, ...] = ()
     gates: tuple[CiGate, ...] = ()
 
+    @functools.cached_property
+    def _steps_by_knob(self) -> dict[CiKnob, list[CiStep]]:
+        found: dict[CiKnob, list[CiStep]] = {}
+        for pipeline in self.pipelines:
+            for step in pipeline.steps:
+                knobs = (*step.knobs, *(k for command in step.commands for k in command.knobs))
+                for knob in dict.fromkeys(knobs):
+                    found.setdefault(knob, []).append(step)
+        return found
+
     def steps_of(self, knob: CiKnob) -> list[CiStep]:
         """The steps a knob sits on (a GitLab ``default:`` retry sits on many)."""
-        return [
-            step
-            for pipeline in self.pipelines
-            for step in pipeline.steps
-            if knob in step.knobs or any(knob in command.knobs for command in step.commands)
-        ]
+        return self._steps_by_knob.get(knob, [])
 
 
 def pipeline_env_names(pipelines: Iterable[PipelineFacts]) -> set[str]:

@@ -148,11 +148,7 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
     from detlint.ci_analysis import CiAnalysis
 
     ci = analysis.ci or CiAnalysis()
-    steps: dict[CiKnob, str] = {}
-    for pipeline in ci.pipelines:
-        for step in pipeline.steps:
-            for knob in (*step.knobs, *(k for c in step.commands for k in c.knobs)):
-                steps.setdefault(knob, step.name)
+    steps = {knob: found[0].name for knob in ci.knobs if (found := ci.steps_of(knob))}
     gated: dict[CiKnob, set[str]] = {}
     for gate in ci.gates:
         for knob in gate.run.knobs:
