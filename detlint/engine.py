@@ -64,6 +64,7 @@ class Analysis:
     findings: tuple[Finding, ...]
     files_checked: int
     ci: CiAnalysis | None = None  # None when the run read no pipeline
+    checked: tuple[Path, ...] = ()  # the files checked, as discovered (for suppressions)
 
 
 def _scan_all(
@@ -179,6 +180,12 @@ def analyse(
         elif result is not None:
             modules.append(result)
 
+    context_pipelines: frozenset[str] = frozenset()
+    if modules and not pipelines:
+        # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
+        # the CI steps that run them: DET501 on a marker the job retries again.
+        pipelines = _context_pipelines(every_file(), set(discovery.files), root, cwd, jobs)
+        context_pipelines = frozenset(pipeline.path for pipeline in pipelines)
     configs: dict[Path, PytestConfig] = {}
     gates: list[TestGate] = []
     dependencies_declared = False
@@ -262,6 +269,8 @@ def analyse(
             dependencies_declared,
             ci,
         )
+    if context_pipelines:
+        findings = _about_linted_files(findings, context_pipelines, lint_files, cwd)
     return Analysis(
         root=root,
         modules=tuple(modules),
@@ -272,6 +281,42 @@ def analyse(
         findings=findings,
         files_checked=len(discovery.files),
         ci=ci,
+        checked=tuple(discovery.files),
+    )
+
+
+def _context_pipelines(
+    files: Sequence[Path], linted: set[Path], root: Path, cwd: Path, jobs: int | None
+) -> tuple[PipelineFacts, ...]:
+    """The repository's pipelines, read for a run on files that include none.
+
+    Problems in them are not the run's business: a broken pipeline is reported
+    when it is linted itself, not on every commit that touches a test.
+    """
+    from detlint.ci_pass.pipelines import read_pipelines
+
+    candidates = [
+        path for path in files if path.name.lower().endswith(YAML_SUFFIXES) and path not in linted
+    ]
+    if not candidates:
+        return ()
+    return read_pipelines(candidates, root, cwd, jobs=jobs or default_jobs()).pipelines
+
+
+def _about_linted_files(
+    findings: tuple[Finding, ...],
+    context: frozenset[str],
+    lint_files: list[Path],
+    cwd: Path,
+) -> tuple[Finding, ...]:
+    """Findings located in pipelines read only for context, kept when they involve a
+    linted file (a related span there, such as the marker a job retries again)."""
+    linted = {display_path(path, cwd) for path in lint_files}
+    return tuple(
+        finding
+        for finding in findings
+        if finding.span.path not in context
+        or any(related.path in linted for related in finding.related)
     )
 
 
