@@ -1,4 +1,8 @@
-"""Rendering findings: the concise lines people read and the JSON CI reads."""
+"""Rendering findings: the concise lines people read and the JSON CI reads.
+
+The JSON document is versioned (``detlint.check/1``) and described by
+``docs/json-schema/check-1.json``; within version 1 keys are only ever added.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,55 @@ if TYPE_CHECKING:
 CHECK_SCHEMA = "detlint.check/1"
 
 
-def render_concise(findings: Sequence[Finding], files_checked: int) -> str:
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else plural or word + 's'}"
+
+
+def hidden_note(suppressed: int = 0, baselined: int = 0, baseline_gone: int | None = None) -> str:
+    """What the run hid and why: ``2 suppressed, 5 in baseline; 1 baseline entry gone``.
+
+    Empty for a plain run, so that its summary reads as before. A baseline's
+    count is shown whenever a baseline was used, even at 0, so that a user can
+    see it was read; entries it holds that no longer match are shown when there
+    are any, because they are a baseline to refresh.
+    """
+    hidden = []
+    if suppressed:
+        hidden.append(f"{suppressed} suppressed")
+    if baselined or baseline_gone is not None:
+        hidden.append(f"{baselined} in baseline")
+    note = ", ".join(hidden)
+    if baseline_gone:
+        gone = _plural(baseline_gone, "baseline entry", "baseline entries") + " gone"
+        note = f"{note}; {gone}" if note else gone
+    return note
+
+
+def summary_line(
+    count: int,
+    files_checked: int,
+    *,
+    suppressed: int = 0,
+    baselined: int = 0,
+    baseline_gone: int | None = None,
+) -> str:
+    """``Found 3 findings in 4 files.`` or ``All checks passed (4 files).``, and what was hidden."""
+    files = _plural(files_checked, "file")
+    note = hidden_note(suppressed, baselined, baseline_gone)
+    if count:
+        extra = f" ({note})" if note else ""
+        return f"Found {_plural(count, 'finding')} in {files}{extra}."
+    return f"All checks passed ({files}{'; ' + note if note else ''})."
+
+
+def render_concise(
+    findings: Sequence[Finding],
+    files_checked: int,
+    *,
+    suppressed: int = 0,
+    baselined: int = 0,
+    baseline_gone: int | None = None,
+) -> str:
     """``path:line:col: CODE message`` and an indented help line per finding."""
     lines = []
     for finding in findings:
@@ -21,16 +73,20 @@ def render_concise(findings: Sequence[Finding], files_checked: int) -> str:
         lines.append(f"{span.path}:{span.line}:{span.column}: {finding.code} {finding.message}")
         if finding.help:
             lines.append(f"  help: {finding.help}")
-    count = len(findings)
-    files = f"{files_checked} file{'s' if files_checked != 1 else ''}"
-    if count:
-        lines.append(f"Found {count} finding{'s' if count != 1 else ''} in {files}.")
-    else:
-        lines.append(f"All checks passed ({files}).")
+    lines.append(
+        summary_line(
+            len(findings),
+            files_checked,
+            suppressed=suppressed,
+            baselined=baselined,
+            baseline_gone=baseline_gone,
+        )
+    )
     return "\n".join(lines) + "\n"
 
 
 def finding_json(finding: Finding) -> dict[str, Any]:
+    """One finding as the JSON document carries it (``findings[]`` in ``check-1.json``)."""
     import dataclasses
 
     span = finding.span
@@ -50,13 +106,24 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
-def render_json(findings: Sequence[Finding], files_checked: int) -> str:
+def render_json(
+    findings: Sequence[Finding],
+    files_checked: int,
+    *,
+    suppressed: int = 0,
+    baselined: int = 0,
+    baseline_gone: int | None = None,
+) -> str:
+    """The ``detlint.check/1`` document: every finding with its numbers as floats."""
     import json  # not needed for the concise output of a pre-commit run
 
     document = {
         "schema": CHECK_SCHEMA,
         "version": __version__,
         "files_checked": files_checked,
+        "suppressed": suppressed,
+        "baselined": baselined,
+        "baseline_gone": baseline_gone,
         "findings": [finding_json(finding) for finding in findings],
     }
     return json.dumps(document, indent=2) + "\n"

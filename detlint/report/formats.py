@@ -1,0 +1,166 @@
+"""The output formats of ``detlint check``: one report record, one dispatch.
+
+Every format renders the same :class:`Report`, so the formats cannot disagree
+about what was found, and none of them decides the exit status: the command
+line derives that from the findings alone, whatever the format.
+
+The renderers are imported only when chosen, so that a pre-commit run printing
+the concise lines never pays for XML, SARIF or Markdown code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from detlint.finding import Finding
+
+RULES_URL = "https://github.com/detlint/detlint/blob/main/docs/rules.md"
+"""Where the rules are documented; each rule has the anchor ``#det101`` etc."""
+
+INFORMATION_URL = "https://github.com/detlint/detlint"
+
+FORMATS: tuple[str, ...] = ("concise", "full", "json", "sarif", "github", "junit", "buildkite")
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
+"""Most severe first, for sorting; an unknown severity sorts last."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """What one ``detlint check`` run has to show, independent of the format."""
+
+    findings: tuple[Finding, ...]  # sorted, already filtered (suppressions, baseline)
+    files_checked: int
+    cwd: Path  # span paths are relative to it; formatters read source lines from here
+    suppressed: int = 0  # findings hidden by an inline `# detlint: ignore`
+    baselined: int = 0  # findings hidden because the baseline has them
+    baseline_gone: int | None = None  # baseline entries no longer found; None: no --baseline
+
+
+def rule_url(code: str) -> str:
+    """The documentation of one rule: ``DET101`` -> ``.../docs/rules.md#det101``."""
+    return f"{RULES_URL}#{code.lower()}"
+
+
+def render(output_format: str, report: Report) -> str:
+    """The whole output of ``detlint check`` in ``output_format``, one of :data:`FORMATS`."""
+    if output_format == "concise":
+        from detlint.report.findings import render_concise
+
+        return render_concise(
+            report.findings,
+            report.files_checked,
+            suppressed=report.suppressed,
+            baselined=report.baselined,
+            baseline_gone=report.baseline_gone,
+        )
+    if output_format == "json":
+        from detlint.report.findings import render_json
+
+        return render_json(
+            report.findings,
+            report.files_checked,
+            suppressed=report.suppressed,
+            baselined=report.baselined,
+            baseline_gone=report.baseline_gone,
+        )
+    if output_format == "full":
+        from detlint.report.full import render_full
+
+        return render_full(report)
+    if output_format == "sarif":
+        from detlint.report.sarif import render_sarif
+
+        return render_sarif(report)
+    if output_format == "github":
+        from detlint.report.github import render_github
+
+        return render_github(report)
+    if output_format == "junit":
+        from detlint.report.junit import render_junit
+
+        return render_junit(report)
+    if output_format == "buildkite":
+        from detlint.report.buildkite import render_buildkite
+
+        return render_buildkite(report)
+    raise ValueError(f"unknown output format {output_format!r}; choose from {', '.join(FORMATS)}")
+
+
+def summary(report: Report) -> str:
+    """The closing line of the text formats: ``Found 3 findings in 4 files.``"""
+    from detlint.report.findings import summary_line
+
+    return summary_line(
+        len(report.findings),
+        report.files_checked,
+        suppressed=report.suppressed,
+        baselined=report.baselined,
+        baseline_gone=report.baseline_gone,
+    )
+
+
+def render_statistics(report: Report) -> str:
+    """One line per code, as ``ruff check --statistics`` prints them: count, code, name.
+
+    The most frequent code comes first (ties by code), so the knob a project
+    leans on most is the first thing read.
+    """
+    if not report.findings:
+        return summary(report) + "\n"
+    counts = Counter(finding.code for finding in report.findings)
+    names = {finding.code: finding.name for finding in report.findings}
+    width = len(str(max(counts.values())))
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return "".join(f"{count:>{width}}\t{code}\t{names[code]}\n" for code, count in ordered)
+
+
+# -- source lines, for the formats that quote or fingerprint them -------------
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+class SourceLines:
+    """The lines of the files findings point at, each file read at most once.
+
+    Spans count lines as the passes do (``\\n``, ``\\r\\n`` or a lone ``\\r``
+    ends a line) and columns in characters of the decoded text. A file is read
+    with the same guards as the passes (no FIFOs, no huge files) and never
+    raises: a file that cannot be read, or holds binary data, has no lines and
+    the finding is shown without its source. Text that is not valid in its
+    encoding is decoded with replacement characters, since it is only shown.
+    """
+
+    def __init__(self, cwd: Path) -> None:
+        self._cwd = cwd
+        self._files: dict[str, tuple[str, ...] | None] = {}
+
+    def lines(self, path: str) -> tuple[str, ...] | None:
+        """The file's lines without their line ends, or None when it cannot be shown."""
+        if path not in self._files:
+            self._files[path] = self._read(path)
+        return self._files[path]
+
+    def line(self, path: str, number: int) -> str | None:
+        """Line ``number`` (1-based) of ``path``, or None."""
+        lines = self.lines(path)
+        if lines is None or not 1 <= number <= len(lines):
+            return None
+        return lines[number - 1]
+
+    def _read(self, path: str) -> tuple[str, ...] | None:
+        from detlint.source import decode_python, decode_text, read_bytes
+
+        data = read_bytes(self._cwd / path, path)
+        if not isinstance(data, bytes) or b"\x00" in data:
+            return None
+        decode = decode_python if path.endswith(".py") else decode_text
+        text = decode(data, path)
+        if not isinstance(text, str):
+            text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", errors="replace")
+        return tuple(_NEWLINE.split(text))

@@ -1,0 +1,90 @@
+"""``--output-format junit``: one test case per rule per file, for CI test reports.
+
+CI systems that read JUnit XML (Buildkite Test Engine, GitLab, Jenkins, most
+others) show a failed test case per (file, rule) pair with findings, its
+``<failure>`` listing each finding's position, message and help. A clean run
+still holds one passing test case, so that the report shows detlint ran.
+
+The document is built with ``xml.etree.ElementTree``, which escapes markup;
+characters XML 1.0 cannot hold at all (control characters, lone surrogates
+from undecodable file names) are replaced with U+FFFD first, so the output
+always parses.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from itertools import groupby
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from detlint.finding import Finding
+    from detlint.report.formats import Report
+
+SUITE_NAME = "detlint"
+CLEAN_CASE = "all checks passed"
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with every character XML 1.0 cannot represent replaced by U+FFFD."""
+    return _NOT_XML.sub("\N{REPLACEMENT CHARACTER}", text)
+
+
+def _finding_text(finding: Finding) -> str:
+    span = finding.span
+    lines = [f"{span.path}:{span.line}:{span.column}: {finding.message}"]
+    if finding.help:
+        lines.append(f"  help: {finding.help}")
+    lines += [f"  related: {r.path}:{r.line}:{r.column}" for r in finding.related]
+    return "\n".join(lines)
+
+
+def _failure(case: ET.Element, group: list[Finding]) -> None:
+    first = group[0]
+    if len(group) == 1:
+        message = f"{first.span.line}:{first.span.column}: {first.message}"
+    else:
+        message = f"{len(group)} findings of {first.code} {first.name}"
+    failure = ET.SubElement(case, "failure", {"type": first.code, "message": xml_text(message)})
+    failure.text = xml_text("\n".join(_finding_text(finding) for finding in group)) + "\n"
+
+
+def render_junit(report: Report) -> str:
+    """The JUnit XML document, with its XML declaration."""
+
+    def key(finding: Finding) -> tuple[str, str]:
+        return (finding.span.path, finding.code)
+
+    groups = [list(group) for _, group in groupby(sorted(report.findings, key=key), key=key)]
+    tests = max(len(groups), 1)
+    counts = {"tests": str(tests), "failures": str(len(groups)), "errors": "0"}
+    suites = ET.Element("testsuites", {"name": SUITE_NAME, **counts})
+    suite = ET.SubElement(suites, "testsuite", {"name": SUITE_NAME, **counts, "skipped": "0"})
+    properties = ET.SubElement(suite, "properties")
+    hidden = {
+        "files_checked": report.files_checked,
+        "findings": len(report.findings),
+        "suppressed": report.suppressed,
+        "baselined": report.baselined,
+    }
+    if report.baseline_gone is not None:
+        hidden["baseline_gone"] = report.baseline_gone
+    for name, value in hidden.items():
+        ET.SubElement(properties, "property", {"name": name, "value": str(value)})
+    for group in groups:
+        first = group[0]
+        path = xml_text(first.span.path)
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": path, "name": f"{first.code} {first.name}", "file": path},
+        )
+        _failure(case, group)
+    if not groups:
+        ET.SubElement(suite, "testcase", {"classname": SUITE_NAME, "name": CLEAN_CASE})
+    ET.indent(suites)
+    body = ET.tostring(suites, encoding="unicode")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'
