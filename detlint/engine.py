@@ -288,15 +288,22 @@ def analyse(
 def _context_pipelines(
     files: Sequence[Path], linted: set[Path], root: Path, cwd: Path, jobs: int | None
 ) -> tuple[PipelineFacts, ...]:
-    """The repository's pipelines, read for a run on files that include none.
+    """The pipelines of the repository tree under the working directory (its root, for
+    pre-commit and CI), read for a run on files that include none.
 
     Problems in them are not the run's business: a broken pipeline is reported
     when it is linted itself, not on every commit that touches a test.
     """
     from detlint.ci_pass.pipelines import read_pipelines
 
+    here = Path(os.path.abspath(cwd))
+    top = here if here.is_relative_to(root) else root
     candidates = [
-        path for path in files if path.name.lower().endswith(YAML_SUFFIXES) and path not in linted
+        path
+        for path in files
+        if path.name.lower().endswith(YAML_SUFFIXES)
+        and path not in linted
+        and path.is_relative_to(top)
     ]
     if not candidates:
         return ()
