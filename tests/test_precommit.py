@@ -1,0 +1,144 @@
+"""The pre-commit hook, installed by pre-commit itself from this checkout.
+
+pre-commit clones the hook repository at a commit, builds a virtualenv from
+it and runs ``.pre-commit-hooks.yaml``'s entry on the files a commit changes.
+The test does all of that for real, with the README's snippet as the project's
+config: it commits this checkout's working tree
+(tracked and new files, as they are now) into a scratch clone, points a
+``.pre-commit-config.yaml`` of a throwaway project repository at it, and runs
+``pre-commit run`` there. The hook environment is built once (into a private
+``PRE_COMMIT_HOME``) and reused by every case.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_readme_snippets import snippet
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "detlint tests",
+    "GIT_AUTHOR_EMAIL": "tests@detlint.invalid",
+    "GIT_COMMITTER_NAME": "detlint tests",
+    "GIT_COMMITTER_EMAIL": "tests@detlint.invalid",
+}
+
+BAD_TEST = """\
+import pytest
+
+
+@pytest.mark.flaky(reruns=3)
+def test_allreduce_matches_reference():
+    assert True
+"""
+
+GOOD_TEST = """\
+def test_sum():
+    assert sum([1, 2]) == 3
+"""
+
+# The job retries test failures too: a commit that adds a rerun marker to a test
+# this step runs stacks two retry layers, although the pipeline did not change.
+PIPELINE = """\
+steps:
+  - label: "unit"
+    command: "pytest tests"
+    retry:
+      automatic: true
+"""
+
+
+def git(*args: str, cwd: Path) -> str:
+    env = {**os.environ, **GIT_ENV}
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This checkout's working tree, committed in a scratch clone: (path, commit)."""
+    clone = tmp_path_factory.mktemp("hook") / "detlint"
+    git("clone", "--quiet", str(CHECKOUT), str(clone), cwd=CHECKOUT)
+    listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=CHECKOUT)
+    for name in filter(None, listed.split("\0")):
+        source = CHECKOUT / name
+        target = clone / name
+        if source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+        elif target.exists():  # deleted in the working tree
+            target.unlink()
+    git("add", "--all", cwd=clone)
+    git("commit", "--quiet", "--allow-empty", "-m", "working tree", cwd=clone)
+    return clone, git("rev-parse", "HEAD", cwd=clone).strip()
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory, hook_repository: tuple[Path, str]) -> Path:
+    """A project that uses the hook, with one test that has a knob and one that has none."""
+    hook_path, commit = hook_repository
+    root = tmp_path_factory.mktemp("project")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_bad.py").write_text(BAD_TEST)
+    (root / "tests" / "test_good.py").write_text(GOOD_TEST)
+    (root / ".buildkite").mkdir()
+    (root / ".buildkite" / "pipeline.yml").write_text(PIPELINE)
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "kernels"\nversion = "1"\n'
+        'dependencies = ["pytest", "pytest-rerunfailures"]\n'
+    )
+    # The README's snippet, pointed at this checkout instead of the published repository.
+    config = snippet("pre-commit")
+    config = re.sub(r"(?m)^(\s*- repo: ).*$", lambda m: f"{m.group(1)}{hook_path}", config)
+    config = re.sub(r"(?m)^(\s*rev: ).*$", lambda m: f"{m.group(1)}{commit}", config)
+    assert str(hook_path) in config
+    assert commit in config
+    (root / ".pre-commit-config.yaml").write_text(config)
+    git("init", "--quiet", cwd=root)
+    git("add", "--all", cwd=root)
+    return root
+
+
+def pre_commit(project: Path, *files: str) -> subprocess.CompletedProcess[str]:
+    home = project.parent / "pre-commit-home"  # shared by the cases: one install
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", "--files", *files],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_hook_fails_on_a_test_with_a_rerun_marker(project: Path) -> None:
+    done = pre_commit(project, "tests/test_bad.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Failed" in done.stdout
+    assert "tests/test_bad.py:4:2: DET101" in done.stdout
+    # The repository's pipeline is read for context, though the commit does not touch it.
+    assert ".buildkite/pipeline.yml:5:7: DET501" in done.stdout
+    assert "tests/test_bad.py::test_allreduce_matches_reference" in done.stdout
+
+
+def test_hook_passes_on_a_test_without_knobs(project: Path) -> None:
+    done = pre_commit(project, "tests/test_good.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Passed" in done.stdout
+    assert "DET" not in done.stdout
+
+
+def test_hook_lints_a_changed_pipeline(project: Path) -> None:
+    done = pre_commit(project, ".buildkite/pipeline.yml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ".buildkite/pipeline.yml:5:7: DET411" in done.stdout
