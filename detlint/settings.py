@@ -3,17 +3,32 @@
 Found by walking up from the first scanned path (or the working directory);
 ``--config`` names a file directly. Unknown keys and bad values are errors that
 name the key: a silently ignored typo in a linter's config is a rule that
-quietly stops running.
+quietly stops running. Rule codes are checked against the catalogue here, for
+the same reason.
+
+``exclude`` and ``extend-exclude`` both add to the directories detlint never
+walks (version control, virtualenvs, caches, build output; see
+``detlint.discover.DEFAULT_EXCLUDES``): those hold other projects' tests and
+config, so no setting brings them back. ``per-file-ignores`` is applied to
+findings by :mod:`detlint.file_ignores`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from detlint.reasons import DEFAULT_TRACKING_PATTERN
+from detlint.span import display_path
+
+if TYPE_CHECKING:
+    from detlint.finding import Finding
+
+SEVERITIES: tuple[str, ...] = ("info", "warning", "error")
+"""Finding severities from least to most severe; ``fail-on`` names one of them."""
 
 
 class SettingsError(ValueError):
@@ -33,6 +48,9 @@ class Settings:
     tracking_issue_pattern: str = DEFAULT_TRACKING_PATTERN
     retry_decorators: frozenset[str] = frozenset()
     trial_env_readers: frozenset[str] = frozenset()
+    # (glob, codes or prefixes) in file order; globs are relative to the config file's directory.
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    fail_on: str | None = None  # the least severity that fails a run; None: any finding
 
 
 def _strings(key: str, value: Any) -> tuple[str, ...]:
@@ -63,9 +81,56 @@ def _pattern(key: str, value: Any) -> str:
     return value
 
 
+def _codes(key: str, value: Any) -> tuple[str, ...]:
+    """A list of rule codes or prefixes (``ALL`` too), each one known to the catalogue."""
+    from detlint.rules.catalogue import unknown_codes  # only when a code list is configured
+
+    codes = _strings(key, value)
+    unknown = unknown_codes(codes)
+    if unknown:
+        raise SettingsError(f"{key} has an unknown rule code {unknown[0]!r}")
+    return codes
+
+
+def _dotted_names(key: str, value: Any) -> frozenset[str]:
+    """Importable names such as ``ourlib.testing.retry_test``; an empty or odd name would
+    match every file's bytes in the prefilter, or nothing at all."""
+    names = _strings(key, value)
+    for name in names:
+        if not all(part.isidentifier() for part in name.split(".")):
+            raise SettingsError(f"{key} must hold dotted Python names, got {name!r}")
+    return frozenset(names)
+
+
+def _per_file_ignores(key: str, value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not isinstance(value, dict):
+        raise SettingsError(f'{key} must be a table of "glob" = [codes], got {value!r}')
+    entries = []
+    for glob, codes in value.items():
+        if not glob.removeprefix("!").strip():
+            raise SettingsError(f"{key} has an empty glob")
+        entries.append((glob, _codes(f"{key} {glob!r}", codes)))
+    return tuple(entries)
+
+
+def _severity(key: str, value: Any) -> str:
+    if value not in SEVERITIES:
+        raise SettingsError(f"{key} must be one of {', '.join(SEVERITIES)}, got {value!r}")
+    return str(value)
+
+
 def parse_settings(table: dict[str, Any], path: Path | None) -> Settings:
-    """Settings from a ``[tool.detlint]`` table; raises SettingsError naming the key."""
-    where = f" in {path}" if path is not None else ""
+    """Settings from a ``[tool.detlint]`` table; raises SettingsError naming the key
+    (and the file, when there is one)."""
+    try:
+        return _parse(table, path)
+    except SettingsError as error:
+        if path is None:
+            raise
+        raise SettingsError(f"{display_path(path, Path.cwd())}: {error}") from None
+
+
+def _parse(table: dict[str, Any], path: Path | None) -> Settings:
     settings = Settings(path=path)
     for key, value in table.items():
         if key == "reference-rate":
@@ -73,11 +138,15 @@ def parse_settings(table: dict[str, Any], path: Path | None) -> Settings:
         elif key == "target":
             settings = replace(settings, target=_probability(key, value))
         elif key == "select":
-            settings = replace(settings, select=_strings(key, value))
+            settings = replace(settings, select=_codes(key, value))
         elif key == "ignore":
-            settings = replace(settings, ignore=_strings(key, value))
+            settings = replace(settings, ignore=_codes(key, value))
         elif key == "extend-select":
-            settings = replace(settings, extend_select=_strings(key, value))
+            settings = replace(settings, extend_select=_codes(key, value))
+        elif key == "per-file-ignores":
+            settings = replace(settings, per_file_ignores=_per_file_ignores(key, value))
+        elif key == "fail-on":
+            settings = replace(settings, fail_on=_severity(key, value))
         elif key in ("exclude", "extend-exclude"):
             settings = replace(settings, exclude=settings.exclude + _strings(key, value))
         elif key == "respect-gitignore":
@@ -85,12 +154,24 @@ def parse_settings(table: dict[str, Any], path: Path | None) -> Settings:
         elif key == "tracking-issue-pattern":
             settings = replace(settings, tracking_issue_pattern=_pattern(key, value))
         elif key == "retry-decorators":
-            settings = replace(settings, retry_decorators=frozenset(_strings(key, value)))
+            settings = replace(settings, retry_decorators=_dotted_names(key, value))
         elif key == "trial-env-readers":
-            settings = replace(settings, trial_env_readers=frozenset(_strings(key, value)))
+            settings = replace(settings, trial_env_readers=_dotted_names(key, value))
         else:
-            raise SettingsError(f"unknown key {key!r} in [tool.detlint]{where}")
+            raise SettingsError(f"unknown key {key!r} in [tool.detlint]")
     return settings
+
+
+def fails(settings: Settings, findings: Sequence[Finding]) -> bool:
+    """Whether these findings fail the run: any finding at all, or with ``fail-on``,
+    any at that severity or above (an unrecognised severity counts as an error)."""
+    if settings.fail_on is None:
+        return bool(findings)
+    threshold = SEVERITIES.index(settings.fail_on)
+    return any(
+        (SEVERITIES.index(f.severity) if f.severity in SEVERITIES else len(SEVERITIES)) >= threshold
+        for f in findings
+    )
 
 
 def _table(path: Path) -> dict[str, Any] | None:
@@ -102,10 +183,18 @@ def _table(path: Path) -> dict[str, Any] | None:
         raise SettingsError(f"cannot read {path}: {error}") from None
     except TOMLDecodeError as error:
         raise SettingsError(f"{path} is not valid TOML: {error}") from None
-    if path.name == "detlint.toml":
-        table = document.get("tool", {}).get("detlint", document)
-        return table if isinstance(table, dict) else None
     tool = document.get("tool", {})
+    if path.name != "pyproject.toml":
+        # detlint.toml, or any file --config names: keys at the top level, or under
+        # [tool.detlint] as in pyproject.toml.
+        nested = isinstance(tool, dict) and "detlint" in tool
+        table = tool["detlint"] if nested else document
+        if nested and len(document) > 1:
+            other = next(key for key in document if key != "tool")
+            raise SettingsError(f"{path}: unknown key {other!r} outside [tool.detlint]")
+        if not isinstance(table, dict):
+            raise SettingsError(f"[tool.detlint] in {path} must be a table")
+        return table
     table = tool.get("detlint") if isinstance(tool, dict) else None
     if table is not None and not isinstance(table, dict):
         raise SettingsError(f"[tool.detlint] in {path} must be a table")
@@ -130,9 +219,16 @@ def find_settings_file(start: Path) -> Path | None:
 
 
 def load_settings(config: Path | None, start: Path) -> Settings:
-    """Settings from ``config`` if given, else from the nearest file above ``start``."""
+    """Settings from ``config`` if given, else from the nearest file above ``start``.
+
+    A pyproject.toml is read for its ``[tool.detlint]`` table; any other file
+    (detlint.toml, or a file ``--config`` names) may also hold the keys at its
+    top level. A pyproject.toml that ``--config`` names must have the table.
+    """
     path = config if config is not None else find_settings_file(start)
     if path is None:
         return Settings()
     table = _table(path)
+    if table is None and config is not None:
+        raise SettingsError(f"{config} has no [tool.detlint] table")
     return parse_settings(table or {}, path)

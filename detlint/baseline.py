@@ -1,0 +1,173 @@
+"""The baseline: today's findings recorded, so that a run reports only new ones.
+
+Adopting a linter on a repository with a hundred reruns should not mean fixing
+them all first. ``--write-baseline FILE`` records every finding; ``--baseline
+FILE`` then hides the recorded ones and counts those that are gone.
+
+A finding is recorded by a fingerprint of its rule code, its path and the text
+of the lines its primary span covers (comments dropped, whitespace collapsed),
+never its line number: inserting or deleting lines above a knob, or
+re-indenting it, leaves it recorded, while changing the knob itself
+(``reruns=3`` to ``reruns=5``) makes it a new finding. Identical knobs in one
+file share a fingerprint and are matched as a multiset: two recorded copies
+cover two, and a third copy is new.
+
+Paths are stored as shown (POSIX, relative to the working directory), so a
+baseline is compared from the directory it was written in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from detlint.finding import Finding
+from detlint.source import read_bytes
+
+BASELINE_SCHEMA = "detlint.baseline/1"
+
+# A comment: '#' at the start of a line or after whitespace (Python, YAML, TOML, shell).
+_COMMENT = re.compile(r"(?:^|(?<=\s))#.*$")
+
+
+_KEYS = ("code", "path", "fingerprint")  # what matching reads; line and message are for people
+
+
+class BaselineError(ValueError):
+    """A baseline that cannot be read or written; its message is one line."""
+
+
+@dataclass(frozen=True)
+class BaselineResult:
+    new: tuple[Finding, ...]  # findings the baseline does not hold
+    matched: int  # findings the baseline holds (not reported)
+    gone: int  # recorded findings no longer found
+
+
+def _normalise(text: str) -> str:
+    return " ".join(" ".join(_COMMENT.sub("", line).split()) for line in text.splitlines())
+
+
+def fingerprint(finding: Finding, line_text: str) -> str:
+    """A stable identity for ``finding`` whose primary span covers ``line_text``.
+
+    Built from the code, the path and the normalised text: the line number is
+    left out so that edits elsewhere in the file do not change it.
+    """
+    key = "\0".join((finding.code, finding.span.path, _normalise(line_text)))
+    return hashlib.sha256(key.encode("utf-8", errors="surrogatepass")).hexdigest()[:20]
+
+
+def _lines(path: str, cwd: Path, cache: dict[str, list[str]]) -> list[str]:
+    """The lines of a file (empty when unreadable), read once per path."""
+    if path not in cache:
+        data = read_bytes(Path(os.path.abspath(cwd / path)), path)
+        text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else ""
+        cache[path] = text.removeprefix("\ufeff").split("\n")
+    return cache[path]
+
+
+def _fingerprints(findings: Sequence[Finding], cwd: Path) -> list[str]:
+    cache: dict[str, list[str]] = {}
+    result = []
+    for finding in findings:
+        lines = _lines(finding.span.path, cwd, cache)
+        text = "\n".join(lines[finding.span.line - 1 : finding.span.end_line])
+        result.append(fingerprint(finding, text))
+    return result
+
+
+def write_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> int:
+    """Record ``findings`` in ``path`` (JSON, sorted, written atomically); the count written."""
+    ordered = sorted(findings, key=lambda finding: finding.sort_key)
+    entries = [
+        {
+            "code": finding.code,
+            "path": finding.span.path,
+            "fingerprint": print_,
+            "line": finding.span.line,
+            "message": finding.message,
+        }
+        for finding, print_ in zip(ordered, _fingerprints(ordered, cwd), strict=True)
+    ]
+    document = {"schema": BASELINE_SCHEMA, "findings": entries}
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    target = Path(os.path.abspath(cwd / path))
+    temporary: str | None = None
+    try:
+        descriptor, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
+        )
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+        os.replace(temporary, target)
+        temporary = None
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise BaselineError(f"cannot write baseline {path}: {reason}") from None
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+    return len(entries)
+
+
+def _entries(path: Path, cwd: Path) -> Counter[tuple[str, str, str]]:
+    """The recorded (code, path, fingerprint) multiset; BaselineError when unusable."""
+    try:
+        text = Path(os.path.abspath(cwd / path)).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = (
+            (error.strerror or type(error).__name__)
+            if isinstance(error, OSError)
+            else "not UTF-8 text"
+        )
+        raise BaselineError(f"cannot read baseline {path}: {reason}") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise BaselineError(f"baseline {path} is not valid JSON: {error.msg}") from None
+    if not isinstance(document, dict) or document.get("schema") != BASELINE_SCHEMA:
+        raise BaselineError(f"{path} is not a detlint baseline (schema {BASELINE_SCHEMA!r})")
+    findings = document.get("findings")
+    if not isinstance(findings, list):
+        raise BaselineError(f"baseline {path} has no list of findings")
+    recorded: Counter[tuple[str, str, str]] = Counter()
+    for number, entry in enumerate(findings, start=1):
+        code, shown, print_ = (
+            (entry.get(key) for key in _KEYS) if isinstance(entry, dict) else (None,) * 3
+        )
+        if not (isinstance(code, str) and isinstance(shown, str) and isinstance(print_, str)):
+            raise BaselineError(
+                f"baseline {path}: finding {number} needs string code, path and fingerprint"
+            )
+        recorded[(code, shown, print_)] += 1
+    return recorded
+
+
+def compare_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> BaselineResult:
+    """Split ``findings`` into new ones and ones the baseline at ``path`` records.
+
+    Of identical findings (one fingerprint) beyond the recorded count, the
+    later ones in the file are new. ``new`` is in path and line order.
+    """
+    remaining = _entries(path, cwd)
+    recorded = sum(remaining.values())
+    ordered = sorted(findings, key=lambda finding: finding.sort_key)
+    new: list[Finding] = []
+    for finding, print_ in zip(ordered, _fingerprints(ordered, cwd), strict=True):
+        key = (finding.code, finding.span.path, print_)
+        if remaining[key] > 0:
+            remaining[key] -= 1
+        else:
+            new.append(finding)
+    matched = len(ordered) - len(new)
+    return BaselineResult(new=tuple(new), matched=matched, gone=recorded - matched)
