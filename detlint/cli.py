@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from detlint import __version__
+from detlint.cli_rule import rule
 from detlint.cli_values import observed_option, probability_option, rates_option
 from detlint.settings import Settings
 
@@ -220,52 +221,133 @@ IGNORE = click.option("--ignore", help="Rule codes or prefixes to skip.")
 EXTEND = click.option("--extend-select", help="Rule codes to add to the defaults, e.g. DET301.")
 
 
+# The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
+# (a test keeps them equal), spelled out here so that `--help` imports nothing.
+CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildkite")
+SEVERITIES = ("info", "warning", "error")
+
+
 @cli.command()
 @PATHS
 @click.option(
     "--output-format",
-    type=click.Choice(["concise", "json"]),
+    type=click.Choice(CHECK_FORMATS),
     default="concise",
     show_default=True,
+    help="concise and full for people; json, sarif, github, junit and buildkite for tools.",
 )
+@click.option(
+    "--output-file",
+    type=click.Path(path_type=Path, dir_okay=False, writable=True),
+    help="Write the report to this file instead of standard output.",
+)
+@click.option("--statistics", is_flag=True, help="Print how many findings each rule has.")
 @SELECT
 @IGNORE
 @EXTEND
 @CONFIG
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    help="Exit 1 only for findings of this severity or worse (default: any finding).",
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Report only findings that this baseline file does not record.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path, dir_okay=False, writable=True),
+    help="Record today's findings in this file and exit 0.",
+)
 def check(
     paths: tuple[Path, ...],
     output_format: str,
+    output_file: Path | None,
+    statistics: bool,
     select: str | None,
     ignore: str | None,
     extend_select: str | None,
     config: Path | None,
+    fail_on: str | None,
+    exit_zero: bool,
+    baseline: Path | None,
+    write_baseline: Path | None,
 ) -> int:
-    """Lint test files, pytest config and dependencies for knobs that hide failures.
+    """Lint test files, pytest config, dependencies and CI pipelines for knobs that hide failures.
 
-    Exit status: 0 clean, 1 findings, 2 usage or internal error.
+    \b
+    Exit status: 0 clean, 1 findings (at or above --fail-on), 2 usage or internal
+    error, whatever the output format.
     """
+    from detlint.check_run import CheckOptions, finish_check
     from detlint.engine import analyse
-    from detlint.report.findings import render_concise, render_json
+    from detlint.report.formats import render, render_statistics
 
     settings, selected = _settings(config, paths, select, ignore, extend_select)
-    analysis = analyse(paths, Path.cwd(), settings, selected)
-    render = render_json if output_format == "json" else render_concise
-    click.echo(render(analysis.findings, analysis.files_checked), nl=False)
-    return 1 if analysis.findings else 0
+    if baseline is not None and write_baseline is not None:
+        raise click.UsageError("--baseline and --write-baseline cannot be used together")
+    options = CheckOptions(
+        baseline=baseline,
+        write_baseline=write_baseline,
+        fail_on=fail_on if fail_on is not None else settings.fail_on,
+        exit_zero=exit_zero,
+    )
+    cwd = Path.cwd()
+    analysis = analyse(paths, cwd, settings, selected)
+    try:
+        outcome = finish_check(analysis, settings, selected, options, cwd)
+    except ValueError as error:  # a baseline file that cannot be read or written
+        raise click.UsageError(str(error)) from None
+    if outcome.baseline_written is not None:
+        count = outcome.baseline_written
+        click.echo(
+            f"Wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}.", err=True
+        )
+        return 0
+    if statistics:
+        text = render_statistics(outcome.report)
+    else:
+        text = render(output_format, outcome.report)
+    _emit(text, output_file)
+    return outcome.exit_status
+
+
+def _emit(text: str, output_file: Path | None) -> None:
+    """Print the report, or write it to ``output_file`` (the only file check writes)."""
+    if output_file is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        output_file.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise click.FileError(str(output_file), error.strerror) from None
 
 
 @cli.command()
 @PATHS
 @click.option("--output-format", type=click.Choice(["json"]), default="json", show_default=True)
+@click.option(
+    "--output-file",
+    type=click.Path(path_type=Path, dir_okay=False, writable=True),
+    help="Write the inventory to this file instead of standard output.",
+)
 @CONFIG
-def audit(paths: tuple[Path, ...], output_format: str, config: Path | None) -> None:
+def audit(
+    paths: tuple[Path, ...], output_format: str, output_file: Path | None, config: Path | None
+) -> None:
     """The inventory: every knob, and each test's composed policy and numbers."""
     from detlint.engine import analyse
     from detlint.report.audit import render_audit_json
 
     settings, selected = _settings(config, paths, None, None, None)
     analysis = analyse(paths, Path.cwd(), settings, selected)
-    click.echo(render_audit_json(analysis, settings.reference_rate, settings.target), nl=False)
+    _emit(render_audit_json(analysis, settings.reference_rate, settings.target), output_file)
+
+
+cli.add_command(rule)
 
 
 def main() -> None:

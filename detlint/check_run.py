@@ -1,0 +1,105 @@
+"""One ``detlint check`` run after the analysis: the filters, the baseline and the exit status.
+
+The analysis says what is true of the repository; this module decides what a
+team has chosen to see of it, in a fixed order so that each filter's counts
+mean the same in every format: per-file ignores from the config, then inline
+``# detlint: ignore`` comments (and DET902 for the ones that hide nothing),
+then the baseline. The exit status is computed here, never by a formatter, so
+it cannot depend on ``--output-format``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from detlint.engine import Analysis
+    from detlint.finding import Finding
+    from detlint.report.formats import Report
+    from detlint.settings import Settings
+
+SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
+UNUSED_SUPPRESSION = "DET902"
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """What the command line asked for beyond the analysis itself."""
+
+    baseline: Path | None = None
+    write_baseline: Path | None = None
+    fail_on: str | None = None  # the lowest severity that fails the run; None: any finding
+    exit_zero: bool = False
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    report: Report
+    exit_status: int
+    baseline_written: int | None = None  # findings recorded by --write-baseline
+
+
+def filter_findings(
+    analysis: Analysis, settings: Settings, selected: frozenset[str], cwd: Path
+) -> tuple[tuple[Finding, ...], int]:
+    """The findings left after per-file ignores and inline suppressions, and how many
+    suppressions hid one."""
+    from detlint.file_ignores import apply_per_file_ignores
+    from detlint.suppression import apply_suppressions
+
+    findings = apply_per_file_ignores(analysis.findings, settings, cwd)
+    report_unused = UNUSED_SUPPRESSION in selected
+    if not findings and not report_unused:
+        return (), 0
+    suppressed = apply_suppressions(
+        findings, analysis.checked, cwd, report_unused, selected=selected
+    )
+    kept = suppressed.kept
+    if suppressed.unused:
+        unused = apply_per_file_ignores(suppressed.unused, settings, cwd)
+        kept = tuple(sorted((*kept, *unused), key=lambda finding: finding.sort_key))
+    return kept, len(suppressed.suppressed)
+
+
+def finish_check(
+    analysis: Analysis,
+    settings: Settings,
+    selected: frozenset[str],
+    options: CheckOptions,
+    cwd: Path,
+) -> CheckOutcome:
+    """Filter, compare with or write the baseline, and decide the exit status."""
+    from detlint.report.formats import Report
+
+    findings, suppressed = filter_findings(analysis, settings, selected, cwd)
+    baselined, gone = 0, None
+    if options.write_baseline is not None:
+        from detlint.baseline import write_baseline
+
+        written = write_baseline(options.write_baseline, findings, cwd)
+        report = Report(findings, analysis.files_checked, cwd, suppressed=suppressed)
+        return CheckOutcome(report, 0, baseline_written=written)
+    if options.baseline is not None:
+        from detlint.baseline import compare_baseline
+
+        result = compare_baseline(options.baseline, findings, cwd)
+        findings, baselined, gone = result.new, result.matched, result.gone
+    report = Report(
+        findings,
+        analysis.files_checked,
+        cwd,
+        suppressed=suppressed,
+        baselined=baselined,
+        baseline_gone=gone,
+    )
+    return CheckOutcome(report, exit_status(findings, options))
+
+
+def exit_status(findings: tuple[Finding, ...], options: CheckOptions) -> int:
+    """0 clean, 1 when a finding is at or above ``fail_on``; ``exit_zero`` always 0."""
+    if options.exit_zero:
+        return 0
+    floor = SEVERITY_RANK[options.fail_on] if options.fail_on is not None else 0
+    return int(any(SEVERITY_RANK.get(f.severity, 2) >= floor for f in findings))
