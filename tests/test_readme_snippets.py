@@ -1,0 +1,182 @@
+"""The README's CI snippets, run as far as this machine allows.
+
+Each snippet is read out of README.md (the ```yaml block after its
+``<!-- readme:snippet:NAME -->`` marker), parsed as the CI system would, and
+its commands run with bash in a copy of ``examples/needle`` as the CI system
+would run them: ``pip install detlint`` is the one line left out, because the
+detlint under test is already on PATH. What a hosted service does with the
+result (GitHub's SARIF upload, Buildkite's annotation) is checked at the
+handover: the file or the ``buildkite-agent`` call it would receive. The
+pre-commit snippet is exercised by tests/test_precommit.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "needle"
+SARIF_SCHEMA = Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json"
+INSTALL = "pip install detlint"
+
+
+def snippet(name: str) -> str:
+    """The first ```yaml block after ``<!-- readme:snippet:NAME -->`` in README.md."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"<!-- readme:snippet:{name} -->")
+    fence = next(i for i in range(start, len(lines)) if lines[i].startswith("```yaml"))
+    end = next(i for i in range(fence + 1, len(lines)) if lines[i].startswith("```"))
+    return "\n".join(lines[fence + 1 : end]) + "\n"
+
+
+def load(text: str) -> Any:
+    return YAML(typ="safe", pure=True).load(text)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """examples/needle as a repository of its own, where a CI job would check it out."""
+    copy = tmp_path / "needle"
+    shutil.copytree(EXAMPLE, copy)
+    subprocess.run(["git", "init", "--quiet", str(copy)], check=True)
+    return copy
+
+
+def environment(extra_bin: Path | None = None) -> dict[str, str]:
+    path = [str(Path(sys.executable).parent), os.environ.get("PATH", "/usr/bin:/bin")]
+    if extra_bin is not None:
+        path.insert(0, str(extra_bin))
+    return {**os.environ, "PATH": os.pathsep.join(path)}
+
+
+def bash(command: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``bash -e -c``: how GitHub's default shell, GitLab and Buildkite run a command."""
+    return subprocess.run(
+        ["bash", "-e", "-c", command], cwd=cwd, env=env, capture_output=True, text=True
+    )
+
+
+def without_install(commands: list[str]) -> list[str]:
+    assert INSTALL in commands, "the snippet must say how to install detlint"
+    return [command for command in commands if command != INSTALL]
+
+
+def test_pre_commit_snippet_names_the_hook_this_repository_defines() -> None:
+    config = load(snippet("pre-commit"))
+    (repository,) = config["repos"]
+    hooks = load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    assert [hook["id"] for hook in repository["hooks"]] == ["detlint"]
+    assert "detlint" in {hook["id"] for hook in hooks}
+    from detlint import __version__
+
+    assert repository["rev"] == f"v{__version__}"
+
+
+def test_github_snippet_annotates_and_writes_valid_sarif(repo: Path) -> None:
+    import jsonschema
+
+    workflow = load(snippet("github"))
+    assert workflow["permissions"]["security-events"] == "write"
+    (job,) = workflow["jobs"].values()
+    steps = job["steps"]
+    runs = [step for step in steps if "run" in step]
+    assert without_install([step["run"] for step in runs])
+    results = {}
+    for step in runs:
+        if step["run"] == INSTALL:
+            continue
+        results[step["run"]] = bash(step["run"], repo, environment())
+    annotate, sarif = (results[step["run"]] for step in runs if step["run"] != INSTALL)
+    # The annotation step fails the job on findings and prints workflow commands.
+    assert annotate.returncode == 1
+    commands = annotate.stdout.splitlines()
+    assert any(
+        line.startswith("::warning file=tests/test_batch_invariance.py,") for line in commands
+    )
+    assert all(line.startswith("::") for line in commands)
+    # The SARIF step runs whatever the step before it said, and hands the upload a valid file.
+    sarif_step = next(step for step in runs if "sarif" in step["run"])
+    assert sarif_step["if"] == "always()"
+    assert sarif.returncode == 0, sarif.stderr
+    upload = next(step for step in steps if "upload-sarif" in step.get("uses", ""))
+    assert upload["if"] == "always()"
+    document = json.loads((repo / upload["with"]["sarif_file"]).read_text())
+    jsonschema.Draft7Validator(json.loads(SARIF_SCHEMA.read_text())).validate(document)
+    (run,) = document["runs"]
+    assert {result["ruleId"] for result in run["results"]} == {"DET101", "DET411", "DET501"}
+
+
+def test_buildkite_snippet_annotates_the_build_and_fails_the_step(
+    repo: Path, tmp_path: Path
+) -> None:
+    text = snippet("buildkite")
+    # Buildkite interpolates $VARIABLES when the pipeline is uploaded; the snippet has none.
+    assert "$" not in text
+    (step,) = load(text)["steps"]
+    agent_bin = tmp_path / "bin"
+    agent_bin.mkdir()
+    calls = tmp_path / "agent-calls"
+    agent = agent_bin / "buildkite-agent"
+    agent.write_text(f'#!/bin/sh\necho "$@" >> {calls}\ncat > {calls}.stdin\n')
+    agent.chmod(0o755)
+    # Buildkite joins a command list with newlines and runs it with `bash -e -c`.
+    done = bash("\n".join(without_install(step["command"])), repo, environment(agent_bin))
+    assert done.returncode == 1, done.stderr
+    assert calls.read_text().split() == ["annotate", "--style", "warning", "--context", "detlint"]
+    markdown = Path(f"{calls}.stdin").read_text()
+    table = [line for line in markdown.splitlines() if line.startswith("| [DET")]
+    assert sorted(row.split("]")[0] for row in table) == ["| [DET101", "| [DET411", "| [DET501"]
+    assert "`tests/test_batch_invariance.py:21:2`" in markdown
+
+
+def test_buildkite_snippet_leaves_no_annotation_on_a_clean_tree(repo: Path, tmp_path: Path) -> None:
+    (step,) = load(snippet("buildkite"))["steps"]
+    for path in repo.rglob("*"):
+        if path.is_file() and ".git" not in path.parts:
+            path.unlink()
+    (repo / "test_plain.py").write_text("def test_sum():\n    assert 1 + 1 == 2\n")
+    agent_bin = tmp_path / "bin"
+    agent_bin.mkdir()
+    (agent_bin / "buildkite-agent").write_text("#!/bin/sh\nexit 99\n")
+    (agent_bin / "buildkite-agent").chmod(0o755)
+    done = bash("\n".join(without_install(step["command"])), repo, environment(agent_bin))
+    assert done.returncode == 0, done.stderr
+
+
+def test_gitlab_snippet_writes_the_junit_report_it_declares(repo: Path) -> None:
+    (job,) = load(snippet("gitlab")).values()
+    assert job["artifacts"]["when"] == "always"
+    done = bash("\n".join(without_install(job["script"])), repo, environment())
+    assert done.returncode == 1, done.stderr
+    report = repo / job["artifacts"]["reports"]["junit"]
+    root = ElementTree.parse(report).getroot()
+    failures = root.iter("failure")
+    assert sum(1 for _ in failures) == 3  # DET101, DET411 and DET501, each in its own file/rule
+
+
+def test_the_snippets_are_pipelines_detlint_finds_nothing_in(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".buildkite").mkdir()
+    (repo / ".github" / "workflows" / "detlint.yml").write_text(snippet("github"))
+    (repo / ".buildkite" / "pipeline.yml").write_text(snippet("buildkite"))
+    (repo / ".gitlab-ci.yml").write_text(snippet("gitlab"))
+    (repo / ".pre-commit-config.yaml").write_text(snippet("pre-commit"))
+    subprocess.run(["git", "init", "--quiet", str(repo)], check=True)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "detlint"), "check", "--select", "ALL"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
