@@ -180,3 +180,19 @@ def test_the_snippets_are_pipelines_detlint_finds_nothing_in(tmp_path: Path) -> 
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_configuration_example_is_valid_config(tmp_path: Path) -> None:
+    """The README's `[tool.detlint]` example loads, and every key in it takes effect."""
+    from detlint.settings import load_settings
+
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index("```toml")
+    end = lines.index("```", start + 1)
+    (tmp_path / "pyproject.toml").write_text("\n".join(lines[start + 1 : end]) + "\n")
+    settings = load_settings(None, tmp_path)
+    assert settings.fail_on == "warning"
+    assert settings.select == ("DET1", "DET2")
+    assert {"third_party/*", "legacy/*"} <= set(settings.exclude)
+    assert dict(settings.per_file_ignores) == {"tests/stress/**": ("DET101",)}
+    assert settings.retry_decorators == frozenset({"ourlib.testing.retry_test"})
