@@ -24,7 +24,6 @@ from detlint import __version__
 from detlint.engine import analyse
 from detlint.finding import Finding, Loss
 from detlint.report import buildkite, github, sarif
-from detlint.report.findings import render_concise, render_json
 from detlint.report.formats import FORMATS, RULES_URL, Report, render, render_statistics
 from detlint.rules.catalogue import RULES, select_codes
 from detlint.settings import Settings
@@ -175,8 +174,13 @@ def test_unknown_format_is_a_value_error(tmp_path):
 
 def test_concise_is_unchanged_for_a_plain_run(synthetic):
     plain = Report(synthetic.findings, 3, synthetic.cwd)
-    assert render("concise", plain) == render_concise(plain.findings, 3)
-    assert render("concise", plain).splitlines()[-1] == "Found 4 findings in 3 files."
+    expected = []
+    for finding in plain.findings:
+        span = finding.span
+        expected.append(f"{span.path}:{span.line}:{span.column}: {finding.code} {finding.message}")
+        if finding.help:
+            expected.append(f"  help: {finding.help}")
+    assert render("concise", plain).splitlines() == [*expected, "Found 4 findings in 3 files."]
 
 
 @pytest.mark.parametrize(
@@ -271,7 +275,7 @@ def test_json_schema_documents_every_key(synthetic):
 def test_json_carries_hidden_counts(synthetic):
     document = json.loads(render("json", synthetic))
     assert (document["suppressed"], document["baselined"], document["baseline_gone"]) == (2, 1, 0)
-    plain = json.loads(render_json(synthetic.findings, 3))
+    plain = json.loads(render("json", Report(synthetic.findings, 3, synthetic.cwd)))
     assert plain["baseline_gone"] is None
 
 

@@ -6,13 +6,13 @@ The JSON document is versioned (``detlint.check/1``) and described by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
 
 if TYPE_CHECKING:
     from detlint.finding import Finding
+    from detlint.report.formats import Report
 
 CHECK_SCHEMA = "detlint.check/1"
 
@@ -41,47 +41,25 @@ def hidden_note(suppressed: int = 0, baselined: int = 0, baseline_gone: int | No
     return note
 
 
-def summary_line(
-    count: int,
-    files_checked: int,
-    *,
-    suppressed: int = 0,
-    baselined: int = 0,
-    baseline_gone: int | None = None,
-) -> str:
+def summary_line(report: Report) -> str:
     """``Found 3 findings in 4 files.`` or ``All checks passed (4 files).``, and what was hidden."""
-    files = _plural(files_checked, "file")
-    note = hidden_note(suppressed, baselined, baseline_gone)
-    if count:
+    files = _plural(report.files_checked, "file")
+    note = hidden_note(report.suppressed, report.baselined, report.baseline_gone)
+    if report.findings:
         extra = f" ({note})" if note else ""
-        return f"Found {_plural(count, 'finding')} in {files}{extra}."
+        return f"Found {_plural(len(report.findings), 'finding')} in {files}{extra}."
     return f"All checks passed ({files}{'; ' + note if note else ''})."
 
 
-def render_concise(
-    findings: Sequence[Finding],
-    files_checked: int,
-    *,
-    suppressed: int = 0,
-    baselined: int = 0,
-    baseline_gone: int | None = None,
-) -> str:
+def render_concise(report: Report) -> str:
     """``path:line:col: CODE message`` and an indented help line per finding."""
     lines = []
-    for finding in findings:
+    for finding in report.findings:
         span = finding.span
         lines.append(f"{span.path}:{span.line}:{span.column}: {finding.code} {finding.message}")
         if finding.help:
             lines.append(f"  help: {finding.help}")
-    lines.append(
-        summary_line(
-            len(findings),
-            files_checked,
-            suppressed=suppressed,
-            baselined=baselined,
-            baseline_gone=baseline_gone,
-        )
-    )
+    lines.append(summary_line(report))
     return "\n".join(lines) + "\n"
 
 
@@ -106,24 +84,17 @@ def finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
-def render_json(
-    findings: Sequence[Finding],
-    files_checked: int,
-    *,
-    suppressed: int = 0,
-    baselined: int = 0,
-    baseline_gone: int | None = None,
-) -> str:
+def render_json(report: Report) -> str:
     """The ``detlint.check/1`` document: every finding with its numbers as floats."""
     import json  # not needed for the concise output of a pre-commit run
 
     document = {
         "schema": CHECK_SCHEMA,
         "version": __version__,
-        "files_checked": files_checked,
-        "suppressed": suppressed,
-        "baselined": baselined,
-        "baseline_gone": baseline_gone,
-        "findings": [finding_json(finding) for finding in findings],
+        "files_checked": report.files_checked,
+        "suppressed": report.suppressed,
+        "baselined": report.baselined,
+        "baseline_gone": report.baseline_gone,
+        "findings": [finding_json(finding) for finding in report.findings],
     }
     return json.dumps(document, indent=2) + "\n"

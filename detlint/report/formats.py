@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from detlint.finding import Finding
 
 RULES_URL = "https://github.com/detlint/detlint/blob/main/docs/rules.md"
@@ -47,62 +49,36 @@ def rule_url(code: str) -> str:
     return f"{RULES_URL}#{code.lower()}"
 
 
+# Each format's renderer, imported only when chosen: a pre-commit run printing the
+# concise lines never pays for XML, SARIF or Markdown code.
+_RENDERERS = {
+    "concise": ("detlint.report.findings", "render_concise"),
+    "full": ("detlint.report.full", "render_full"),
+    "json": ("detlint.report.findings", "render_json"),
+    "sarif": ("detlint.report.sarif", "render_sarif"),
+    "github": ("detlint.report.github", "render_github"),
+    "junit": ("detlint.report.junit", "render_junit"),
+    "buildkite": ("detlint.report.buildkite", "render_buildkite"),
+}
+
+
 def render(output_format: str, report: Report) -> str:
     """The whole output of ``detlint check`` in ``output_format``, one of :data:`FORMATS`."""
-    if output_format == "concise":
-        from detlint.report.findings import render_concise
+    if output_format not in _RENDERERS:
+        choices = ", ".join(FORMATS)
+        raise ValueError(f"unknown output format {output_format!r}; choose from {choices}")
+    import importlib
 
-        return render_concise(
-            report.findings,
-            report.files_checked,
-            suppressed=report.suppressed,
-            baselined=report.baselined,
-            baseline_gone=report.baseline_gone,
-        )
-    if output_format == "json":
-        from detlint.report.findings import render_json
-
-        return render_json(
-            report.findings,
-            report.files_checked,
-            suppressed=report.suppressed,
-            baselined=report.baselined,
-            baseline_gone=report.baseline_gone,
-        )
-    if output_format == "full":
-        from detlint.report.full import render_full
-
-        return render_full(report)
-    if output_format == "sarif":
-        from detlint.report.sarif import render_sarif
-
-        return render_sarif(report)
-    if output_format == "github":
-        from detlint.report.github import render_github
-
-        return render_github(report)
-    if output_format == "junit":
-        from detlint.report.junit import render_junit
-
-        return render_junit(report)
-    if output_format == "buildkite":
-        from detlint.report.buildkite import render_buildkite
-
-        return render_buildkite(report)
-    raise ValueError(f"unknown output format {output_format!r}; choose from {', '.join(FORMATS)}")
+    module, function = _RENDERERS[output_format]
+    renderer: Callable[[Report], str] = getattr(importlib.import_module(module), function)
+    return renderer(report)
 
 
 def summary(report: Report) -> str:
     """The closing line of the text formats: ``Found 3 findings in 4 files.``"""
     from detlint.report.findings import summary_line
 
-    return summary_line(
-        len(report.findings),
-        report.files_checked,
-        suppressed=report.suppressed,
-        baselined=report.baselined,
-        baseline_gone=report.baseline_gone,
-    )
+    return summary_line(report)
 
 
 def render_statistics(report: Report) -> str:
