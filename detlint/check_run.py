@@ -46,11 +46,13 @@ def filter_findings(
 ) -> tuple[tuple[Finding, ...], int]:
     """The findings left after per-file ignores and inline suppressions, and how many
     suppressions hid one."""
+    report_unused = UNUSED_SUPPRESSION in selected
+    if not analysis.findings and not report_unused:
+        return (), 0  # the common pre-commit case: nothing to filter, nothing to import
     from detlint.file_ignores import apply_per_file_ignores
     from detlint.suppression import apply_suppressions
 
     findings = apply_per_file_ignores(analysis.findings, settings, cwd)
-    report_unused = UNUSED_SUPPRESSION in selected
     if not findings and not report_unused:
         return (), 0
     suppressed = apply_suppressions(
