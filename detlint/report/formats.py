@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -32,9 +31,12 @@ SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
 """Most severe first, for sorting; an unknown severity sorts last."""
 
 
-@dataclass(frozen=True)
-class Report:
-    """What one ``detlint check`` run has to show, independent of the format."""
+class Report(NamedTuple):
+    """What one ``detlint check`` run has to show, independent of the format.
+
+    A NamedTuple rather than a frozen dataclass: it is as immutable, and much
+    cheaper to define on the start-up path of every run.
+    """
 
     findings: tuple[Finding, ...]  # sorted, already filtered (suppressions, baseline)
     files_checked: int
