@@ -21,7 +21,7 @@ from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import PythonRepository
 from detlint.settings import Settings
-from detlint.span import Problem, display_path
+from detlint.span import Problem, Span, display_path
 
 if TYPE_CHECKING:
     from detlint.ci_analysis import CiAnalysis
@@ -204,7 +204,11 @@ def analyse(
         project_files = dependency_files(project, every_file)
         evidence = read_plugin_evidence(project, project_files, cwd)
         problems += evidence.problems
-        dependencies_declared = declares_dependencies(project, project_files)
+        # A dependency file that could not be read (its DET901 says so) may declare the
+        # plugin: "none is declared" cannot be concluded then.
+        dependencies_declared = declares_dependencies(project, project_files) and not (
+            evidence.problems
+        )
         for module in modules:
             directory = Path(os.path.abspath(cwd / module.path)).parent
             config = configs.get(directory)
@@ -257,7 +261,7 @@ def analyse(
     for config in unique_configs:
         problems += config.problems
 
-    unique_problems = tuple(dict.fromkeys(problems))
+    unique_problems = _one_per_file(problems)
     findings: tuple[Finding, ...] = ()
     if gates or unique_configs or unique_problems or ci is not None:
         findings = _judge(
@@ -283,6 +287,21 @@ def analyse(
         ci=ci,
         checked=tuple(discovery.files),
     )
+
+
+def _one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:
+    """Each problem once, and one whole-file problem per file: pyproject.toml is read by
+    the dependency reader and by the pytest-config reader, and a broken one is one
+    finding, not one per reader."""
+    seen: set[str] = set()
+    kept: list[Problem] = []
+    for problem in dict.fromkeys(problems):
+        if problem.span == Span.file(problem.span.path):
+            if problem.span.path in seen:
+                continue
+            seen.add(problem.span.path)
+        kept.append(problem)
+    return tuple(kept)
 
 
 def _context_pipelines(
