@@ -11,7 +11,7 @@ reported, since they were not linted.
 from __future__ import annotations
 
 import functools
-import os
+import gc
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -24,10 +24,14 @@ if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
     from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
     from detlint.dependencies import PluginEvidence
+    from detlint.pytest_config import PytestConfig
     from detlint.python_pass.facts import ModuleFacts, TestFunction
 
-# `export NAME=`, `NAME=value cmd`, `echo "NAME=value" >> "$GITHUB_ENV"`: any assignment.
-_ASSIGNMENT = re.compile(r"\b([A-Za-z_]\w*)=")
+# Below this many files to read again, forking costs more than it saves.
+PARALLEL_FILES = 200
+# `export NAME=`, `NAME=value cmd`, `echo "NAME=value" >> "$GITHUB_ENV"`: any assignment,
+# but not a long option (`--junitxml=`, `--num-shards=`), which sets no variable.
+_ASSIGNMENT = re.compile(r"(?<![-\w])([A-Za-z_]\w*)=")
 
 
 @dataclass(frozen=True)
@@ -96,21 +100,53 @@ def link_ci(
     costs no parsing. ``scanned`` are the files the Python pass read already
     (``scanned_trials``: with the trial prefilter).
     """
+    # Linking builds tens of thousands of small acyclic objects: a cyclic collection
+    # pass over them would find nothing and cost a visible share of a large run.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _link_ci(
+            pipelines, modules, root, cwd, evidence, every_file, scan, jobs, scanned, scanned_trials
+        )
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _link_ci(
+    pipelines: Sequence[PipelineFacts],
+    modules: Sequence[ModuleFacts],
+    root: Path,
+    cwd: Path,
+    evidence: PluginEvidence,
+    every_file: Callable[[], tuple[Path, ...]],
+    scan: Callable[[list[Path], bool], list[ModuleFacts]],
+    jobs: int,
+    scanned: frozenset[str],
+    scanned_trials: bool,
+) -> CiAnalysis:
     from detlint.ci_link import Linker
+    from detlint.ci_pass.targets import displayer, relativer
     from detlint.pytest_config import find_pytest_config
 
-    def relative(path: Path | str) -> str:
-        return os.path.relpath(os.path.join(cwd, path), root).replace(os.sep, "/")
+    configs: dict[str, PytestConfig] = {}
 
+    def config_for(directory: str) -> PytestConfig:
+        found = configs.get(directory)
+        if found is None:
+            found = configs[directory] = find_pytest_config(root / directory, cwd)
+        return found
+
+    relative = relativer(root, cwd)
     linker = Linker(
         [relative(path) for path in every_file() if path.suffix == ".py"],
-        lambda directory: find_pytest_config(root / directory, cwd),
+        config_for,
         evidence,
         relative,
-        lambda path: display_path(root / path, cwd),
-        lambda path: _read_script(root / path, cwd),
+        displayer(root, cwd),
+        lambda path: _read_called(root / path, cwd),
     )
-    linker.read_scripts([step for pipeline in pipelines for step in pipeline.steps], jobs)
+    linker.take_shell(pipelines)
     runs = [
         run
         for pipeline in pipelines
@@ -128,6 +164,10 @@ def link_ci(
     for paths, trials in ((changed, True), (overridden, False)):
         done = scanned if scanned_trials or not trials else frozenset()
         unread = sorted(paths - set(tests) - done)
+        if trials and not scanned_trials:
+            # The Python pass read these and found no knob token: only a trial loop
+            # can make them worth parsing now.
+            unread = _may_loop_files(unread, scanned, cwd, jobs)
         if unread:
             for module in scan([cwd / path for path in unread], trials):
                 tests.setdefault(module.path, []).extend(module.tests)
@@ -135,8 +175,38 @@ def link_ci(
     return CiAnalysis(tuple(pipelines), all_knobs(pipelines), tuple(runs), tuple(gates))
 
 
-def _read_script(path: Path, cwd: Path) -> str | None:
-    """A shell script's text, or None when it is not there or not text."""
+def _may_loop_files(paths: list[str], scanned: frozenset[str], cwd: Path, jobs: int) -> list[str]:
+    """``paths`` without the scanned files that hold no trial loop (over the cores
+    for many: a large CI setup reaches thousands of test files)."""
+    from detlint.parallel import fork_map
+
+    again = [path for path in paths if path in scanned]
+    jobs = jobs if len(again) >= PARALLEL_FILES else 1
+    looping = {
+        path
+        for path, loops in zip(
+            again, fork_map(_may_loop, [cwd / p for p in again], jobs), strict=True
+        )
+        if loops
+    }
+    return [path for path in paths if path not in scanned or path in looping]
+
+
+def _may_loop(path: Path) -> bool:
+    """Whether a file passes the trial half of the prefilter: a ``range(`` loop and an
+    environment read (the test the Python pass makes with ``Prefilter.trials``)."""
+    from detlint.python_pass.prefilter import TRIAL_TOKENS
+    from detlint.source import read_bytes
+
+    data = read_bytes(path, "")
+    if isinstance(data, Problem):
+        return False
+    return b"range(" in data and any(token in data for token in TRIAL_TOKENS)
+
+
+def _read_called(path: Path, cwd: Path) -> str | None:
+    """A file a command calls (a script, tox.ini, a Makefile) as text, or None when it
+    is not there or not text."""
     from detlint.source import decode_text, read_bytes
 
     if not path.is_file():

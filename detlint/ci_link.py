@@ -8,7 +8,9 @@ per step that runs it, composed in the order things happen: its trial loop
 (with any trial count the step's environment overrides), the marker or config
 reruns (the command line's ``--reruns`` standing in for the config's), the job
 retries, and finally the gate: the test's own xfail/skip, else the step's soft
-fail, ``continue-on-error``, ``allow_failure`` or a masked exit status.
+fail, ``continue-on-error``, ``allow_failure`` or a masked exit status. A step
+that hands pytest to a script, to ``tox -e ENV`` or to ``make TARGET`` has the
+runs written in that file (``ci_pass.follow``), located there.
 """
 
 from __future__ import annotations
@@ -16,14 +18,23 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import itertools
-import posixpath
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from detlint.ci_options import RunOptions, run_options, with_options
-from detlint.ci_pass.facts import CiCommand, CiKnob, CiStep, EnvSetting
+from detlint.ci_pass.facts import (
+    CiCommand,
+    CiKnob,
+    CiStep,
+    EnvSetting,
+    PipelineFacts,
+    ScriptKey,
+    script_groups,
+    script_key,
+)
+from detlint.ci_pass.follow import Followed, Follower, runs_tox_commands
 from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
+from detlint.ci_pass.targets import TestFiles, join
 from detlint.dependencies import PluginEvidence
 from detlint.link import TestGate, link_test
 from detlint.model import (
@@ -37,7 +48,6 @@ from detlint.model import (
 )
 from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import NO_TRIALS, TestFunction, TrialCount
-from detlint.python_pass.options import is_test_module
 from detlint.span import Span
 
 GATE_OF_KNOB: dict[str, Gate] = {
@@ -46,13 +56,6 @@ GATE_OF_KNOB: dict[str, Gate] = {
     "allow-failure": ALLOW_FAILURE,
 }
 RETRY_KINDS = ("job-retry", "retry-action")
-# Below this many step scripts, forking costs more than it saves.
-PARALLEL_SCRIPTS = 200
-# A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
-_SCRIPT_CALL = re.compile(
-    r"(?:^|&&|\|\||;|\b(?:bash|sh)(?:\s+-\w+)*\s)\s*((?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)*\.sh)\b",
-    re.M,
-)
 
 
 @dataclass(frozen=True)
@@ -126,25 +129,6 @@ class CiGate:
         return (*knobs, self.ci_gate) if self.ci_gate is not None else tuple(knobs)
 
 
-def command_span(command: CiCommand, run: PytestRun) -> Span:
-    """Where an invocation sits. A block scalar's content starts on the line after ``|``,
-    and YAML strips its indentation from the text, so there the span is the whole line."""
-    span = command.span
-    block = span.end_line > span.line and "\n" in command.text
-    if block:
-        line = span.line + 1 + run.line
-        return Span(span.path, line, 1, line, 1)
-    if run.line == 0:
-        start = span.column + run.column + (1 if _quoted(command, span) else 0)
-        width = run.end_column - run.column
-        return Span(span.path, span.line, start, span.line, start + width)
-    return Span(span.path, span.line + run.line, 1, span.line + run.line, run.end_column + 1)
-
-
-def _quoted(command: CiCommand, span: Span) -> bool:
-    return span.end_column - span.column > len(command.text)
-
-
 def _acting_knobs(step: CiStep, command: CiCommand) -> tuple[CiKnob, ...]:
     return tuple(
         knob for knob in (*step.knobs, *command.knobs) if knob.kind in (*GATE_OF_KNOB, *RETRY_KINDS)
@@ -152,7 +136,8 @@ def _acting_knobs(step: CiStep, command: CiCommand) -> tuple[CiKnob, ...]:
 
 
 class Linker:
-    """Resolves runs to test files; ``files`` are the repository's files, relative, POSIX."""
+    """Resolves runs to test files; ``files`` are the repository's files, relative, POSIX,
+    and ``read_file`` gives the text of one (a script, tox.ini or Makefile a step calls)."""
 
     def __init__(
         self,
@@ -161,92 +146,20 @@ class Linker:
         evidence: PluginEvidence,
         relative: Callable[[str], str] = lambda path: path,
         display: Callable[[str], str] = lambda path: path,
-        read_script: Callable[[str], str | None] | None = None,
+        read_file: Callable[[str], str | None] | None = None,
     ) -> None:
-        self.files = sorted(files)
-        self._file_set = frozenset(self.files)
+        self.targets = TestFiles(files, config_for, relative, display)
         self.config_for = config_for
         self.evidence = evidence
-        self.relative = relative  # a displayed path (a config file's) as a repository path
-        self.display = display  # a repository path as displayed (relative to the cwd)
-        self.read_script = read_script  # a repository file's text, or None
+        # Scripts, tox.ini and Makefiles that commands call (none without a reader).
+        self.follower = Follower(read_file or (lambda path: None), self.targets.display)
         # Large CI setups run thousands of steps over the same tests: every lookup
         # below is memoised, so linking costs per distinct target, config and test.
-        self._test_files: dict[tuple[str, ...], list[str]] = {}
-        self._under_cache: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self._linked: dict[tuple[int, int], tuple[TestFunction, PytestConfig, TestGate]] = {}
         self._configs: dict[tuple[int, RunOptions], PytestConfig] = {}
-        self._displayed: dict[str, str] = {}
-        self._runs_cache: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
-        self._commands: dict[tuple[str, bool, bool], CommandFacts] = {}
-        self._script_facts: dict[str, CommandFacts | None] = {}
-
-    def _tests(self, python_files: tuple[str, ...]) -> list[str]:
-        found = self._test_files.get(python_files)
-        if found is None:
-            found = self._test_files[python_files] = [
-                path for path in self.files if is_test_module(path.rsplit("/", 1)[-1], python_files)
-            ]
-        return found
-
-    def _under(self, target: str, python_files: tuple[str, ...]) -> tuple[str, ...]:
-        """The test files a target names: itself, or every test module below it."""
-        key = (target, python_files)
-        found = self._under_cache.get(key)
-        if found is None:
-            path = target.split("::", 1)[0].rstrip("/")
-            tests = self._tests(python_files)
-            if path in ("", "."):
-                found = tuple(tests)
-            elif path in self._file_set:
-                found = (path,)
-            else:
-                prefix = path + "/"
-                start = bisect.bisect_left(tests, prefix)
-                end = bisect.bisect_left(tests, prefix[:-1] + "0")  # "0" sorts right after "/"
-                found = tuple(tests[start:end])
-            self._under_cache[key] = found
-        return found
-
-    def _test_files_of(self, directory: str, written: tuple[str, ...]) -> tuple[str, ...]:
-        """The test files a run started in ``directory`` with targets ``written`` reaches."""
-        key = (directory, written)
-        found = self._runs_cache.get(key)
-        if found is None:
-            config = self.config_for(directory)
-            targets = [_join(directory, t) for t in written if not t.startswith("-")]
-            if not targets:
-                config_dir = directory
-                if config.path:
-                    config_dir = posixpath.dirname(self.relative(config.path))
-                targets = [_join(config_dir, t) for t in config.testpaths] or [directory]
-            found = tuple(
-                sorted(
-                    {self._display(f) for t in targets for f in self._under(t, config.python_files)}
-                )
-            )
-            self._runs_cache[key] = found
-        return found
-
-    def _locate(self, base: str, directory: str) -> str:
-        """A working directory in the repository. An absolute one is where the CI image
-        mounts the checkout (``/workspace/tests``): its longest tail that is a directory
-        here is taken (``tests``), else the checkout root."""
-        if not directory.startswith("/"):
-            return _join(base, directory)
-        parts = [part for part in directory.split("/") if part]
-        for start in range(len(parts)):
-            candidate = _join(base, "/".join(parts[start:]))
-            index = bisect.bisect_left(self.files, candidate + "/")
-            if index < len(self.files) and self.files[index].startswith(candidate + "/"):
-                return candidate
-        return base
-
-    def _display(self, path: str) -> str:
-        found = self._displayed.get(path)
-        if found is None:
-            found = self._displayed[path] = self.display(path)
-        return found
+        self._commands: dict[ScriptKey, CommandFacts] = {}
+        self._splits: dict[tuple[int, int], tuple[object, object, list[str], list[TestFunction]]]
+        self._splits = {}
 
     def _link(self, test: TestFunction, config: PytestConfig) -> TestGate:
         # Keyed by identity, since hashing a test's facts on every lookup costs more than
@@ -257,27 +170,17 @@ class Linker:
             entry = self._linked[key] = (test, config, link_test(test, config, self.evidence))
         return entry[2]
 
-    def read_scripts(self, steps: Sequence[CiStep], jobs: int) -> None:
-        """Analyse the shell text of every step up front, over ``jobs`` processes:
-        on a large CI setup it is most of the linking."""
-        from detlint.parallel import fork_map
+    def take_shell(self, pipelines: Sequence[PipelineFacts]) -> None:
+        """Take the shell facts the pipelines were read with (in the worker processes
+        that read them); a script without them is read when a step needs it."""
+        for pipeline in pipelines:
+            self._commands.update(pipeline.shell)
 
-        wanted = list(
-            dict.fromkeys(
-                ("\n".join(c.text for c in group), group[0].errexit, group[0].pipefail)
-                for step in steps
-                for group in _scripts(step)
-            )
-        )
-        wanted = [key for key in wanted if key not in self._commands]
-        jobs = jobs if len(wanted) >= PARALLEL_SCRIPTS else 1
-        for key, facts in zip(wanted, fork_map(_read_script_key, wanted, jobs), strict=True):
-            self._commands[key] = facts
-
-    def _read(self, key: tuple[str, bool, bool]) -> CommandFacts:
+    def _read(self, key: ScriptKey) -> CommandFacts:
         found = self._commands.get(key)
         if found is None:
-            found = self._commands[key] = _read_script_key(key)
+            text, errexit, pipefail = key
+            found = self._commands[key] = read_command(text, errexit=errexit, pipefail=pipefail)
         return found
 
     def runs(self, step: CiStep, base: str = "") -> list[TestRun]:
@@ -285,13 +188,12 @@ class Linker:
         found: list[TestRun] = []
         # `echo NAME=value >> $GITHUB_ENV` sets NAME for the job's later steps.
         carried: tuple[EnvSetting, ...] = ()
-        for group in _scripts(step):
+        for group in script_groups(step):
             first = group[0]
-            text = "\n".join(command.text for command in group)
             starts = list(
                 itertools.accumulate((c.text.count("\n") + 1 for c in group[:-1]), initial=0)
             )
-            facts = self._read((text, first.errexit, first.pipefail))
+            facts = self._read(script_key(group))
             exports = tuple(
                 EnvSetting(e.name, e.value, group[bisect.bisect_right(starts, e.line) - 1].span)
                 for e in facts.exports
@@ -300,49 +202,63 @@ class Linker:
             for run in facts.runs:
                 index = bisect.bisect_right(starts, run.line) - 1
                 command = group[index]
-                local = dataclasses.replace(
-                    run, line=run.line - starts[index], end_line=run.end_line - starts[index]
-                )
-                found.append(self._run(step, command, local, base, (*carried, *exports)))
+                local = run
+                if starts[index]:
+                    local = dataclasses.replace(
+                        run, line=run.line - starts[index], end_line=run.end_line - starts[index]
+                    )
+                found += self._launched(step, command, local, base, (*carried, *exports))
             carried += tuple(
                 EnvSetting(e.name, e.value, first.span)
                 for e in facts.exports
                 if e.via == "github-env"
             )
             for command in group:
-                found += self._script_runs(step, command, base, (*carried, *exports))
+                if ".sh" not in command.text and "make" not in command.text:
+                    continue  # calls no script and no make target
+                working = self._working(step, command, base)
+                called = self.follower.scripts(command.text, working)
+                called += self.follower.make(command.text, working)
+                found += [
+                    self._run(step, command, item.run, base, (*carried, *exports), item)
+                    for item in called
+                ]
         return found
 
-    def _script_runs(
-        self, step: CiStep, command: CiCommand, base: str, env: tuple[EnvSetting, ...]
+    def _working(self, step: CiStep, command: CiCommand, base: str) -> str:
+        return self.targets.locate(base, command.working_dir or step.working_dir or "")
+
+    def _launched(
+        self,
+        step: CiStep,
+        command: CiCommand,
+        run: PytestRun,
+        base: str,
+        exports: tuple[EnvSetting, ...],
     ) -> list[TestRun]:
-        """Runs inside a shell script the command calls directly (``./ci/test.sh``,
-        ``bash scripts/run_tests.sh``), one level deep. A script runs in a new bash
-        without errexit unless it sets it, so a later command can hide pytest's status."""
-        if self.read_script is None or ".sh" not in command.text:
-            return []
-        working = self._locate(base, command.working_dir or step.working_dir or "")
-        found: list[TestRun] = []
-        for match in _SCRIPT_CALL.finditer(command.text):
-            written = match.group(1)
-            path = _join(working, written) if not written.startswith("/") else ""
-            facts = self._script(path) if path else None
-            if facts is None:
-                continue
-            shown = self._display(path)
-            for run in facts.runs:
-                at = Span(shown, run.line + 1, run.column + 1, run.end_line + 1, run.end_column + 1)
-                found.append(self._run(step, command, run, base, env, at))
-        return found
+        """A run as the step writes it, or, for ``tox -e ENV``, the runs of the
+        environment's commands in tox.ini (when a tox.ini configures them)."""
+        if not runs_tox_commands(run.launcher):
+            return [self._run(step, command, run, base, exports)]
+        directory = join(self._working(step, command, base), run.cwd or "")
+        at = command.span_of(run)
+        env = self._env(step, command, run, exports, command.span)
+        called = self.follower.tox(run, at, directory, base, env)
+        if called is None:
+            return [self._run(step, command, run, base, exports)]
+        return [self._run(step, command, item.run, base, exports, item) for item in called]
 
-    def _script(self, path: str) -> CommandFacts | None:
-        """A script's facts, read once however many steps call it."""
-        if path not in self._script_facts:
-            text = self.read_script(path) if self.read_script is not None else None
-            self._script_facts[path] = (
-                None if text is None else read_command(text, errexit=False, pipefail=False)
-            )
-        return self._script_facts[path]
+    @staticmethod
+    def _env(
+        step: CiStep,
+        command: CiCommand,
+        run: PytestRun,
+        exports: tuple[EnvSetting, ...],
+        at: Span,
+    ) -> tuple[EnvSetting, ...]:
+        """What the run sees, closest last: the step's, the command's, exported, inline."""
+        inline = tuple(EnvSetting(name, value, at) for name, value in run.env)
+        return (*step.env, *command.env, *exports, *inline)
 
     def _run(
         self,
@@ -351,24 +267,30 @@ class Linker:
         run: PytestRun,
         base: str,
         exports: tuple[EnvSetting, ...],
-        at: Span | None = None,
+        called: Followed | None = None,
     ) -> TestRun:
-        working = self._locate(base, command.working_dir or step.working_dir or "")
-        directory = _join(working, run.cwd or "")
-        test_files = self._test_files_of(directory, run.targets)
-        inline = tuple(EnvSetting(n, v, command.span) for n, v in run.env)
-        env = (*step.env, *command.env, *exports, *inline)
-        span = at or command_span(command, run)
+        start = self._working(step, command, base)
+        span = command.span_of(run)
+        env = self._env(step, command, run, exports, command.span)
+        sources: tuple[tuple[PytestRun, Span], ...] = ((run, span),)
+        if called is not None:
+            start = called.directory if called.directory is not None else start
+            span = called.span
+            if called.env is not None:
+                inline = tuple(EnvSetting(name, value, span) for name, value in run.env)
+                env = (*called.env, *inline)
+            sources = called.sources or ((run, span),)
+        directory = join(start, run.cwd or "")
         return TestRun(
             step=step,
             command=command,
             run=run,
             span=span,
             directory=directory,
-            test_files=test_files,
+            test_files=self.targets.reached(directory, run.targets),
             knobs=_acting_knobs(step, command),
             env=env,
-            options=run_options(run, span, env),
+            options=run_options(sources, env),
         )
 
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
@@ -380,9 +302,11 @@ class Linker:
         """
         found: list[CiGate] = []
         neutral = not run.changes_policy
+        plain_files, with_facts = self._split(run.test_files, tests)
+        if neutral and not any(test.trials.env is not None for test in with_facts):
+            return found  # nothing this run does can change how its tests report
         own_config = self.config_for(run.directory)
         config = self._with_options(own_config, run.options)
-        plain_files = [path for path in run.test_files if path not in tests]
         if plain_files and not neutral:
             first = plain_files[0]
             plain = TestFunction(
@@ -394,12 +318,26 @@ class Linker:
                 label = f"the tests of {len(plain_files)} test files without knobs"
             found.append(self._gate(run, plain, config, own_config, label, False))
         variables = {setting.name for setting in run.env}
-        for path in run.test_files:
-            for test in tests.get(path, ()):
-                if neutral and test.trials.env not in variables:
-                    continue
-                found.append(self._gate(run, test, config, own_config, test.nodeid, True))
+        for test in with_facts:
+            if neutral and test.trials.env not in variables:
+                continue
+            found.append(self._gate(run, test, config, own_config, test.nodeid, True))
         return found
+
+    def _split(
+        self, test_files: tuple[str, ...], tests: dict[str, list[TestFunction]]
+    ) -> tuple[list[str], list[TestFunction]]:
+        """A run's test files without facts, and the tests of the others, in file order.
+        Runs share their ``test_files`` tuples (one per distinct target) and one linking
+        hands every run the same complete ``tests``, so this is worked out once per
+        tuple; the entry keeps both objects alive so that their ids stay theirs."""
+        key = (id(test_files), id(tests))
+        entry = self._splits.get(key)
+        if entry is None:
+            plain = [path for path in test_files if path not in tests]
+            with_facts = [test for path in test_files for test in tests.get(path, ())]
+            entry = self._splits[key] = (test_files, tests, plain, with_facts)
+        return entry[2], entry[3]
 
     def _with_options(self, config: PytestConfig, options: RunOptions) -> PytestConfig:
         key = (id(config), options)
@@ -435,26 +373,6 @@ class Linker:
         return CiGate(
             run, label, base, own, retries, ci_gate, run.run.masked is not None, override, has_facts
         )
-
-
-def _read_script_key(key: tuple[str, bool, bool]) -> CommandFacts:
-    text, errexit, pipefail = key
-    return read_command(text, errexit=errexit, pipefail=pipefail)
-
-
-def _scripts(step: CiStep) -> list[list[CiCommand]]:
-    """Commands that run in one shell: Buildkite and GitLab run a step's command list
-    as one script (a ``cd`` or ``export`` carries over); GitHub runs each step alone."""
-    if step.system in ("buildkite", "gitlab") and step.commands:
-        return [list(step.commands)]
-    return [[command] for command in step.commands]
-
-
-def _join(base: str, relative: str) -> str:
-    if relative.startswith("/"):
-        return relative.lstrip("/")
-    joined = posixpath.normpath(posixpath.join(base, relative)) if base or relative else ""
-    return "" if joined == "." else joined
 
 
 def _trial_override(trials: TrialCount, env: Iterable[EnvSetting]) -> EnvSetting | None:

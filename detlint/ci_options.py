@@ -10,12 +10,13 @@ result stands in for the config's own rerun settings.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import shlex
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from detlint.ci_pass.facts import EnvSetting
-from detlint.ci_pass.pytest_args import read_pytest_args
+from detlint.ci_pass.pytest_args import PytestArgs, read_pytest_args
 from detlint.ci_pass.shell import PytestRun
 from detlint.pytest_config import IntSetting, PytestConfig
 from detlint.span import Span
@@ -45,6 +46,9 @@ class RunOptions:
         return self.force_flaky
 
 
+NO_OPTIONS = RunOptions()
+
+
 def _addopts(env: Iterable[EnvSetting]) -> EnvSetting | None:
     found = None
     for setting in env:
@@ -53,16 +57,29 @@ def _addopts(env: Iterable[EnvSetting]) -> EnvSetting | None:
     return found
 
 
-def run_options(run: PytestRun, span: Span, env: Iterable[EnvSetting]) -> RunOptions:
-    """The options ``run`` (written at ``span``) passes, with ``env`` as the step sets it."""
-    options = RunOptions()
+@functools.lru_cache(maxsize=256)
+def _addopts_args(value: str) -> PytestArgs:
+    """``PYTEST_ADDOPTS`` read as pytest reads it; pipelines repeat the same few values."""
+    try:
+        words = shlex.split(value)
+    except ValueError:
+        words = []
+    return read_pytest_args(words)
+
+
+def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSetting]) -> RunOptions:
+    """The options a run passes pytest, with ``env`` as the step sets it: its
+    ``PYTEST_ADDOPTS``, then each command line of ``sources`` (where it is written)
+    in the order pytest reads them. A run has one command line; under tox it has
+    the line in tox.ini and the words after ``--`` that replace ``{posargs}``."""
     setting = _addopts(env)
-    if setting is not None:
-        try:
-            words = shlex.split(setting.value)
-        except ValueError:
-            words = []
-        args = read_pytest_args(words)
+    args = _addopts_args(setting.value) if setting is not None else None
+    if all(not _has_options(run) for run, _ in sources) and (
+        args is None or not _has_options(args)
+    ):
+        return NO_OPTIONS  # most runs: nothing to merge
+    options = NO_OPTIONS
+    if setting is not None and args is not None:
         options = _merge(
             options,
             args.reruns,
@@ -74,16 +91,30 @@ def run_options(run: PytestRun, span: Span, env: Iterable[EnvSetting]) -> RunOpt
             setting.span,
             ADDOPTS_VARIABLE,
         )
-    return _merge(
-        options,
-        run.reruns,
-        run.retries,
-        run.force_flaky,
-        run.max_runs,
-        run.min_passes,
-        run.disabled_plugins,
-        span,
-        "the command line",
+    for run, span in sources:
+        options = _merge(
+            options,
+            run.reruns,
+            run.retries,
+            run.force_flaky,
+            run.max_runs,
+            run.min_passes,
+            run.disabled_plugins,
+            span,
+            "the command line",
+        )
+    return options
+
+
+def _has_options(words: PytestRun | PytestArgs) -> bool:
+    """Whether a command line (or ``PYTEST_ADDOPTS``) sets anything ``_merge`` reads."""
+    return (
+        words.reruns is not None
+        or words.retries is not None
+        or words.force_flaky
+        or words.max_runs is not None
+        or words.min_passes is not None
+        or bool(words.disabled_plugins)
     )
 
 

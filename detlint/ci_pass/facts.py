@@ -9,10 +9,14 @@ spelling into these values; linking, the model and the rules never see YAML.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from detlint.span import Span
+
+if TYPE_CHECKING:
+    from detlint.ci_pass.shell import CommandFacts, PytestRun
 
 System = Literal["buildkite", "github", "gitlab"]
 
@@ -98,6 +102,22 @@ class CiCommand:
     env: tuple[EnvSetting, ...] = ()  # the step's own env (GitHub step env:)
     working_dir: str | None = None  # GitHub working-directory of this step
 
+    def span_of(self, run: PytestRun) -> Span:
+        """Where a pytest invocation read from this text sits in the pipeline file.
+        A block scalar's content starts on the line after ``|``, and YAML strips its
+        indentation from the text, so there the span is the whole line."""
+        span = self.span
+        if span.end_line > span.line and "\n" in self.text:
+            line = span.line + 1 + run.line
+            return Span(span.path, line, 1, line, 1)
+        if run.line == 0:
+            quoted = span.end_column - span.column > len(self.text)
+            start = span.column + run.column + (1 if quoted else 0)
+            width = run.end_column - run.column
+            return Span(span.path, span.line, start, span.line, start + width)
+        line = span.line + run.line
+        return Span(span.path, line, 1, line, run.end_column + 1)
+
 
 @dataclass(frozen=True)
 class CiStep:
@@ -133,3 +153,23 @@ class PipelineFacts:
     # ("" for the root itself): the directory holding .buildkite/, .github/ or
     # .gitlab-ci.yml. Paths in steps (targets, working directories) start here.
     base: str = ""
+    # Each shell script of its steps (``script_groups``) as read, keyed by ``script_key``:
+    # read where the file is read, which on a large setup is in a worker process.
+    shell: tuple[tuple[ScriptKey, CommandFacts], ...] = ()
+
+
+# What one shell runs: the text, and whether it starts with errexit and pipefail.
+ScriptKey = tuple[str, bool, bool]
+
+
+def script_groups(step: CiStep) -> list[tuple[CiCommand, ...]]:
+    """Commands that run in one shell: Buildkite and GitLab run a step's command list
+    as one script (a ``cd`` or ``export`` carries over); GitHub runs each step alone."""
+    if step.system in ("buildkite", "gitlab") and step.commands:
+        return [step.commands]
+    return [(command,) for command in step.commands]
+
+
+def script_key(group: Sequence[CiCommand]) -> ScriptKey:
+    """A script's text (its commands, one per line) and the shell options it starts with."""
+    return ("\n".join(command.text for command in group), group[0].errexit, group[0].pipefail)

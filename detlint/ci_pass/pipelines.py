@@ -15,18 +15,23 @@ parsed only when it holds a token a knob or a test run needs.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from detlint.ci_pass import YAML_SUFFIXES
-from detlint.ci_pass.facts import PipelineFacts, System
+from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
 from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
 from detlint.parallel import fork_map
 from detlint.source import decode_text, read_bytes
 from detlint.span import Problem, display_path
+
+if TYPE_CHECKING:
+    from detlint.ci_pass.shell import CommandFacts
 
 # A pipeline is read only if its lowercased bytes hold one of these: a knob, a
 # test run (whose flags, variables and shell matter), or a command that can
@@ -35,6 +40,7 @@ KNOB_TOKENS = (
     b"pytest",
     b"tox",
     b".sh",  # a script the step calls may run pytest
+    b"make",  # and so may a make target
     b"soft_fail",
     b"retry",
     b"continue-on-error",
@@ -153,6 +159,7 @@ class PipelineReader:
         self.tokens = KNOB_TOKENS + tuple(t.lower() for t in extra_tokens)
         self.problems: list[Problem] = []
         self._loaded: dict[str, tuple[tuple[YNode, ...], tuple[Problem, ...]]] = {}
+        self._scripts: dict[ScriptKey, CommandFacts] = {}
 
     def relative(self, path: Path) -> str:
         return _posix(os.path.relpath(os.path.abspath(path), self.root))
@@ -212,7 +219,28 @@ class PipelineReader:
         if not documents:
             return None
         base = checkout_base(self.relative(path))
-        return dataclasses.replace(self._facts(display, system, documents, base), base=base)
+        facts = self._facts(display, system, documents, base)
+        return dataclasses.replace(facts, base=base, shell=self._shell(facts))
+
+    def _shell(self, facts: PipelineFacts) -> tuple[tuple[ScriptKey, CommandFacts], ...]:
+        """Every script of the file's steps, read once per process however many repeat it.
+
+        Reading the shell text is as costly as reading the YAML, so it is done here,
+        where the file is read (in a worker process when there are many files)."""
+        from detlint.ci_pass.shell import read_command
+
+        found: dict[ScriptKey, CommandFacts] = {}
+        for step in facts.steps:
+            for group in script_groups(step):
+                key = script_key(group)
+                if key not in found:
+                    command = self._scripts.get(key)
+                    if command is None:
+                        text, errexit, pipefail = key
+                        command = read_command(text, errexit=errexit, pipefail=pipefail)
+                        self._scripts[key] = command
+                    found[key] = command
+        return tuple(found.items())
 
     def _facts(
         self, display: str, system: System, documents: tuple[YNode, ...], base: str
@@ -252,6 +280,20 @@ def read_pipelines(
 
     Files a GitLab pipeline includes are read as part of it, not on their own.
     """
+    # The facts are many small acyclic objects: cyclic collections while they are
+    # built (here and in the worker processes) would find nothing and cost time.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_pipelines(files, root, cwd, extra_tokens, jobs)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_pipelines(
+    files: Sequence[Path], root: Path, cwd: Path, extra_tokens: Iterable[bytes], jobs: int
+) -> PipelineRead:
     reader = PipelineReader(root, cwd, extra_tokens)
     by_path: list[tuple[Path, System]] = []
     by_content: list[Path] = []

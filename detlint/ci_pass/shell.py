@@ -113,6 +113,7 @@ class PytestRun:
     options: tuple[Option, ...] = ()  # every option pytest receives, canonical names
     wrappers: tuple[str, ...] = ()  # commands wrapped around it, e.g. "timeout 600"
     in_loop: bool = False  # inside a for/while/until body (a shell retry loop, perhaps)
+    args: tuple[str, ...] = ()  # the words pytest receives (tox: what follows --), as read
 
 
 @dataclass(frozen=True)
@@ -273,4 +274,5 @@ def _run(
         options=args.options,
         wrappers=launch.wrappers,
         in_loop=found.in_loop,
+        args=tuple(values),
     )

@@ -2,9 +2,12 @@
 
 Pipeline readers must point findings at the key that sets a knob, so every
 node keeps its line and column. They must also be cheap to build for hundreds
-of pipeline files, so the tree is a handful of small immutable classes made
-from composed YAML nodes, not ruamel.yaml's round-trip objects (which cost
-several times more to build and are needed only by a fix that rewrites a file).
+of pipeline files, so the tree is a handful of small classes made from composed
+YAML nodes, not ruamel.yaml's round-trip objects (which cost several times more
+to build and are needed only by a fix that rewrites a file). They are slotted
+and not frozen: a frozen dataclass pays a call per field to set it, and a large
+CI setup builds hundreds of thousands of nodes. Nothing changes a node once the
+composer has built it; readers turn what they need into frozen facts.
 
 Aliases are expanded into the tree (the same node object appears where the
 alias is used) and merge keys (``<<:``) are applied, so readers never see
@@ -22,7 +25,7 @@ from detlint.span import Span
 ScalarValue = str | int | float | bool | None
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class Position:
     """Where a node starts and ends: 1-based lines and columns, exclusive end column."""
 
@@ -35,7 +38,7 @@ class Position:
         return Span(path, self.line, self.column, self.end_line, self.end_column)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class YScalar:
     """A scalar: its YAML 1.2 core-schema value (``true`` is True, ``"true"`` the
     string), its source text as written, and whether it was quoted."""
@@ -46,7 +49,7 @@ class YScalar:
     position: Position
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class YSeq:
     items: tuple[YNode, ...]
     position: Position
@@ -55,7 +58,7 @@ class YSeq:
         return iter(self.items)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class YMap:
     """A mapping; keys are scalars (a non-scalar key is kept with ``key.text`` as written)."""
 

@@ -150,9 +150,22 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
     ci = analysis.ci or CiAnalysis()
     steps = {knob: found[0].name for knob in ci.knobs if (found := ci.steps_of(knob))}
     gated: dict[CiKnob, set[str]] = {}
+    plain: dict[int, list[CiGate]] = {}  # the gates of each run's tests without knobs
     for gate in ci.gates:
         for knob in gate.run.knobs:
             gated.setdefault(knob, set()).add(gate.label)
+        if not gate.has_facts:
+            plain.setdefault(id(gate.run), []).append(gate)
+    shown: dict[int, tuple[tuple[str, ...], list[str]]] = {}
+
+    def directories(test_files: tuple[str, ...]) -> list[str]:
+        # Runs share one tuple per distinct target: each is summed up once.
+        entry = shown.get(id(test_files))
+        if entry is None:
+            names = sorted({path.rpartition("/")[0] or "." for path in test_files})
+            entry = shown[id(test_files)] = (test_files, names)
+        return list(entry[1])
+
     return {
         "pipelines": [
             {
@@ -176,11 +189,10 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
                 # A large CI setup runs thousands of steps over the same tests: the
                 # directories say where a run reaches without listing every file again.
                 "test_files": len(run.test_files),
-                "directories": sorted({path.rpartition("/")[0] or "." for path in run.test_files}),
+                "directories": directories(run.test_files),
                 "tests_without_knobs": [
                     _ci_gate_json(gate, reference_rate) | {"test": gate.label}
-                    for gate in ci.gates
-                    if gate.run is run and not gate.has_facts
+                    for gate in plain.get(id(run), ())
                 ],
             }
             for run in ci.runs
@@ -252,4 +264,96 @@ def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict
 
 
 def render_audit_json(analysis: Analysis, reference_rate: float, target: float) -> str:
-    return json.dumps(audit_json(analysis, reference_rate, target), indent=2) + "\n"
+    return dumps_indented(audit_json(analysis, reference_rate, target)) + "\n"
+
+
+def dumps_indented(value: object) -> str:
+    """``json.dumps(value, indent=2)``, character for character, in half its time.
+
+    With ``indent`` set, the standard library encodes in pure Python through nested
+    generators; the audit of a large CI setup is megabytes of JSON, and that encoder
+    was a visible share of the run. Here strings still go through the C string
+    encoder, and the common scalars of a mapping are written without a call each.
+    """
+    out: list[str] = []
+    append = out.append
+    encode = json.encoder.encode_basestring_ascii
+
+    def write(value: object, newline: str) -> None:
+        if isinstance(value, dict):
+            if not value:
+                append("{}")
+                return
+            inner = newline + "  "
+            separator = "{" + inner
+            for key, item in value.items():
+                name = encode(key if key.__class__ is str else _key(key))
+                kind = item.__class__
+                if kind is str:
+                    append(f"{separator}{name}: {encode(item)}")
+                elif kind is int:
+                    append(f"{separator}{name}: {int.__repr__(item)}")
+                elif item is None:
+                    append(f"{separator}{name}: null")
+                else:
+                    append(f"{separator}{name}: ")
+                    write(item, inner)
+                separator = "," + inner
+            append(newline + "}")
+        elif isinstance(value, list | tuple):
+            if not value:
+                append("[]")
+                return
+            inner = newline + "  "
+            separator = "[" + inner
+            for item in value:
+                if item.__class__ is str:
+                    append(separator + encode(item))
+                else:
+                    append(separator)
+                    write(item, inner)
+                separator = "," + inner
+            append(newline + "]")
+        else:
+            append(_scalar(value))
+
+    write(value, "\n")
+    return "".join(out)
+
+
+def _number(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value == float("inf"):
+        return "Infinity"
+    if value == -float("inf"):
+        return "-Infinity"
+    return float.__repr__(value)
+
+
+def _scalar(value: object) -> str:
+    """A scalar as ``json`` writes it (bool before int: ``True`` is an int too)."""
+    if isinstance(value, str):
+        return json.encoder.encode_basestring_ascii(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _number(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _key(key: object) -> str:
+    """A dict key as ``json`` writes it: strings, and scalars turned into text."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, float):
+        return _number(key)
+    if key is True or key is False or key is None or isinstance(key, int):
+        return _scalar(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")

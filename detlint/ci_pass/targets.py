@@ -1,0 +1,183 @@
+"""Which test files a pytest run reaches: its targets resolved against the repository.
+
+A run's targets are written relative to the directory it starts in (a step's
+working directory, a ``cd``, where tox or make runs); a bare ``pytest`` runs the
+``testpaths`` of the config that applies there, or everything below. A large CI
+setup runs thousands of steps over the same few directories, so every answer is
+memoised per distinct question and the repository's files are searched by
+bisection in one sorted list. Paths move between three forms (as listed, relative
+to the repository root, as displayed relative to the working directory) by string
+operations: pathlib costs more per path than the rest of linking a run.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import posixpath
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from detlint.pytest_config import PytestConfig
+from detlint.python_pass.options import is_test_module
+from detlint.span import display_path
+
+
+def join(base: str, relative: str) -> str:
+    """``relative`` from repository directory ``base``; an absolute path is taken from the
+    repository root. ``""`` is the root itself."""
+    if relative.startswith("/"):
+        return relative.lstrip("/")
+    joined = posixpath.normpath(posixpath.join(base, relative)) if base or relative else ""
+    return "" if joined == "." else joined
+
+
+class TestFiles:
+    """The repository's Python files (relative, POSIX) and the test files runs reach."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    def __init__(
+        self,
+        files: Sequence[str],
+        config_for: Callable[[str], PytestConfig],
+        relative: Callable[[str], str] = lambda path: path,
+        display: Callable[[str], str] = lambda path: path,
+    ) -> None:
+        self.files = sorted(files)
+        self._file_set = frozenset(self.files)
+        self.config_for = config_for  # the pytest config for a repository directory
+        self.relative = relative  # a displayed path (a config file's) as a repository path
+        self._show = display  # a repository path as displayed (relative to the cwd)
+        self._tests: dict[tuple[str, ...], list[str]] = {}
+        self._under: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._reached: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._displayed: dict[str, str] = {}
+
+    def reached(self, directory: str, written: tuple[str, ...]) -> tuple[str, ...]:
+        """The test files (as displayed, sorted) of a run started in ``directory`` with
+        targets ``written``. Runs asking the same share one tuple."""
+        key = (directory, written)
+        found = self._reached.get(key)
+        if found is None:
+            config = self.config_for(directory)
+            targets = [join(directory, t) for t in written if not t.startswith("-")]
+            if not targets:
+                config_dir = directory
+                if config.path:
+                    config_dir = posixpath.dirname(self.relative(config.path))
+                targets = [join(config_dir, t) for t in config.testpaths] or [directory]
+            found = tuple(
+                sorted(
+                    {self.display(f) for t in targets for f in self._below(t, config.python_files)}
+                )
+            )
+            self._reached[key] = found
+        return found
+
+    def locate(self, base: str, directory: str) -> str:
+        """A working directory in the repository. An absolute one is where the CI image
+        mounts the checkout (``/workspace/tests``): its longest tail that is a directory
+        here is taken (``tests``), else the checkout root."""
+        if not directory.startswith("/"):
+            return join(base, directory)
+        parts = [part for part in directory.split("/") if part]
+        for start in range(len(parts)):
+            candidate = join(base, "/".join(parts[start:]))
+            index = bisect.bisect_left(self.files, candidate + "/")
+            if index < len(self.files) and self.files[index].startswith(candidate + "/"):
+                return candidate
+        return base
+
+    def display(self, path: str) -> str:
+        found = self._displayed.get(path)
+        if found is None:
+            found = self._displayed[path] = self._show(path)
+        return found
+
+    def _test_modules(self, python_files: tuple[str, ...]) -> list[str]:
+        found = self._tests.get(python_files)
+        if found is None:
+            found = self._tests[python_files] = [
+                path for path in self.files if is_test_module(path.rsplit("/", 1)[-1], python_files)
+            ]
+        return found
+
+    def _below(self, target: str, python_files: tuple[str, ...]) -> tuple[str, ...]:
+        """The test files a target names: itself, or every test module below it."""
+        key = (target, python_files)
+        found = self._under.get(key)
+        if found is None:
+            path = target.split("::", 1)[0].rstrip("/")
+            tests = self._test_modules(python_files)
+            if path in ("", "."):
+                found = tuple(tests)
+            elif path in self._file_set:
+                found = (path,)
+            else:
+                prefix = path + "/"
+                start = bisect.bisect_left(tests, prefix)
+                end = bisect.bisect_left(tests, prefix[:-1] + "0")  # "0" sorts right after "/"
+                found = tuple(tests[start:end])
+            self._under[key] = found
+        return found
+
+
+def _plain(path: str) -> bool:
+    """Whether a relative POSIX path is already normal: no ``.``, ``..`` or empty parts."""
+    parts = path.split("/")
+    return not ("" in parts or "." in parts or ".." in parts)
+
+
+def relativer(root: Path, cwd: Path) -> Callable[[Path | str], str]:
+    """A path given relative to ``cwd`` (or absolute) as a POSIX path relative to ``root``:
+    ``os.path.relpath`` by string operations for the plain paths a listing holds."""
+
+    def general(path: Path | str) -> str:
+        return os.path.relpath(os.path.join(cwd, path), root).replace(os.sep, "/")
+
+    if os.sep != "/":
+        return general
+    root_prefix = os.path.abspath(root).rstrip("/") + "/"
+    cwd_prefix = os.path.abspath(cwd).rstrip("/") + "/"
+
+    def relative(path: Path | str) -> str:
+        text = os.fspath(path)
+        full = text if text.startswith("/") else cwd_prefix + text
+        if full.startswith(root_prefix):
+            rest = full[len(root_prefix) :]
+            if _plain(rest):
+                return rest
+        return general(path)
+
+    return relative
+
+
+def displayer(root: Path, cwd: Path) -> Callable[[str], str]:
+    """``display_path(root / path, cwd)`` for repository paths, by string operations.
+
+    Linking shows thousands of test paths; pathlib's version costs more than the
+    rest of linking a run. Paths that are not plain (``..``, ``.``, empty parts)
+    and non-POSIX systems take the general function.
+    """
+    root_text = os.path.abspath(root)
+    cwd_text = os.path.abspath(cwd)
+
+    def general(path: str) -> str:
+        return display_path(root / path, cwd)
+
+    if os.sep != "/":
+        return general
+    prefix = cwd_text.rstrip("/") + "/"
+
+    def display(path: str) -> str:
+        if not _plain(path):
+            return general(path)
+        full = root_text.rstrip("/") + "/" + path
+        if full == cwd_text:
+            return "."
+        if full.startswith(prefix):
+            return full[len(prefix) :]
+        return full
+
+    return display

@@ -1,0 +1,296 @@
+"""Reading ``tox.ini`` statically: the commands a tox environment runs, and with what.
+
+A CI step that runs ``tox -e py311`` runs pytest only through the ``commands``
+of ``[testenv:py311]`` (or of ``[testenv]``), with ``{posargs}`` replaced by
+what follows ``--`` on tox's command line, in ``changedir``, and with an
+environment tox isolates: only the variables ``pass_env`` names reach the
+commands, plus those ``set_env`` sets. So the rerun options, targets and
+variables that matter are written here, and a finding about them belongs on
+this file's line. The file is read as INI text line by line, never by tox, so
+that each command keeps its position; factor conditions (``py311,cov: ...``),
+generative env lists (``py3{10,11}``) and backslash continuations are followed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import math
+import re
+from dataclasses import dataclass
+
+# What tox 4 passes to commands whatever ``pass_env`` says (on POSIX).
+DEFAULT_PASS_ENV = (
+    "https_proxy",
+    "http_proxy",
+    "no_proxy",
+    "LANG",
+    "LANGUAGE",
+    "CURL_CA_BUNDLE",
+    "SSL_CERT_FILE",
+    "CC",
+    "CFLAGS",
+    "CCSHARED",
+    "CXX",
+    "CPPFLAGS",
+    "LD_LIBRARY_PATH",
+    "LDFLAGS",
+    "HOME",
+    "PIP_*",
+    "VIRTUALENV_*",
+)
+
+MAX_NAMES = 256  # environments one generative name may expand to
+_SECTION = re.compile(r"\[\s*([^\]]+?)\s*\]")
+_OPTION = re.compile(r"([A-Za-z_][\w.-]*)\s*[=:]\s?(.*)")
+# A factor condition in front of a value line: "py311,cov: pytest", "!windows: pytest".
+_FACTORS = re.compile(r"([!\w{},.-]+):(?:\s+|$)")
+_INLINE_COMMENT = re.compile(r"(?<!\\)\s#.*$")
+_BRACES = re.compile(r"\{([^{}]*)\}")
+_SUBSTITUTION = re.compile(r"\{([^{}]*)\}")
+
+
+@dataclass(frozen=True)
+class IniLine:
+    """One value line of an option: its 1-based line, 1-based column and text."""
+
+    line: int
+    column: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ToxCommand:
+    """One command of an environment, as written (substitutions not applied)."""
+
+    text: str  # continuation lines joined, factor condition and a leading "-" removed
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    ignore_status: bool  # written "- command": tox ignores its exit status
+
+
+@dataclass(frozen=True)
+class ToxEnv:
+    """What one tox environment runs, and the environment its commands see."""
+
+    name: str
+    commands: tuple[ToxCommand, ...]
+    changedir: str | None  # as written
+    pass_env: tuple[str, ...]  # patterns, the defaults included
+    set_env: tuple[tuple[str, str, IniLine], ...]  # name, value, where
+    ignore_outcome: bool  # a failure of this environment does not fail tox
+
+    def passes(self, name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.pass_env)
+
+
+@dataclass(frozen=True)
+class ToxConfig:
+    """A tox.ini's sections: ``{section: {option: value lines}}`` (options lowercased)."""
+
+    sections: dict[str, dict[str, tuple[IniLine, ...]]]
+
+    @property
+    def envlist(self) -> tuple[str, ...]:
+        """The environments a bare ``tox`` runs, generative names expanded."""
+        tox = self.sections.get("tox", {})
+        lines = tox.get("env_list") or tox.get("envlist") or ()
+        names: list[str] = []
+        for line in lines:
+            for part in _split_list(line.text):
+                names += expand_braces(part)
+        return tuple(dict.fromkeys(names))
+
+    def env(self, name: str) -> ToxEnv | None:
+        """Environment ``name`` (its own section, else ``[testenv]``), None when this
+        file configures no commands for it."""
+        own = self.sections.get(f"testenv:{name}", {})
+        base = self.sections.get("testenv", {})
+        if not own and not base:
+            return None
+
+        def lines(*keys: str, filtered: bool = True) -> tuple[IniLine, ...]:
+            for section in (own, base):
+                for key in keys:
+                    if key in section:
+                        found = section[key]
+                        return tuple(_for_env(found, name)) if filtered else found
+            return ()
+
+        commands = _commands(lines("commands", filtered=False), name)
+        changedir = " ".join(line.text for line in lines("change_dir", "changedir")) or None
+        patterns = [
+            word for line in lines("pass_env", "passenv") for word in _split_list(line.text)
+        ]
+        set_env = []
+        for line in lines("set_env", "setenv"):
+            key, eq, value = line.text.partition("=")
+            if eq and key.strip():
+                set_env.append((key.strip(), value.strip(), line))
+        outcome = " ".join(line.text for line in lines("ignore_outcome")).strip().lower()
+        return ToxEnv(
+            name,
+            commands,
+            changedir,
+            (*DEFAULT_PASS_ENV, *patterns),
+            tuple(set_env),
+            outcome in ("true", "1", "yes", "on"),
+        )
+
+
+def read_tox_ini(text: str) -> ToxConfig:
+    """Sections and options of a tox.ini, with the position of every value line.
+
+    As configparser reads INI: ``#``/``;`` lines are comments, a line indented
+    deeper than its option continues the value, blank lines do not end it.
+    """
+    sections: dict[str, dict[str, tuple[IniLine, ...]]] = {}
+    options: dict[str, tuple[IniLine, ...]] | None = None
+    current: list[IniLine] | None = None
+    key = ""
+    indent = 0
+    for number, raw in enumerate(text.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped or stripped.startswith(("#", ";")):
+            continue
+        level = len(raw) - len(raw.lstrip())
+        if current is not None and options is not None and level > indent:
+            current.append(IniLine(number, level + 1, _uncomment(stripped)))
+            options[key] = tuple(current)
+            continue
+        current, indent = None, level
+        header = _SECTION.fullmatch(stripped)
+        if header is not None:
+            options = sections.setdefault(header[1], {})
+            continue
+        option = _OPTION.match(stripped)
+        if option is None or options is None:
+            continue
+        key, value = option[1].lower(), option[2]
+        current = []
+        if value.strip():
+            column = level + option.start(2) + len(value) - len(value.lstrip()) + 1
+            current.append(IniLine(number, column, _uncomment(value.strip())))
+        options[key] = tuple(current)
+    return ToxConfig(sections)
+
+
+def substitute(text: str, posargs: tuple[str, ...] | None, tox_dir: str, env: str) -> str:
+    """``text`` with tox's substitutions made for static reading.
+
+    ``{posargs}`` (or ``{posargs:default}``) becomes the quoted words after ``--``;
+    ``{toxinidir}`` the repository path of tox.ini's directory, written from the
+    root (``/sub``), so that a target under it resolves; ``{env:NAME:default}`` its
+    default; the virtualenv's paths become relative paths whose last part is kept
+    (``{envbindir}/pytest`` still names pytest). Anything else stays as written.
+    """
+    import shlex
+
+    def replace(match: re.Match[str]) -> str:
+        inner = match[1]
+        name, colon, default = inner.partition(":")
+        if name == "posargs":
+            if posargs:
+                return shlex.join(posargs)
+            return default if colon else ""
+        if name in ("toxinidir", "tox_root"):
+            return "/" + tox_dir
+        if name == "env":
+            _, _, fallback = default.partition(":")
+            return fallback
+        if name in ("envpython", "env_python"):
+            return "python"
+        if name in ("envbindir", "env_bin_dir"):
+            return ".tox/bin"
+        if name in ("envdir", "env_dir", "envtmpdir", "env_tmp_dir"):
+            return ".tox/" + env
+        if name in ("envname", "env_name"):
+            return env
+        if inner == "/":
+            return "/"
+        return match[0]
+
+    for _ in range(3):  # inner substitutions first: {posargs:{toxinidir}/tests}
+        done = _SUBSTITUTION.sub(replace, text)
+        if done == text:
+            break
+        text = done
+    return text
+
+
+def expand_braces(name: str) -> list[str]:
+    """A generative name's expansions: ``py3{10,11}-unit`` is py310-unit and py311-unit.
+    A name that would expand to more than MAX_NAMES is kept as written."""
+    pieces = _BRACES.split(name)
+    choices = [
+        [piece] if index % 2 == 0 else piece.split(",") for index, piece in enumerate(pieces)
+    ]
+    if math.prod(len(choice) for choice in choices) > MAX_NAMES:
+        return [name]
+    return ["".join(choice.strip() for choice in combo) for combo in itertools.product(*choices)]
+
+
+def _split_list(text: str) -> list[str]:
+    """Names separated by commas or whitespace (tox 4 and tox 3 spellings), braces kept."""
+    return [part for part in re.split(r"[,\s]+(?![^{]*\})", text) if part]
+
+
+def _uncomment(text: str) -> str:
+    return _INLINE_COMMENT.sub("", text).replace("\\#", "#")
+
+
+def _for_env(lines: tuple[IniLine, ...], env: str) -> list[IniLine]:
+    """The value lines that apply to ``env``: a line with a factor condition only
+    when the env's factors (its name split at ``-``) satisfy it."""
+    factors = set(env.split("-"))
+    kept = []
+    for line in lines:
+        condition = _FACTORS.match(line.text)
+        if condition is None:
+            kept.append(line)
+            continue
+        if _satisfied(condition[1], factors):
+            rest = line.text[condition.end() :]
+            kept.append(IniLine(line.line, line.column + condition.end(), rest))
+    return kept
+
+
+def _satisfied(condition: str, factors: set[str]) -> bool:
+    """``a,b`` is a or b; ``a-b`` is a and b; ``!a`` is not a; braces expand first."""
+    parts = re.split(r",(?![^{]*\})", condition)
+    for alternative in (a for part in parts for a in expand_braces(part)):
+        terms = [term for term in alternative.split("-") if term]
+        if terms and all(
+            (term[1:] not in factors) if term[0] == "!" else term in factors for term in terms
+        ):
+            return True
+    return False
+
+
+def _commands(lines: tuple[IniLine, ...], env: str) -> tuple[ToxCommand, ...]:
+    """One command per value line, a trailing backslash continuing it on the next; the
+    factor condition of a continued command is read once it is whole, as tox does."""
+    found: list[ToxCommand] = []
+    pending: list[IniLine] = []
+    for line in lines:
+        pending.append(line)
+        if line.text.endswith("\\"):
+            continue
+        first, last = pending[0], pending[-1]
+        text = " ".join(part.text.removesuffix("\\").strip() for part in pending).strip()
+        pending = []
+        kept = _for_env((IniLine(first.line, first.column, text),), env)
+        if not kept:
+            continue
+        column, text = kept[0].column, kept[0].text
+        ignore = text.startswith("-")
+        if ignore:
+            stripped = text[1:].lstrip()
+            column += len(text) - len(stripped)
+            text = stripped
+        if text:
+            end_column = last.column + len(last.text)
+            found.append(ToxCommand(text, first.line, column, last.line, end_column, ignore))
+    return tuple(found)
