@@ -166,12 +166,12 @@ def analyse(
         # A test that reads a variable a pipeline sets must be read for DET302.
         env_tokens = tuple(name.encode() for name in pipeline_env_names(pipelines))
     extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
-    extra += env_tokens
+    readers = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.trial_env_readers)
     repository = PythonRepository(
         root,
         cwd,
         ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
-        Prefilter(extra=extra, trials="DET301" in selected),
+        Prefilter(extra=extra, trials="DET301" in selected, variables=env_tokens, readers=readers),
     )
     modules: list[ModuleFacts] = []
     for result in _scan_all(repository, lint_files, jobs or default_jobs()):
@@ -243,7 +243,7 @@ def analyse(
             every_file,
             scan_context,
             jobs or default_jobs(),
-            frozenset(display_path(path, cwd) for path in lint_files),
+            _display_paths(lint_files, root, cwd),
             repository.prefilter.trials,
         )
 
@@ -287,6 +287,15 @@ def analyse(
         ci=ci,
         checked=tuple(discovery.files),
     )
+
+
+def _display_paths(files: Sequence[Path], root: Path, cwd: Path) -> frozenset[str]:
+    """``display_path`` of every file, by the string operations CI linking uses
+    (pathlib's version is a visible cost over thousands of files)."""
+    from detlint.ci_pass.targets import displayer, relativer
+
+    relative, display = relativer(root, cwd), displayer(root, cwd)
+    return frozenset(display(relative(path)) for path in files)
 
 
 def _one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:

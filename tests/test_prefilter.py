@@ -51,3 +51,18 @@ def test_trial_loops_pass_only_when_asked():
     source = b'N = int(os.getenv("N", "5"))\nfor _ in range(N):\n    pass\n'
     assert not Prefilter().wants(source)
     assert Prefilter(trials=True).wants(source)
+
+
+def test_pipeline_variables_count_only_in_files_that_read_the_environment():
+    prefilter = Prefilter(variables=(b"GPU_TRIALS",), readers=(b"get_int",))
+    named_only = b'JUNIT = "--junitxml=GPU_TRIALS.xml"\ndef test_x():\n    pass\n'
+    assert not prefilter.wants(named_only)
+    read = b'import os\nN = int(os.getenv("GPU_TRIALS", "20"))\n'
+    assert prefilter.wants(read)
+    by_reader = b'from ourlib.env import get_int\nN = get_int("GPU_TRIALS", 20)\n'
+    assert prefilter.wants(by_reader)
+    # Another variable's read does not make this file a candidate.
+    assert not prefilter.wants(b'import os\nN = int(os.getenv("OTHER", "2"))\n')
+    # Inside a candidate file, a block that names the variable is kept whoever reads it.
+    assert prefilter.wants_block('def trials():\n    return helper("GPU_TRIALS")\n')
+    assert not Prefilter().wants(read)

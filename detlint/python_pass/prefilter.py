@@ -52,15 +52,31 @@ class Prefilter:
 
     extra: tuple[bytes, ...] = ()  # configured names, searched as written
     trials: bool = False  # also parse files with trial loops (for DET301)
+    # Variables pipelines set (for DET302): a file can read one only where it reads the
+    # environment (os.getenv, os.environ or a configured reader), so they count only there.
+    variables: tuple[bytes, ...] = ()
+    readers: tuple[bytes, ...] = ()  # configured environment readers, by their last name
 
     @functools.cached_property
     def _tokens(self) -> tuple[bytes, ...]:
         return KNOB_TOKENS + self.extra
 
-    def _knob(self, data: bytes) -> bool:
+    @functools.cached_property
+    def _env_tokens(self) -> tuple[bytes, ...]:
+        return TRIAL_TOKENS + self.readers
+
+    def _knob(self, data: bytes, whole: bool = True) -> bool:
         for token in self._tokens:
             if token in data:
                 return True
+        # In a whole file a variable counts only where the file reads the environment;
+        # in one block of such a file, wherever it is named (a helper may do the reading).
+        if (
+            self.variables
+            and (not whole or any(token in data for token in self._env_tokens))
+            and any(token in data for token in self.variables)
+        ):
+            return True
         return skip_says_flaky(data)
 
     def wants(self, data: bytes) -> bool:
@@ -80,6 +96,6 @@ class Prefilter:
         different blocks, so each is kept on its own token.
         """
         data = text.encode("utf-8", "surrogatepass")
-        if self._knob(data):
+        if self._knob(data, whole=False):
             return True
         return self.trials and (b"range(" in data or any(t in data for t in TRIAL_TOKENS))
