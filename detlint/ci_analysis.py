@@ -91,8 +91,12 @@ def link_ci(
     jobs: int = 1,
     scanned: frozenset[str] = frozenset(),
     scanned_trials: bool = False,
+    only: frozenset[str] | None = None,
 ) -> CiAnalysis:
     """Resolve every step's pytest runs to test files and compose each test's policy.
+
+    ``only``, for a run on some files with the repository's pipelines as context:
+    the tests composed are those of these files (display paths) alone.
 
     The test files a run that changes their policy reaches (a CI knob, a rerun
     option, a masked exit status) are scanned here when the Python pass found no
@@ -106,7 +110,17 @@ def link_ci(
     gc.disable()
     try:
         return _link_ci(
-            pipelines, modules, root, cwd, evidence, every_file, scan, jobs, scanned, scanned_trials
+            pipelines,
+            modules,
+            root,
+            cwd,
+            evidence,
+            every_file,
+            scan,
+            jobs,
+            scanned,
+            scanned_trials,
+            only,
         )
     finally:
         if collecting:
@@ -124,6 +138,7 @@ def _link_ci(
     jobs: int,
     scanned: frozenset[str],
     scanned_trials: bool,
+    only: frozenset[str] | None,
 ) -> CiAnalysis:
     from detlint.ci_link import Linker
     from detlint.ci_pass.targets import displayer, relativer
@@ -161,6 +176,9 @@ def _link_ci(
     # variables, the files that read one of them (the prefilter knows the names).
     changed = {path for run in runs if run.changes_policy for path in run.test_files}
     overridden = {path for run in runs if run.env for path in run.test_files} - changed
+    if only is not None:
+        changed &= only
+        overridden &= only
     for paths, trials in ((changed, True), (overridden, False)):
         done = scanned if scanned_trials or not trials else frozenset()
         unread = sorted(paths - set(tests) - done)

@@ -21,7 +21,7 @@ from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import PythonRepository
 from detlint.settings import Settings
-from detlint.span import Problem, Span, display_path
+from detlint.span import Problem, Span
 
 if TYPE_CHECKING:
     from detlint.ci_analysis import CiAnalysis
@@ -234,6 +234,7 @@ def analyse(
             found = _scan_all(context if trials else repository, files, jobs or default_jobs())
             return [result for result in found if not isinstance(result, Problem | None)]
 
+        linted = _display_paths(lint_files, root, cwd)
         ci = link_ci(
             pipelines,
             modules,
@@ -243,8 +244,9 @@ def analyse(
             every_file,
             scan_context,
             jobs or default_jobs(),
-            _display_paths(lint_files, root, cwd),
+            linted,
             repository.prefilter.trials,
+            only=linted if context_pipelines else None,
         )
 
     # The configuration that applies to the linted files, even those without knobs
@@ -274,7 +276,9 @@ def analyse(
             ci,
         )
     if context_pipelines:
-        findings = _about_linted_files(findings, context_pipelines, lint_files, cwd)
+        findings = _about_linted_files(
+            findings, _display_paths(lint_files, root, cwd), unique_configs
+        )
     return Analysis(
         root=root,
         modules=tuple(modules),
@@ -332,26 +336,37 @@ def _context_pipelines(
         if path.name.lower().endswith(YAML_SUFFIXES)
         and path not in linted
         and path.is_relative_to(top)
+        and _may_retry(path)
     ]
     if not candidates:
         return ()
     return read_pipelines(candidates, root, cwd, jobs=jobs or default_jobs()).pipelines
 
 
+# What a context pipeline can add to a run on test files is a job retry stacked on a
+# marker (DET501): only files that can hold one, or hand control to one, are read.
+_CONTEXT_TOKENS = (b"retry", b"include", b"pipeline upload", b"extends")
+
+
+def _may_retry(path: Path) -> bool:
+    from detlint.source import read_bytes
+
+    data = read_bytes(path, path.name)
+    return isinstance(data, bytes) and any(token in data for token in _CONTEXT_TOKENS)
+
+
 def _about_linted_files(
-    findings: tuple[Finding, ...],
-    context: frozenset[str],
-    lint_files: list[Path],
-    cwd: Path,
+    findings: tuple[Finding, ...], linted: frozenset[str], configs: tuple[PytestConfig, ...]
 ) -> tuple[Finding, ...]:
-    """Findings located in pipelines read only for context, kept when they involve a
-    linted file (a related span there, such as the marker a job retries again)."""
-    linted = {display_path(path, cwd) for path in lint_files}
+    """A run with the repository's pipelines as context reports what is in the linted
+    files and the pytest config that reaches them, and a finding elsewhere (a pipeline,
+    a file it includes, tox.ini) only when it involves a linted file: a related span
+    there, such as the marker a job retries again."""
+    keep = linted | {config.path for config in configs if config.path is not None}
     return tuple(
         finding
         for finding in findings
-        if finding.span.path not in context
-        or any(related.path in linted for related in finding.related)
+        if finding.span.path in keep or any(related.path in linted for related in finding.related)
     )
 
 

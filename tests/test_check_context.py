@@ -71,3 +71,37 @@ def test_without_a_knob_in_the_linted_files_no_pipeline_is_read(
     monkeypatch.setattr(pipelines, "read_pipelines", fail)
     status, document = run_check(repo, "tests/unit/test_math.py")
     assert (status, document["findings"]) == (0, [])
+
+
+def test_findings_in_files_a_pipeline_includes_stay_out_too(repo: Path) -> None:
+    (repo / "ci").mkdir()
+    (repo / ".gitlab-ci.yml").write_text("include:\n  - local: ci/tests.yml\n")
+    (repo / "ci" / "tests.yml").write_text(
+        "gpu:\n  script:\n    - pytest tests/gpu\n  allow_failure: true\n"
+    )
+    _, whole = run_check(repo)
+    assert ("ci/tests.yml", "DET401") in codes(whole)
+    _, document = run_check(repo, "tests/gpu/test_kernels.py")
+    assert {path for path, _ in codes(document)} == {
+        ".buildkite/pipeline.yml",
+        "tests/gpu/test_kernels.py",
+    }
+
+
+def test_a_pipeline_that_cannot_retry_is_not_read_for_context(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import detlint.ci_pass.pipelines as pipelines
+
+    real = pipelines.read_pipelines
+    read: list[str] = []
+
+    def spy(files, *args, **kwargs):
+        read.extend(path.name for path in files)
+        return real(files, *args, **kwargs)
+
+    monkeypatch.setattr(pipelines, "read_pipelines", spy)
+    (repo / ".buildkite" / "lint.yml").write_text("steps:\n  - command: pytest --co tests\n")
+    run_check(repo, "tests/gpu/test_kernels.py")
+    assert "pipeline.yml" in read  # it retries jobs
+    assert "lint.yml" not in read
