@@ -181,7 +181,7 @@ def analyse(
             modules.append(result)
 
     context_pipelines: frozenset[str] = frozenset()
-    if modules and not pipelines:
+    if modules and not pipelines and not _covers_tree(paths, root, cwd):
         # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
         # the CI steps that run them: DET501 on a marker the job retries again.
         pipelines = _context_pipelines(every_file(), set(discovery.files), root, cwd, jobs)
@@ -317,6 +317,24 @@ def _one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:
     return tuple(kept)
 
 
+def _context_tree(root: Path, cwd: Path) -> Path:
+    """Where context pipelines are looked for: the tree under the working directory
+    (the repository root, for pre-commit and CI), or the whole repository."""
+    here = Path(os.path.abspath(cwd))
+    return here if here.is_relative_to(root) else root
+
+
+def _covers_tree(paths: Sequence[Path], root: Path, cwd: Path) -> bool:
+    """Whether the paths given already hold every file of the context tree: then the
+    run has read every pipeline there is, and there is no context to add."""
+    top = _context_tree(root, cwd)
+    for path in paths or [cwd]:
+        absolute = Path(os.path.abspath(cwd / path))
+        if absolute.is_dir() and top.is_relative_to(absolute):
+            return True
+    return False
+
+
 def _context_pipelines(
     files: Sequence[Path], linted: set[Path], root: Path, cwd: Path, jobs: int | None
 ) -> tuple[PipelineFacts, ...]:
@@ -328,8 +346,7 @@ def _context_pipelines(
     """
     from detlint.ci_pass.pipelines import read_pipelines
 
-    here = Path(os.path.abspath(cwd))
-    top = here if here.is_relative_to(root) else root
+    top = _context_tree(root, cwd)
     candidates = [
         path
         for path in files

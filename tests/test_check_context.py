@@ -105,3 +105,24 @@ def test_a_pipeline_that_cannot_retry_is_not_read_for_context(
     run_check(repo, "tests/gpu/test_kernels.py")
     assert "pipeline.yml" in read  # it retries jobs
     assert "lint.yml" not in read
+
+
+def test_a_run_over_the_whole_tree_lists_no_context(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`detlint check` from the root read every pipeline already: no second listing."""
+    import detlint.engine as engine
+
+    calls: list[object] = []
+    real = engine._context_pipelines
+    monkeypatch.setattr(
+        engine, "_context_pipelines", lambda *a, **k: calls.append(a) or real(*a, **k)
+    )
+    (repo / ".buildkite" / "pipeline.yml").unlink()  # no YAML among the linted files
+    (repo / ".github" / "workflows" / "ci.yml").unlink()
+    (repo / ".gitlab-ci.yml").unlink()
+    run_check(repo)
+    run_check(repo, ".")
+    assert calls == []
+    run_check(repo, "tests")
+    assert len(calls) == 1
