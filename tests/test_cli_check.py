@@ -190,3 +190,32 @@ def test_installed_console_script_on_the_example(needle):
     assert result.returncode == 1
     assert "DET101" in result.stdout
     assert result.stderr == ""
+
+
+def test_a_check_run_loads_only_the_check_command(tmp_path):
+    """The commands are loaded lazily: a pre-commit run does not define `power`'s options."""
+    (tmp_path / "test_plain.py").write_text("def test_sum():\n    assert 1 + 1 == 2\n")
+    script = (
+        "import sys\n"
+        "from detlint.cli import main\n"
+        "sys.argv = ['detlint', 'check', 'test_plain.py']\n"
+        "try:\n"
+        "    main()\n"
+        "except SystemExit as done:\n"
+        "    print(done.code, sorted(m for m in sys.modules if m.startswith('detlint.cli')))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.splitlines()[-1] == (
+        "0 ['detlint.cli', 'detlint.cli_check', 'detlint.cli_shared']"
+    )
+
+
+def test_help_lists_every_command_and_an_unknown_one_is_a_usage_error():
+    listed = invoke("--help").output
+    for name in ("audit", "check", "power", "rule"):
+        assert f"\n  {name} " in listed
+    result = invoke("nope")
+    assert result.exit_code == 2
+    assert "No such command 'nope'" in result.output

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from detlint.cli import CHECK_FORMATS, cli
+from detlint.cli import cli
+from detlint.cli_check import CHECK_FORMATS
 from detlint.report.formats import FORMATS
 
 NEEDLE = Path(__file__).parent.parent / "examples" / "needle"

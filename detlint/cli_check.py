@@ -1,0 +1,102 @@
+"""``detlint check``: lint, filter, report in the chosen format, exit by severity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from detlint.cli_shared import CONFIG, EXTEND, IGNORE, PATHS, SELECT, emit, settings_and_codes
+
+# The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
+# (a test keeps them equal), spelled out so that defining the option imports no formatter.
+CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildkite")
+SEVERITIES = ("info", "warning", "error")
+
+
+@click.command()
+@PATHS
+@click.option(
+    "--output-format",
+    type=click.Choice(CHECK_FORMATS),
+    default="concise",
+    show_default=True,
+    help="concise and full for people; json, sarif, github, junit and buildkite for tools.",
+)
+@click.option(
+    "--output-file",
+    type=click.Path(path_type=Path, dir_okay=False, writable=True),
+    help="Write the report to this file instead of standard output.",
+)
+@click.option("--statistics", is_flag=True, help="Print how many findings each rule has.")
+@SELECT
+@IGNORE
+@EXTEND
+@CONFIG
+@click.option(
+    "--fail-on",
+    type=click.Choice(SEVERITIES),
+    help="Exit 1 only for findings of this severity or worse (default: any finding).",
+)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
+@click.option(
+    "--baseline",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="Report only findings that this baseline file does not record.",
+)
+@click.option(
+    "--write-baseline",
+    type=click.Path(path_type=Path, dir_okay=False, writable=True),
+    help="Record today's findings in this file and exit 0.",
+)
+def check(
+    paths: tuple[Path, ...],
+    output_format: str,
+    output_file: Path | None,
+    statistics: bool,
+    select: str | None,
+    ignore: str | None,
+    extend_select: str | None,
+    config: Path | None,
+    fail_on: str | None,
+    exit_zero: bool,
+    baseline: Path | None,
+    write_baseline: Path | None,
+) -> int:
+    """Lint test files, pytest config, dependencies and CI pipelines for knobs that hide failures.
+
+    \b
+    Exit status: 0 clean, 1 findings (at or above --fail-on), 2 usage or internal
+    error, whatever the output format.
+    """
+    from detlint.check_run import CheckOptions, finish_check
+    from detlint.engine import analyse
+    from detlint.report.formats import render, render_statistics
+
+    settings, selected = settings_and_codes(config, paths, select, ignore, extend_select)
+    if baseline is not None and write_baseline is not None:
+        raise click.UsageError("--baseline and --write-baseline cannot be used together")
+    options = CheckOptions(
+        baseline=baseline,
+        write_baseline=write_baseline,
+        fail_on=fail_on if fail_on is not None else settings.fail_on,
+        exit_zero=exit_zero,
+    )
+    cwd = Path.cwd()
+    analysis = analyse(paths, cwd, settings, selected)
+    try:
+        outcome = finish_check(analysis, settings, selected, options, cwd)
+    except ValueError as error:  # a baseline file that cannot be read or written
+        raise click.UsageError(str(error)) from None
+    if outcome.baseline_written is not None:
+        count = outcome.baseline_written
+        click.echo(
+            f"Wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}.", err=True
+        )
+        return 0
+    if statistics:
+        text = render_statistics(outcome.report)
+    else:
+        text = render(output_format, outcome.report)
+    emit(text, output_file)
+    return outcome.exit_status
