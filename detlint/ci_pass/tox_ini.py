@@ -46,8 +46,8 @@ _OPTION = re.compile(r"([A-Za-z_][\w.-]*)\s*[=:]\s?(.*)")
 # A factor condition in front of a value line: "py311,cov: pytest", "!windows: pytest".
 _FACTORS = re.compile(r"([!\w{},.-]+):(?:\s+|$)")
 _INLINE_COMMENT = re.compile(r"(?<!\\)\s#.*$")
+# A {substitution} in a value, or a {a,b} alternative in an environment name.
 _BRACES = re.compile(r"\{([^{}]*)\}")
-_SUBSTITUTION = re.compile(r"\{([^{}]*)\}")
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ def substitute(text: str, posargs: tuple[str, ...] | None, tox_dir: str, env: st
         return match[0]
 
     for _ in range(3):  # inner substitutions first: {posargs:{toxinidir}/tests}
-        done = _SUBSTITUTION.sub(replace, text)
+        done = _BRACES.sub(replace, text)
         if done == text:
             break
         text = done
