@@ -30,6 +30,7 @@ class RunOptions:
 
     reruns: IntSetting | None = None
     retries: IntSetting | None = None
+    force_reruns: IntSetting | None = None
     force_flaky: Span | None = None
     max_runs: int | None = None
     min_passes: int | None = None
@@ -39,6 +40,8 @@ class RunOptions:
     @property
     def span(self) -> Span | None:
         """Where the option that reruns tests is written (None when nothing reruns)."""
+        if self.force_reruns is not None and self.force_reruns.value:
+            return self.force_reruns.span
         if self.reruns is not None and self.reruns.value:
             return self.reruns.span
         if self.retries is not None and self.retries.value:
@@ -84,6 +87,7 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
             options,
             args.reruns,
             args.retries,
+            args.force_reruns,
             args.force_flaky,
             args.max_runs,
             args.min_passes,
@@ -96,6 +100,7 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
             options,
             run.reruns,
             run.retries,
+            run.force_reruns,
             run.force_flaky,
             run.max_runs,
             run.min_passes,
@@ -111,6 +116,7 @@ def _has_options(words: PytestRun | PytestArgs) -> bool:
     return (
         words.reruns is not None
         or words.retries is not None
+        or words.force_reruns is not None
         or words.force_flaky
         or words.max_runs is not None
         or words.min_passes is not None
@@ -122,6 +128,7 @@ def _merge(
     options: RunOptions,
     reruns: int | None,
     retries: int | None,
+    force_reruns: int | None,
     force_flaky: bool,
     max_runs: int | None,
     min_passes: int | None,
@@ -138,6 +145,9 @@ def _merge(
     if retries is not None:
         changes["retries"] = IntSetting(retries, span, f"--retries in {where}")
         flags.append(f"--retries {retries}{suffix}")
+    if force_reruns is not None:
+        changes["force_reruns"] = IntSetting(force_reruns, span, f"--force-reruns in {where}")
+        flags.append(f"--force-reruns {force_reruns}{suffix}")
     if force_flaky:
         changes["force_flaky"] = span
         flags.append(f"--force-flaky{suffix}")
@@ -157,6 +167,8 @@ def with_options(config: PytestConfig, options: RunOptions) -> PytestConfig:
         changes["reruns"] = options.reruns
     if options.retries is not None:
         changes["retries"] = options.retries
+    if options.force_reruns is not None:
+        changes["force_reruns"] = options.force_reruns
     if options.force_flaky is not None:
         changes["force_flaky"] = options.force_flaky
         if options.max_runs is not None:
