@@ -18,7 +18,9 @@ import warnings
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+from detlint.ini_lines import IniOption, ini_options
 
 
 class DependencyFileError(Exception):
@@ -148,26 +150,9 @@ def read_requirements_txt(text: str, source: str, names: frozenset[str]) -> list
     return found
 
 
-@dataclass
-class _IniValue:
-    """One option of an INI file with the position of each of its value lines."""
-
-    section: str
-    option: str
-    lines: list[tuple[int, int, str]] = field(default_factory=list)  # line, 0-based column, text
-
-
-_INI_SECTION = re.compile(r"\[(?P<name>.+)\]")
-_INI_OPTION = re.compile(r"(?P<key>.*?)\s*[=:]\s*(?P<value>.*)$")
-
-
-def _ini_values(text: str) -> list[_IniValue]:
-    """Options and their value lines, following configparser's rules for continuation lines.
-
-    configparser validates the file and gives the values but no positions, so this scanner
-    repeats its line rules: full-line ``#``/``;`` comments are dropped, blank lines do not end a
-    value, and a line indented deeper than its option line continues the value.
-    """
+def _ini_values(text: str) -> list[IniOption]:
+    """Options and their value lines (:func:`detlint.ini_lines.ini_options`), once
+    configparser has accepted the file: a broken one is a DependencyFileError."""
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
         parser.read_string(text)
@@ -180,30 +165,7 @@ def _ini_values(text: str) -> list[_IniValue]:
         raise DependencyFileError(f"invalid INI syntax on line{plural} {lines}") from None
     except configparser.Error as error:
         raise DependencyFileError(f"invalid INI syntax: {one_line(str(error))}") from None
-    values: list[_IniValue] = []
-    section: str | None = None
-    current: _IniValue | None = None
-    indent = 0
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.rstrip("\r")
-        stripped = line.strip()
-        if not stripped or stripped.startswith(("#", ";")):
-            continue
-        level = len(line) - len(line.lstrip())
-        if current is not None and level > indent:
-            current.lines.append((number, level, stripped))
-            continue
-        indent, current = level, None
-        header = _INI_SECTION.match(stripped)
-        option = _INI_OPTION.match(stripped)
-        if header is not None:
-            section = header["name"]
-        elif section is not None and option is not None and option["key"]:
-            current = _IniValue(section, option["key"].lower())
-            values.append(current)
-            if option["value"]:
-                current.lines.append((number, level + option.start("value"), option["value"]))
-    return values
+    return ini_options(text)
 
 
 # tox's factor conditions: "py311,cov: flaky", "!windows: flaky" ("https://" is not one).
@@ -211,7 +173,7 @@ _TOX_FACTOR = re.compile(r"[!\w{},.-]+:(?!//)\s*")
 
 
 def _ini_requirements(
-    value: _IniValue, names: frozenset[str], source: str, *, commas: bool, factors: bool
+    value: IniOption, names: frozenset[str], source: str, *, commas: bool, factors: bool
 ) -> Iterator[Declared]:
     """Requirements in the value lines of one option, after inline comments are cut off.
 
@@ -219,7 +181,8 @@ def _ini_requirements(
     not a requirement as a whole is then split on commas (``flaky>=3,<4`` stays whole).
     ``factors``: tox's ``py311,cov: flaky`` conditions are stripped before the requirement.
     """
-    for number, column, raw in value.lines:
+    for value_line in value.lines:
+        number, column, raw = value_line.line, value_line.column - 1, value_line.text
         comment = _COMMENT.search(raw)
         text = raw[: comment.start()] if comment else raw
         if factors:

@@ -19,6 +19,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from detlint.ini_lines import IniLine, ini_options
+
 # What tox 4 passes to commands whatever ``pass_env`` says (on POSIX).
 DEFAULT_PASS_ENV = (
     "https_proxy",
@@ -41,22 +43,11 @@ DEFAULT_PASS_ENV = (
 )
 
 MAX_NAMES = 256  # environments one generative name may expand to
-_SECTION = re.compile(r"\[\s*([^\]]+?)\s*\]")
-_OPTION = re.compile(r"([A-Za-z_][\w.-]*)\s*[=:]\s?(.*)")
 # A factor condition in front of a value line: "py311,cov: pytest", "!windows: pytest".
 _FACTORS = re.compile(r"([!\w{},.-]+):(?:\s+|$)")
 _INLINE_COMMENT = re.compile(r"(?<!\\)\s#.*$")
 # A {substitution} in a value, or a {a,b} alternative in an environment name.
 _BRACES = re.compile(r"\{([^{}]*)\}")
-
-
-@dataclass(frozen=True)
-class IniLine:
-    """One value line of an option: its 1-based line, 1-based column and text."""
-
-    line: int
-    column: int
-    text: str
 
 
 @dataclass(frozen=True)
@@ -141,39 +132,13 @@ class ToxConfig:
 
 
 def read_tox_ini(text: str) -> ToxConfig:
-    """Sections and options of a tox.ini, with the position of every value line.
-
-    As configparser reads INI: ``#``/``;`` lines are comments, a line indented
-    deeper than its option continues the value, blank lines do not end it.
-    """
+    """Sections and options of a tox.ini, with the position of every value line
+    (read as configparser reads INI, inline ``#`` comments cut as tox cuts them)."""
     sections: dict[str, dict[str, tuple[IniLine, ...]]] = {}
-    options: dict[str, tuple[IniLine, ...]] | None = None
-    current: list[IniLine] | None = None
-    key = ""
-    indent = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        stripped = raw.strip()
-        if not stripped or stripped.startswith(("#", ";")):
-            continue
-        level = len(raw) - len(raw.lstrip())
-        if current is not None and options is not None and level > indent:
-            current.append(IniLine(number, level + 1, _uncomment(stripped)))
-            options[key] = tuple(current)
-            continue
-        current, indent = None, level
-        header = _SECTION.fullmatch(stripped)
-        if header is not None:
-            options = sections.setdefault(header[1], {})
-            continue
-        option = _OPTION.match(stripped)
-        if option is None or options is None:
-            continue
-        key, value = option[1].lower(), option[2]
-        current = []
-        if value.strip():
-            column = level + option.start(2) + len(value) - len(value.lstrip()) + 1
-            current.append(IniLine(number, column, _uncomment(value.strip())))
-        options[key] = tuple(current)
+    for option in ini_options(text):
+        sections.setdefault(option.section.strip(), {})[option.option] = tuple(
+            IniLine(line.line, line.column, _uncomment(line.text)) for line in option.lines
+        )
     return ToxConfig(sections)
 
 
