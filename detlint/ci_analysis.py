@@ -11,13 +11,13 @@ reported, since they were not linted.
 from __future__ import annotations
 
 import functools
-import gc
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.gc_pause import cyclic_gc_paused
 from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
@@ -104,93 +104,58 @@ def link_ci(
     costs no parsing. ``scanned`` are the files the Python pass read already
     (``scanned_trials``: with the trial prefilter).
     """
-    # Linking builds tens of thousands of small acyclic objects: a cyclic collection
-    # pass over them would find nothing and cost a visible share of a large run.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _link_ci(
-            pipelines,
-            modules,
-            root,
-            cwd,
-            evidence,
-            every_file,
-            scan,
-            jobs,
-            scanned,
-            scanned_trials,
-            only,
-        )
-    finally:
-        if collecting:
-            gc.enable()
-
-
-def _link_ci(
-    pipelines: Sequence[PipelineFacts],
-    modules: Sequence[ModuleFacts],
-    root: Path,
-    cwd: Path,
-    evidence: PluginEvidence,
-    every_file: Callable[[], tuple[Path, ...]],
-    scan: Callable[[list[Path], bool], list[ModuleFacts]],
-    jobs: int,
-    scanned: frozenset[str],
-    scanned_trials: bool,
-    only: frozenset[str] | None,
-) -> CiAnalysis:
     from detlint.ci_link import Linker
     from detlint.ci_pass.targets import displayer, relativer
     from detlint.pytest_config import find_pytest_config
 
-    configs: dict[str, PytestConfig] = {}
+    with cyclic_gc_paused():  # linking builds many small acyclic objects
+        configs: dict[str, PytestConfig] = {}
 
-    def config_for(directory: str) -> PytestConfig:
-        found = configs.get(directory)
-        if found is None:
-            found = configs[directory] = find_pytest_config(root / directory, cwd)
-        return found
+        def config_for(directory: str) -> PytestConfig:
+            found = configs.get(directory)
+            if found is None:
+                found = configs[directory] = find_pytest_config(root / directory, cwd)
+            return found
 
-    relative = relativer(root, cwd)
-    linker = Linker(
-        [relative(path) for path in every_file() if path.suffix == ".py"],
-        config_for,
-        evidence,
-        relative,
-        displayer(root, cwd),
-        lambda path: _read_called(root / path, cwd),
-    )
-    linker.take_shell(pipelines)
-    runs = [
-        run
-        for pipeline in pipelines
-        for step in pipeline.steps
-        for run in linker.runs(step, pipeline.base)
-    ]
-    tests: dict[str, list[TestFunction]] = {}
-    for module in modules:
-        tests.setdefault(module.path, []).extend(module.tests)
-    # Files a run reaches that the Python pass did not read: all their trial loops
-    # count under a run that changes their policy; under one that only sets
-    # variables, the files that read one of them (the prefilter knows the names).
-    changed = {path for run in runs if run.changes_policy for path in run.test_files}
-    overridden = {path for run in runs if run.env for path in run.test_files} - changed
-    if only is not None:
-        changed &= only
-        overridden &= only
-    for paths, trials in ((changed, True), (overridden, False)):
-        done = scanned if scanned_trials or not trials else frozenset()
-        unread = sorted(paths - set(tests) - done)
-        if trials and not scanned_trials:
-            # The Python pass read these and found no knob token: only a trial loop
-            # can make them worth parsing now.
-            unread = _may_loop_files(unread, scanned, cwd, jobs)
-        if unread:
-            for module in scan([cwd / path for path in unread], trials):
-                tests.setdefault(module.path, []).extend(module.tests)
-    gates = [gate for run in runs for gate in linker.gates(run, tests)]
-    return CiAnalysis(tuple(pipelines), all_knobs(pipelines), tuple(runs), tuple(gates))
+        relative = relativer(root, cwd)
+        linker = Linker(
+            [relative(path) for path in every_file() if path.suffix == ".py"],
+            config_for,
+            evidence,
+            relative,
+            displayer(root, cwd),
+            lambda path: _read_called(root / path, cwd),
+        )
+        linker.take_shell(pipelines)
+        runs = [
+            run
+            for pipeline in pipelines
+            for step in pipeline.steps
+            for run in linker.runs(step, pipeline.base)
+        ]
+        tests: dict[str, list[TestFunction]] = {}
+        for module in modules:
+            tests.setdefault(module.path, []).extend(module.tests)
+        # Files a run reaches that the Python pass did not read: all their trial loops
+        # count under a run that changes their policy; under one that only sets
+        # variables, the files that read one of them (the prefilter knows the names).
+        changed = {path for run in runs if run.changes_policy for path in run.test_files}
+        overridden = {path for run in runs if run.env for path in run.test_files} - changed
+        if only is not None:
+            changed &= only
+            overridden &= only
+        for paths, trials in ((changed, True), (overridden, False)):
+            done = scanned if scanned_trials or not trials else frozenset()
+            unread = sorted(paths - set(tests) - done)
+            if trials and not scanned_trials:
+                # The Python pass read these and found no knob token: only a trial loop
+                # can make them worth parsing now.
+                unread = _may_loop_files(unread, scanned, cwd, jobs)
+            if unread:
+                for module in scan([cwd / path for path in unread], trials):
+                    tests.setdefault(module.path, []).extend(module.tests)
+        gates = [gate for run in runs for gate in linker.gates(run, tests)]
+        return CiAnalysis(tuple(pipelines), all_knobs(pipelines), tuple(runs), tuple(gates))
 
 
 def _may_loop_files(paths: list[str], scanned: frozenset[str], cwd: Path, jobs: int) -> list[str]:

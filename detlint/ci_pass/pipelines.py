@@ -15,7 +15,6 @@ parsed only when it holds a token a knob or a test run needs.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
 from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
+from detlint.gc_pause import cyclic_gc_paused
 from detlint.parallel import fork_map
 from detlint.source import decode_text, read_bytes
 from detlint.span import Problem, display_path
@@ -280,15 +280,8 @@ def read_pipelines(
 
     Files a GitLab pipeline includes are read as part of it, not on their own.
     """
-    # The facts are many small acyclic objects: cyclic collections while they are
-    # built (here and in the worker processes) would find nothing and cost time.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with cyclic_gc_paused():  # here and in the worker processes forked inside
         return _read_pipelines(files, root, cwd, extra_tokens, jobs)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _read_pipelines(

@@ -21,7 +21,6 @@ find the knobs on every other line.
 
 from __future__ import annotations
 
-import gc
 import re
 from bisect import bisect_right
 from collections.abc import Callable
@@ -54,6 +53,7 @@ from detlint.ci_pass.yaml_errors import (
 )
 from detlint.ci_pass.yaml_scalars import resolve_plain, resolve_tagged
 from detlint.ci_pass.yaml_tree import Position, YMap, YNode, YScalar, YSeq
+from detlint.gc_pause import cyclic_gc_paused
 from detlint.span import Problem, Span
 
 try:
@@ -335,17 +335,13 @@ def read_yaml(text: str, path: str, *, pure: bool = False) -> YamlFile:
     text read again, up to MAX_SKIPPED_LINES times; the problem says which lines were
     skipped. ``pure`` forces the pure-Python parser (for tests and comparisons).
     """
-    collecting = gc.isenabled()
-    gc.disable()  # the tree has no cycles: collecting while it grows would only cost time
     try:
-        return _read(text.removeprefix("\ufeff"), path, pure)  # columns start after a BOM
+        with cyclic_gc_paused():  # the tree has no cycles
+            return _read(text.removeprefix("\ufeff"), path, pure)  # columns start after a BOM
     except Exception as error:  # a bug must cost one file, never the run
         return YamlFile(
             path, (), (Problem(Span.file(path), f"could not read YAML: {error!r:.200}"),)
         )
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _compose(
