@@ -180,12 +180,12 @@ def analyse(
         elif result is not None:
             modules.append(result)
 
-    context_pipelines: frozenset[str] = frozenset()
+    as_context = False  # the pipelines were read only as context for the linted files
     if modules and not pipelines and not _covers_tree(paths, root, cwd):
         # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
         # the CI steps that run them: DET501 on a marker the job retries again.
         pipelines = _context_pipelines(every_file(), set(discovery.files), root, cwd, jobs)
-        context_pipelines = frozenset(pipeline.path for pipeline in pipelines)
+        as_context = bool(pipelines)
     configs: dict[Path, PytestConfig] = {}
     gates: list[TestGate] = []
     dependencies_declared = False
@@ -217,6 +217,7 @@ def analyse(
             for test in (*module.tests, *_hook_tests(module)):
                 gates += link_tests(test, config, evidence)
     ci: CiAnalysis | None = None
+    linted: frozenset[str] = frozenset()  # display paths of the linted Python files
     if pipelines and evidence is not None:
         from detlint.ci_analysis import link_ci
 
@@ -246,7 +247,7 @@ def analyse(
             jobs or default_jobs(),
             linted,
             repository.prefilter.trials,
-            only=linted if context_pipelines else None,
+            only=linted if as_context else None,
         )
 
     # The configuration that applies to the linted files, even those without knobs
@@ -275,10 +276,8 @@ def analyse(
             dependencies_declared,
             ci,
         )
-    if context_pipelines:
-        findings = _about_linted_files(
-            findings, _display_paths(lint_files, root, cwd), unique_configs
-        )
+    if as_context:
+        findings = _about_linted_files(findings, linted, unique_configs)
     return Analysis(
         root=root,
         modules=tuple(modules),
