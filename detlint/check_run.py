@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from detlint.report.formats import Report
     from detlint.settings import Settings
 
-SEVERITY_RANK = {"info": 0, "warning": 1, "error": 2}
 UNUSED_SUPPRESSION = "DET902"
 
 
@@ -102,5 +101,7 @@ def exit_status(findings: tuple[Finding, ...], options: CheckOptions) -> int:
     """0 clean, 1 when a finding is at or above ``fail_on``; ``exit_zero`` always 0."""
     if options.exit_zero:
         return 0
-    floor = SEVERITY_RANK[options.fail_on] if options.fail_on is not None else 0
-    return int(any(SEVERITY_RANK.get(f.severity, 2) >= floor for f in findings))
+    from detlint.severity import severity_rank
+
+    floor = severity_rank(options.fail_on) if options.fail_on is not None else 0
+    return int(any(severity_rank(finding.severity) >= floor for finding in findings))

@@ -7,11 +7,11 @@ from pathlib import Path
 import click
 
 from detlint.cli_shared import CONFIG, EXTEND, IGNORE, PATHS, SELECT, emit, settings_and_codes
+from detlint.severity import SEVERITIES
 
 # The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
 # (a test keeps them equal), spelled out so that defining the option imports no formatter.
 CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildkite")
-SEVERITIES = ("info", "warning", "error")
 
 
 @click.command()

@@ -16,18 +16,17 @@ findings by :mod:`detlint.file_ignores`.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from detlint.reasons import DEFAULT_TRACKING_PATTERN
+from detlint.severity import SEVERITIES
 from detlint.span import display_path
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
+    pass
 
-SEVERITIES: tuple[str, ...] = ("info", "warning", "error")
 """Finding severities from least to most severe; ``fail-on`` names one of them."""
 
 
@@ -160,18 +159,6 @@ def _parse(table: dict[str, Any], path: Path | None) -> Settings:
         else:
             raise SettingsError(f"unknown key {key!r} in [tool.detlint]")
     return settings
-
-
-def fails(settings: Settings, findings: Sequence[Finding]) -> bool:
-    """Whether these findings fail the run: any finding at all, or with ``fail-on``,
-    any at that severity or above (an unrecognised severity counts as an error)."""
-    if settings.fail_on is None:
-        return bool(findings)
-    threshold = SEVERITIES.index(settings.fail_on)
-    return any(
-        (SEVERITIES.index(f.severity) if f.severity in SEVERITIES else len(SEVERITIES)) >= threshold
-        for f in findings
-    )
 
 
 def _table(path: Path) -> dict[str, Any] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from detlint.check_run import CheckOptions, exit_status
 from detlint.engine import analyse
 from detlint.file_ignores import apply_per_file_ignores, ignored_by_file
 from detlint.finding import Finding
@@ -12,7 +13,6 @@ from detlint.rules.catalogue import select_codes
 from detlint.settings import (
     Settings,
     SettingsError,
-    fails,
     find_settings_file,
     load_settings,
     parse_settings,
@@ -134,8 +134,8 @@ def _finding(severity, code="DET101", path="t.py"):
     ],
 )
 def test_fail_on(fail_on, severities, expected):
-    settings = Settings(fail_on=fail_on)
-    assert fails(settings, [_finding(s) for s in severities]) is expected
+    findings = tuple(_finding(s) for s in severities)
+    assert exit_status(findings, CheckOptions(fail_on=fail_on)) == int(expected)
 
 
 @pytest.mark.parametrize(

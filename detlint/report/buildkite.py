@@ -19,8 +19,9 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from detlint.report.formats import SEVERITY_RANK, rule_url, summary
+from detlint.report.formats import rule_url, summary
 from detlint.report.numbers import percent, percent_label
+from detlint.severity import severity_rank
 
 if TYPE_CHECKING:
     from detlint.finding import Finding, Loss
@@ -87,7 +88,7 @@ def ranked(findings: tuple[Finding, ...]) -> list[Finding]:
     """Worst first: by loss ratio, then severity; findings without numbers last."""
 
     def key(finding: Finding) -> tuple[int, float, int, tuple[str, int, int, str]]:
-        severity = SEVERITY_RANK.get(finding.severity, len(SEVERITY_RANK))
+        severity = -severity_rank(finding.severity)  # the most severe first
         if finding.loss is None:
             return (1, 0.0, severity, finding.sort_key)
         return (0, loss_ratio(finding.loss), severity, finding.sort_key)

@@ -27,9 +27,6 @@ INFORMATION_URL = "https://github.com/detlint/detlint"
 
 FORMATS: tuple[str, ...] = ("concise", "full", "json", "sarif", "github", "junit", "buildkite")
 
-SEVERITY_RANK = {"error": 0, "warning": 1, "info": 2}
-"""Most severe first, for sorting; an unknown severity sorts last."""
-
 
 class Report(NamedTuple):
     """What one ``detlint check`` run has to show, independent of the format.

@@ -30,10 +30,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from detlint.severity import SEVERITIES
+
 if TYPE_CHECKING:
     from detlint.rules.catalogue_files import RulePage
 
-SEVERITIES = ("info", "warning", "error")
 FIXES = ("none", "safe", "unsafe")  # "safe": the fix keeps behaviour; "unsafe": it may not
 HEADER_KEYS = ("code", "name", "summary", "severity", "default", "fix")
 _HEADER_SCAN = 40  # lines the fast reader looks at before it leaves the file to tomllib
