@@ -62,9 +62,12 @@ class Analysis:
     evidence: PluginEvidence | None  # read only when there is a marker to interpret
     problems: tuple[Problem, ...]
     findings: tuple[Finding, ...]
-    files_checked: int
+    checked: tuple[Path, ...]  # the files checked, as discovered
     ci: CiAnalysis | None = None  # None when the run read no pipeline
-    checked: tuple[Path, ...] = ()  # the files checked, as discovered (for suppressions)
+
+    @property
+    def files_checked(self) -> int:
+        return len(self.checked)
 
 
 def _scan_all(
@@ -286,9 +289,8 @@ def analyse(
         evidence=evidence,
         problems=unique_problems,
         findings=findings,
-        files_checked=len(discovery.files),
-        ci=ci,
         checked=tuple(discovery.files),
+        ci=ci,
     )
 
 
