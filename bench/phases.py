@@ -1,0 +1,81 @@
+"""Where one ``detlint audit`` spends its wall time, phase by phase, in this process.
+
+``bench/run.py`` times whole commands against grep and ruff; this script
+splits one audit of a tree into the phases of ``detlint.engine.analyse`` and
+the rendering, so that a number quoted for a phase can be measured again::
+
+    .venv/bin/python bench/phases.py /tmp/detlint-bench-ci
+
+Each phase is the wall time of the named function (forked workers included),
+the median of ``--repeat`` runs after one warm-up. Phases nest where the
+functions do (the trial-loop re-reads of linking are in both "linking" and
+"Python files"), so they do not sum to the total. Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PHASES = (  # (module, function, label)
+    ("detlint.engine", "discover", "listing the paths"),
+    ("detlint.ci_pass.pipelines", "read_pipelines", "pipelines: YAML and shell"),
+    ("detlint.engine", "_scan_all", "Python files"),
+    ("detlint.ci_analysis", "link_ci", "linking CI runs to tests"),
+    ("detlint.engine", "_judge", "rules"),
+)
+
+
+def _timed(totals: dict[str, float], label: str, function: Callable[..., Any]) -> Any:
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            totals[label] = totals.get(label, 0.0) + time.perf_counter() - start
+
+    return wrapper
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tree", type=Path)
+    parser.add_argument("--repeat", type=int, default=5)
+    arguments = parser.parse_args()
+
+    import importlib
+
+    from detlint.engine import analyse
+    from detlint.report.audit import render_audit_json
+    from detlint.rules.catalogue import select_codes
+    from detlint.settings import Settings
+
+    totals: dict[str, float] = {}
+    for module_name, name, label in PHASES:
+        module = importlib.import_module(module_name)
+        setattr(module, name, _timed(totals, label, getattr(module, name)))
+    os.chdir(arguments.tree)
+    runs: list[dict[str, float]] = []
+    for _ in range(arguments.repeat + 1):
+        totals.clear()
+        start = time.perf_counter()
+        analysis = analyse([], Path.cwd(), Settings(), select_codes(None, ()))
+        analysed = time.perf_counter()
+        render_audit_json(analysis, 0.1, 0.95)
+        done = time.perf_counter()
+        runs.append({**totals, "inventory JSON": done - analysed, "total": done - start})
+    measured = runs[1:]
+    for label in [label for _, _, label in PHASES] + ["inventory JSON", "total"]:
+        values = [run.get(label, 0.0) for run in measured]
+        print(f"{label:32} {statistics.median(values):7.3f} s")
+
+
+if __name__ == "__main__":
+    main()
