@@ -6,7 +6,18 @@ from pathlib import Path
 
 import click
 
-from detlint.cli_shared import CONFIG, EXTEND, IGNORE, PATHS, SELECT, emit, settings_and_codes
+from detlint.cli_shared import (
+    CACHE_DIR,
+    CONFIG,
+    EXTEND,
+    IGNORE,
+    NO_CACHE,
+    PATHS,
+    SELECT,
+    emit,
+    facts_cache,
+    settings_and_codes,
+)
 from detlint.severity import SEVERITIES
 
 # The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
@@ -49,6 +60,8 @@ CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildki
     type=click.Path(path_type=Path, dir_okay=False, writable=True),
     help="Record today's findings in this file and exit 0.",
 )
+@NO_CACHE
+@CACHE_DIR
 def check(
     paths: tuple[Path, ...],
     output_format: str,
@@ -62,6 +75,8 @@ def check(
     exit_zero: bool,
     baseline: Path | None,
     write_baseline: Path | None,
+    no_cache: bool,
+    cache_dir: Path | None,
 ) -> int:
     """Lint test files, pytest config, dependencies and CI pipelines for knobs that hide failures.
 
@@ -83,7 +98,7 @@ def check(
         exit_zero=exit_zero,
     )
     cwd = Path.cwd()
-    analysis = analyse(paths, cwd, settings, selected)
+    analysis = analyse(paths, cwd, settings, selected, cache=facts_cache(no_cache, cache_dir))
     try:
         outcome = finish_check(analysis, settings, selected, options, cwd)
     except ValueError as error:  # a baseline file that cannot be read or written

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from detlint.facts_cache import FactsCache
     from detlint.settings import Settings
 
 
@@ -53,6 +54,28 @@ CONFIG = click.option(
 SELECT = click.option("--select", help="Rule codes or prefixes to run, e.g. DET1,DET201 or ALL.")
 IGNORE = click.option("--ignore", help="Rule codes or prefixes to skip.")
 EXTEND = click.option("--extend-select", help="Rule codes to add to the defaults, e.g. DET301.")
+NO_CACHE = click.option(
+    "--no-cache",
+    is_flag=True,
+    envvar="DETLINT_NO_CACHE",
+    help="Read every file afresh and keep nothing for the next run.",
+)
+CACHE_DIR = click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    envvar="DETLINT_CACHE_DIR",
+    help="Where facts read from unchanged files are kept between runs "
+    "(default: ~/.cache/detlint, or $XDG_CACHE_HOME/detlint).",
+)
+
+
+def facts_cache(no_cache: bool, cache_dir: Path | None) -> FactsCache | None:
+    """The cache of pipeline facts a run reads and fills, or None with ``--no-cache``."""
+    if no_cache:
+        return None
+    from detlint.facts_cache import FactsCache, default_directory
+
+    return FactsCache(cache_dir or default_directory(), "pipelines")
 
 
 def emit(text: str, output_file: Path | None) -> None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from detlint.ci_analysis import CiAnalysis
     from detlint.ci_pass.facts import PipelineFacts
     from detlint.dependencies import PluginEvidence
+    from detlint.facts_cache import FactsCache
     from detlint.finding import Finding
     from detlint.link import TestGate
     from detlint.pytest_config import PytestConfig
@@ -142,6 +143,7 @@ def analyse(
     settings: Settings,
     selected: frozenset[str],
     jobs: int | None = None,
+    cache: FactsCache | None = None,
 ) -> Analysis:
     discovery = discover(
         list(paths) or [cwd],
@@ -164,7 +166,7 @@ def analyse(
         from detlint.ci_analysis import pipeline_env_names
         from detlint.ci_pass.pipelines import read_pipelines
 
-        read = read_pipelines(discovery.files, root, cwd, jobs=jobs or default_jobs())
+        read = read_pipelines(discovery.files, root, cwd, jobs=jobs or default_jobs(), cache=cache)
         pipelines, problems = read.pipelines, problems + list(read.problems)
         # A test that reads a variable a pipeline sets must be read for DET302.
         env_tokens = tuple(name.encode() for name in pipeline_env_names(pipelines))
@@ -187,7 +189,7 @@ def analyse(
     if modules and not pipelines and not _covers_tree(paths, root, cwd):
         # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
         # the CI steps that run them: DET501 on a marker the job retries again.
-        pipelines = _context_pipelines(every_file(), set(discovery.files), root, cwd, jobs)
+        pipelines = _context_pipelines(every_file(), set(discovery.files), root, cwd, jobs, cache)
         as_context = bool(pipelines)
     configs: dict[Path, PytestConfig] = {}
     gates: list[TestGate] = []
@@ -337,7 +339,12 @@ def _covers_tree(paths: Sequence[Path], root: Path, cwd: Path) -> bool:
 
 
 def _context_pipelines(
-    files: Sequence[Path], linted: set[Path], root: Path, cwd: Path, jobs: int | None
+    files: Sequence[Path],
+    linted: set[Path],
+    root: Path,
+    cwd: Path,
+    jobs: int | None,
+    cache: FactsCache | None,
 ) -> tuple[PipelineFacts, ...]:
     """The pipelines of the repository tree under the working directory (its root, for
     pre-commit and CI), read for a run on files that include none.
@@ -358,7 +365,7 @@ def _context_pipelines(
     ]
     if not candidates:
         return ()
-    return read_pipelines(candidates, root, cwd, jobs=jobs or default_jobs()).pipelines
+    return read_pipelines(candidates, root, cwd, jobs=jobs or default_jobs(), cache=cache).pipelines
 
 
 # What a context pipeline can add to a run on test files is a job retry stacked on a

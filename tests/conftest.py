@@ -1,5 +1,7 @@
-"""Shared test settings: hypothesis runs derandomized so that CI is repeatable."""
+"""Shared test settings: hypothesis runs derandomized so that CI is repeatable, and
+every test has a detlint cache of its own."""
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -13,3 +15,13 @@ settings.load_profile("detlint")
 
 # Fixture repositories hold test files for detlint to read, not for pytest to run.
 collect_ignore_glob = ["fixtures/*"]
+
+
+@pytest.fixture(autouse=True)
+def _own_facts_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each test starts with an empty cache of its own (and never fills the user's):
+    detlint runs, in-process or as subprocesses, read it from DETLINT_CACHE_DIR."""
+    monkeypatch.setenv("DETLINT_CACHE_DIR", str(tmp_path_factory.mktemp("detlint-cache")))
+    monkeypatch.delenv("DETLINT_NO_CACHE", raising=False)

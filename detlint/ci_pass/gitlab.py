@@ -40,7 +40,10 @@ _RETRIES_TESTS = ("always", "script_failure")  # retry:when values that match a 
 
 
 def read_gitlab(
-    documents: tuple[YNode, ...], path: str, load_local: LoadLocal | None = None
+    documents: tuple[YNode, ...],
+    path: str,
+    load_local: LoadLocal | None = None,
+    shown_base: str | None = None,
 ) -> PipelineFacts:
     """The jobs of a GitLab pipeline, with the files it includes merged in.
 
@@ -49,13 +52,14 @@ def read_gitlab(
     ``project:<project>:<file>`` and ``component:<address>``. Child pipelines
     (``trigger: include:``) are not references: they are separate pipelines,
     not merged into this one. Local includes are loaded through ``load_local``
-    and shown as that path joined to the directory of ``path``.
+    and shown as that path joined to ``shown_base``, the checkout root as displayed
+    (by default the directory of ``path``, for a ``.gitlab-ci.yml`` at that root).
     ``PipelineFacts.knobs`` holds a ``default: retry`` once; every job that
     inherits it carries the same knob (same span) among its own knobs. A job's
     ``path`` is this pipeline; its span, like every knob's, is in the file
     where it is written.
     """
-    config, references = load_config(documents, path, load_local)
+    config, references = load_config(documents, path, load_local, shown_base)
     default = defaults(config)
     default_retry = default.get("retry")
     shared = _retry_knob(default_retry) if default_retry is not None else None

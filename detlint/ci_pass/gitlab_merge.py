@@ -48,11 +48,15 @@ Tree = dict[str, Merged]
 
 
 def load_config(
-    documents: tuple[YNode, ...], path: str, load_local: LoadLocal | None
+    documents: tuple[YNode, ...],
+    path: str,
+    load_local: LoadLocal | None,
+    shown_base: str | None = None,
 ) -> tuple[Tree, tuple[str, ...]]:
     """A pipeline's configuration with its local includes merged under it, and every
     include as written (see ``read_gitlab``), each once."""
-    reader = _Includes(path, load_local)
+    base = posixpath.dirname(path) if shown_base is None else shown_base
+    reader = _Includes(base, load_local)
     config = reader.load(documents, path)
     return config, tuple(dict.fromkeys(reader.references))
 
@@ -61,7 +65,7 @@ def load_config(
 class _Includes:
     """Loads local includes (each once, at most MAX_INCLUDES) and records every include."""
 
-    main: str
+    base: str  # where a local include's path starts, as displayed
     load_local: LoadLocal | None
     references: list[str] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
@@ -91,7 +95,7 @@ class _Includes:
             documents = None
         if not documents:
             return {}
-        shown = posixpath.normpath(posixpath.join(posixpath.dirname(self.main), relative))
+        shown = posixpath.normpath(posixpath.join(self.base, relative))
         return self.load(documents, shown)
 
     def includes(self, node: YNode | None) -> Iterator[str]:

@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import pickle
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
 from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
+from detlint.facts_cache import FactsCache, dumps
 from detlint.gc_pause import cyclic_gc_paused
 from detlint.parallel import fork_map
 from detlint.source import decode_text, read_bytes
@@ -186,29 +188,37 @@ class PipelineReader:
         lowered = data.lower()
         return any(token in lowered for token in self.tokens)
 
+    def worth_reading(self, data: bytes, system: System | None) -> bool:
+        """Whether a file with these bytes may be a pipeline with something to read."""
+        return self.wants(data) and (system is not None or bool(_TOP_LEVEL_HINT.search(data)))
+
     def read_apart(
-        self, item: tuple[Path, System | None]
+        self, item: tuple[Path, System | None], data: bytes | None = None
     ) -> tuple[PipelineFacts | None, list[Problem]]:
         """``read`` that returns its problems instead of keeping them (for another process)."""
         before = len(self.problems)
-        facts = self.read(*item)
+        facts = self.read(*item, data=data)
         problems = self.problems[before:]
         del self.problems[before:]
         return facts, problems
 
-    def read(self, path: Path, system: System | None) -> PipelineFacts | None:
+    def read(
+        self, path: Path, system: System | None, data: bytes | None = None
+    ) -> PipelineFacts | None:
         """One file's facts; ``system`` None decides by content (None when not a pipeline).
+        ``data`` is the file's bytes when the caller has read them already.
 
         A file's problems are reported only once it is known to be a pipeline:
         an unreadable YAML file elsewhere in the repository is not detlint's business.
         """
         display = display_path(path, self.cwd)
-        data = read_bytes(path, display)
-        if isinstance(data, Problem):
+        read = read_bytes(path, display) if data is None else data
+        if isinstance(read, Problem):
             if system is not None:
-                self.problems.append(data)
+                self.problems.append(read)
             return None
-        if not self.wants(data) or (system is None and not _TOP_LEVEL_HINT.search(data)):
+        data = read
+        if not self.worth_reading(data, system):
             return None
         documents, problems = self.load(path, data)
         if system is None:
@@ -255,7 +265,8 @@ class PipelineReader:
             return read_github(documents, display)
         from detlint.ci_pass.gitlab import read_gitlab
 
-        return read_gitlab(documents, display, load_local=self._local_loader(base))
+        shown_base = display_path(self.root / base, self.cwd)
+        return read_gitlab(documents, display, self._local_loader(base), shown_base)
 
     def _local_loader(self, base: str) -> Callable[[str], tuple[YNode, ...] | None]:
         def load(relative: str) -> tuple[YNode, ...] | None:
@@ -275,17 +286,24 @@ def read_pipelines(
     cwd: Path,
     extra_tokens: Iterable[bytes] = (),
     jobs: int = 1,
+    cache: FactsCache | None = None,
 ) -> PipelineRead:
     """Every pipeline among ``files`` (by path, then by content), read into facts.
 
     Files a GitLab pipeline includes are read as part of it, not on their own.
+    With a ``cache``, a file read before with the same bytes is not read again.
     """
     with cyclic_gc_paused():  # here and in the worker processes forked inside
-        return _read_pipelines(files, root, cwd, extra_tokens, jobs)
+        return _read_pipelines(files, root, cwd, extra_tokens, jobs, cache)
 
 
 def _read_pipelines(
-    files: Sequence[Path], root: Path, cwd: Path, extra_tokens: Iterable[bytes], jobs: int
+    files: Sequence[Path],
+    root: Path,
+    cwd: Path,
+    extra_tokens: Iterable[bytes],
+    jobs: int,
+    cache: FactsCache | None,
 ) -> PipelineRead:
     reader = PipelineReader(root, cwd, extra_tokens)
     by_path: list[tuple[Path, System]] = []
@@ -320,8 +338,7 @@ def _read_pipelines(
         if os.path.normpath(reader.relative(path)) not in included
     ]
     done |= {os.path.abspath(path) for path in by_content} | {os.path.abspath(p) for p, _ in rest}
-    jobs = jobs if len(rest) >= PARALLEL_FILES else 1
-    for facts, problems in fork_map(reader.read_apart, rest, jobs):
+    for facts, problems in _read_each(reader, rest, jobs, cache):
         reader.problems += problems
         if facts is not None:
             pipelines.append(facts)
@@ -338,3 +355,52 @@ def _read_pipelines(
                 if uploaded is not None:
                     pipelines.append(uploaded)
     return PipelineRead(tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files))
+
+
+_Read: TypeAlias = tuple[PipelineFacts | None, list[Problem]]
+
+
+def _read_each(
+    reader: PipelineReader,
+    items: Sequence[tuple[Path, System | None]],
+    jobs: int,
+    cache: FactsCache | None,
+) -> list[_Read]:
+    """``reader.read_apart`` of every item, over ``jobs`` processes when there are
+    many, and from ``cache`` for every file read before with the same bytes."""
+    if cache is None:
+        return fork_map(reader.read_apart, items, jobs if len(items) >= PARALLEL_FILES else 1)
+    found: list[_Read | None] = [None] * len(items)
+    # (index, key, bytes): a file to read, its entry's key ("": not to be stored) and the
+    # bytes the key was made of, so that what is stored is what was read.
+    missing: list[tuple[int, str, bytes | None]] = []
+    for index, (path, system) in enumerate(items):
+        display = display_path(path, reader.cwd)
+        data = read_bytes(path, display)
+        if isinstance(data, Problem):
+            missing.append((index, "", None))  # read again where problems are reported
+            continue
+        if not reader.worth_reading(data, system):
+            found[index] = (None, [])
+            continue
+        key = cache.key(data, display, reader.relative(path), system or "")
+        hit, stored = cache.get(key)
+        if hit:
+            found[index] = cast(_Read, stored)
+        else:
+            missing.append((index, key, data))
+
+    def read_stored(entry: tuple[int, str, bytes | None]) -> bytes:
+        index, _, data = entry
+        return dumps(reader.read_apart(items[index], data))
+
+    jobs = jobs if len(missing) >= PARALLEL_FILES else 1
+    blobs = fork_map(read_stored, missing, jobs)
+    for (index, key, _), blob in zip(missing, blobs, strict=True):
+        read: _Read = pickle.loads(blob)
+        found[index] = read
+        facts = read[0]
+        # A GitLab pipeline's facts depend on the files it includes, not only its own bytes.
+        if key and (facts is None or facts.system != "gitlab"):
+            cache.put(key, blob)
+    return cast(list[_Read], found)  # every index is filled by now

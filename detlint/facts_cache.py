@@ -1,0 +1,133 @@
+"""A content-addressed cache of what detlint read from one file, for repeat runs.
+
+Reading a pipeline (YAML, then the shell text of every step) is the costliest
+per-file work detlint does, and between two runs almost every file is
+unchanged. So the facts read from a file are kept under a key made of the
+file's bytes (a BLAKE2 digest), how it is shown and where it sits, and read
+back instead of parsed when the same key comes again. A different file, a
+different place or a different detlint is a different key; no entry is ever
+updated in place, so there is nothing to invalidate.
+
+The cache lives outside the repository (``--cache-dir``, ``$DETLINT_CACHE_DIR``,
+else the user's cache directory), so a run without ``--fix`` still writes nothing into the
+tree it lints. Each entry is one file, written to a temporary name and renamed,
+so parallel runs (a pre-commit batch) never see half an entry. Entries are
+detlint's own pickles in a directory only the user can write; anything that
+cannot be read back is treated as absent, and a cache that cannot be written
+is skipped without a word: it only ever saves time.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import sys
+from pathlib import Path
+
+_FINGERPRINT_LENGTH = 32  # hex digits of the directory named after detlint's code
+
+
+def default_directory() -> Path:
+    """``$XDG_CACHE_HOME/detlint``, else ``~/.cache/detlint`` (``--cache-dir`` and
+    ``$DETLINT_CACHE_DIR`` choose another)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "detlint"
+
+
+def code_fingerprint() -> str:
+    """A digest of this detlint's code (every module's name, size and modification
+    time) and the Python running it: facts read by other code are never reused,
+    even from an editable install between two edits."""
+    package = Path(__file__).parent
+    digest = hashlib.blake2b(digest_size=_FINGERPRINT_LENGTH // 2)
+    digest.update(sys.version.encode())
+    for directory, names, files in sorted(os.walk(package)):
+        names.sort()
+        for name in sorted(files):
+            if name.endswith(".py"):
+                info = os.stat(os.path.join(directory, name))
+                digest.update(f"{directory}/{name}:{info.st_size}:{info.st_mtime_ns}\0".encode())
+    return digest.hexdigest()
+
+
+class FactsCache:
+    """Entries of one kind (``pipelines``) under ``directory``, for this detlint's code."""
+
+    def __init__(self, directory: Path, kind: str) -> None:
+        self.root = directory
+        self.kind = kind
+        self._ready = False
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """Computed on first use: a run that reads no file of this kind pays nothing."""
+        return code_fingerprint()
+
+    @property
+    def directory(self) -> Path:
+        return self.root / self.fingerprint / self.kind
+
+    @staticmethod
+    def key(data: bytes, *parts: str) -> str:
+        """The entry name for a file's ``data`` read as ``parts`` say (path, kind...)."""
+        digest = hashlib.blake2b(data, digest_size=20)
+        digest.update("\0".join(("", *parts)).encode("utf-8", "surrogateescape"))
+        return digest.hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / key[2:]
+
+    def get(self, key: str) -> tuple[bool, object]:
+        """``(True, value)`` for a stored entry, ``(False, None)`` for anything else."""
+        try:
+            with open(self._path(key), "rb") as stream:
+                return True, pickle.load(stream)
+        except Exception:  # absent, unreadable or not an entry: read the file instead
+            return False, None
+
+    def put(self, key: str, blob: bytes) -> None:
+        """Store ``blob`` (a pickle of the value) under ``key``; failures are ignored."""
+        import tempfile
+
+        path = self._path(key)
+        try:
+            if not self._ready:
+                self._prepare()
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(blob)
+                os.replace(temporary, path)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError:
+            return
+
+    def _prepare(self) -> None:
+        """Create the directory for this code, and drop the ones of other code: their
+        entries can never be read again."""
+        import shutil
+
+        self._ready = True
+        fresh = not self.directory.parent.is_dir()
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not fresh:
+            return
+        for entry in os.scandir(self.root):
+            name = entry.name
+            if (
+                name != self.fingerprint
+                and len(name) == _FINGERPRINT_LENGTH
+                and all(c in "0123456789abcdef" for c in name)
+                and entry.is_dir(follow_symlinks=False)
+            ):
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def dumps(value: object) -> bytes:
+    """The blob ``put`` stores for ``value``."""
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)

@@ -1,0 +1,175 @@
+"""The cache of pipeline facts: a repeat run reads unchanged pipelines from it and
+reports exactly what a fresh run reports; anything changed, unreadable or from
+other code is read afresh; nothing is written into the linted tree."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from repo_expectations import run_check
+
+from detlint.facts_cache import FactsCache, code_fingerprint
+
+REPO = Path(__file__).parent / "fixtures" / "repos" / "ci_pipelines"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    copy = tmp_path / "repo"
+    shutil.copytree(REPO, copy)
+    subprocess.run(["git", "init", "--quiet", str(copy)], check=True)
+    return copy
+
+
+@pytest.fixture
+def cache_dir() -> Path:
+    return Path(os.environ["DETLINT_CACHE_DIR"])  # the test's own (conftest)
+
+
+def entries(cache_dir: Path) -> list[Path]:
+    return sorted(p for p in cache_dir.rglob("*") if p.is_file())
+
+
+def no_yaml_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From here on, any Buildkite or GitHub pipeline that is parsed fails the test
+    (GitLab pipelines are read every time: see the last test)."""
+    from detlint.ci_pass.yaml_load import read_yaml
+
+    def refuse(text: str, path: str, *, pure: bool = False) -> object:
+        if path.endswith(".gitlab-ci.yml"):
+            return read_yaml(text, path, pure=pure)
+        raise AssertionError(f"{path} was parsed, not read from the cache")
+
+    monkeypatch.setattr("detlint.ci_pass.yaml_load.read_yaml", refuse)
+
+
+def test_a_repeat_run_reads_unchanged_pipelines_from_the_cache(
+    repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = run_check(repo)
+    assert {f["code"] for f in first[1]["findings"]} >= {"DET401", "DET411", "DET431"}
+    assert entries(cache_dir)
+    no_yaml_reading(monkeypatch)
+    assert run_check(repo) == first
+
+
+def test_a_changed_pipeline_is_read_again(repo: Path, cache_dir: Path) -> None:
+    pipeline = repo / ".buildkite" / "pipeline.yml"
+    soft_fail = (".buildkite/pipeline.yml", "DET401")
+    _, before = run_check(repo)
+    assert soft_fail in {(f["path"], f["code"]) for f in before["findings"]}
+    pipeline.write_text(pipeline.read_text().replace("soft_fail:", "soft_fail_not:"))
+    _, after = run_check(repo)
+    assert soft_fail not in {(f["path"], f["code"]) for f in after["findings"]}
+
+
+def test_entries_depend_on_where_the_run_starts(repo: Path) -> None:
+    """Findings name files relative to the working directory: a run from elsewhere
+    must not get the paths cached by a run from the root."""
+    _, from_root = run_check(repo)
+    _, from_tests = run_check(repo / "tests", "..")
+    assert {f["path"] for f in from_root["findings"]} >= {".buildkite/pipeline.yml"}
+    paths = {f["path"] for f in from_tests["findings"]}
+    assert (repo / ".buildkite" / "pipeline.yml").as_posix() in paths  # outside: absolute
+    assert ".buildkite/pipeline.yml" not in paths
+
+
+def test_no_cache_reads_and_writes_nothing(
+    repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, fresh = run_check(repo, "--no-cache")
+    assert entries(cache_dir) == []
+    run_check(repo)  # fills the cache
+    no_yaml_reading(monkeypatch)
+    with pytest.raises(AssertionError, match="was parsed"):
+        run_check(repo, "--no-cache")
+    monkeypatch.undo()
+    assert run_check(repo, "--no-cache")[1] == fresh
+
+
+def test_unreadable_entries_are_read_afresh_and_replaced(repo: Path, cache_dir: Path) -> None:
+    first = run_check(repo)
+    stored = entries(cache_dir)
+    for entry in stored:
+        entry.write_bytes(b"not a pickle")
+    assert run_check(repo) == first
+    assert all(entry.read_bytes() != b"not a pickle" for entry in stored)
+
+
+def test_a_cache_that_cannot_be_written_costs_nothing_but_time(repo: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    expected = run_check(repo, "--no-cache")
+    assert run_check(repo, "--cache-dir", str(blocker / "cache")) == expected
+
+
+def test_the_linted_tree_gets_no_new_file(repo: Path) -> None:
+    before = sorted(p for p in repo.rglob("*") if ".git" not in p.parts)
+    run_check(repo)
+    run_check(repo)
+    assert sorted(p for p in repo.rglob("*") if ".git" not in p.parts) == before
+
+
+def test_entries_of_other_code_are_dropped(repo: Path, cache_dir: Path) -> None:
+    stale = cache_dir / ("0" * 32) / "pipelines" / "ab"
+    stale.mkdir(parents=True)
+    (stale / "cdef").write_bytes(b"old")
+    keep = cache_dir / "notes"  # not a directory detlint made: left alone
+    keep.mkdir()
+    run_check(repo)
+    assert not (cache_dir / ("0" * 32)).exists()
+    assert keep.is_dir()
+    assert (cache_dir / code_fingerprint() / "pipelines").is_dir()
+
+
+def test_the_code_fingerprint_follows_the_code(tmp_path: Path) -> None:
+    before = code_fingerprint()
+    assert before == code_fingerprint()
+    module = Path(__file__).parents[1] / "detlint" / "facts_cache.py"
+    stat = module.stat()
+    try:
+        os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+        assert code_fingerprint() != before
+    finally:
+        os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+
+def test_a_gitlab_pipeline_is_read_again_when_a_file_it_includes_changes(
+    repo: Path,
+) -> None:
+    """A GitLab pipeline's facts come from the files it includes too, so its entry
+    cannot be keyed on its own bytes: such pipelines are never stored."""
+    ci = repo / "ci"
+    ci.mkdir()
+    (ci / "tests.yml").write_text(
+        "include:\n  - local: ci/templates.yml\n"
+        "unit:\n  extends: .retried\n  script:\n    - pytest tests/unit\n"
+    )
+    templates = ci / "templates.yml"
+    templates.write_text(".retried:\n  retry: 2\n")
+    # The retry is reported where it is written: the include's path from the checkout
+    # root, not from the directory of the pipeline that includes it.
+    retry = ("ci/templates.yml", "DET411")
+    _, before = run_check(repo)
+    assert retry in {(f["path"], f["code"]) for f in before["findings"]}
+    templates.write_text(".retried:\n  retry: 0\n")
+    _, after = run_check(repo)
+    assert retry not in {(f["path"], f["code"]) for f in after["findings"]}
+
+
+def test_keys_differ_by_bytes_and_by_every_part() -> None:
+    key = FactsCache.key(b"steps: []\n", "a.yml", "a.yml", "buildkite")
+    assert key == FactsCache.key(b"steps: []\n", "a.yml", "a.yml", "buildkite")
+    others = {
+        FactsCache.key(b"steps: [] \n", "a.yml", "a.yml", "buildkite"),
+        FactsCache.key(b"steps: []\n", "b.yml", "a.yml", "buildkite"),
+        FactsCache.key(b"steps: []\n", "a.yml", "b.yml", "buildkite"),
+        FactsCache.key(b"steps: []\n", "a.yml", "a.yml", ""),
+        FactsCache.key(b"steps: []\n", "a.yml", "a.ymlbuildkite", ""),
+    }
+    assert key not in others
+    assert len(others) == 5
