@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from detlint.pytest_config import PytestConfig
     from detlint.python_pass.facts import ModuleFacts, TestFunction
 
-# Below this many files to read again, forking costs more than it saves.
-PARALLEL_FILES = 200
 # `export NAME=`, `NAME=value cmd`, `echo "NAME=value" >> "$GITHUB_ENV"`: any assignment,
 # but not a long option (`--junitxml=`, `--num-shards=`), which sets no variable.
 _ASSIGNMENT = re.compile(r"(?<![-\w])([A-Za-z_]\w*)=")
@@ -88,9 +86,9 @@ def link_ci(
     evidence: PluginEvidence,
     every_file: Callable[[], tuple[Path, ...]],
     scan: Callable[[list[Path], bool], list[ModuleFacts]],
-    jobs: int = 1,
     scanned: frozenset[str] = frozenset(),
     scanned_trials: bool = False,
+    looping: frozenset[str] = frozenset(),
     only: frozenset[str] | None = None,
 ) -> CiAnalysis:
     """Resolve every step's pytest runs to test files and compose each test's policy.
@@ -102,7 +100,8 @@ def link_ci(
     option, a masked exit status) are scanned here when the Python pass found no
     knob in them, so that their trial loops count; a run that changes nothing
     costs no parsing. ``scanned`` are the files the Python pass read already
-    (``scanned_trials``: with the trial prefilter).
+    (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
+    ruled out that pass the trial prefilter (``LoopOnly``).
     """
     from detlint.ci_link import Linker
     from detlint.ci_pass.targets import displayer, relativer
@@ -150,41 +149,12 @@ def link_ci(
             if trials and not scanned_trials:
                 # The Python pass read these and found no knob token: only a trial loop
                 # can make them worth parsing now.
-                unread = _may_loop_files(unread, scanned, cwd, jobs)
+                unread = [path for path in unread if path not in scanned or path in looping]
             if unread:
                 for module in scan([cwd / path for path in unread], trials):
                     tests.setdefault(module.path, []).extend(module.tests)
         gates = [gate for run in runs for gate in linker.gates(run, tests)]
         return CiAnalysis(tuple(pipelines), all_knobs(pipelines), tuple(runs), tuple(gates))
-
-
-def _may_loop_files(paths: list[str], scanned: frozenset[str], cwd: Path, jobs: int) -> list[str]:
-    """``paths`` without the scanned files that hold no trial loop (over the cores
-    for many: a large CI setup reaches thousands of test files)."""
-    from detlint.parallel import fork_map
-
-    again = [path for path in paths if path in scanned]
-    jobs = jobs if len(again) >= PARALLEL_FILES else 1
-    looping = {
-        path
-        for path, loops in zip(
-            again, fork_map(_may_loop, [cwd / p for p in again], jobs), strict=True
-        )
-        if loops
-    }
-    return [path for path in paths if path not in scanned or path in looping]
-
-
-def _may_loop(path: Path) -> bool:
-    """Whether a file passes the trial half of the prefilter: a ``range(`` loop and an
-    environment read (the test the Python pass makes with ``Prefilter.trials``)."""
-    from detlint.python_pass.prefilter import TRIAL_TOKENS
-    from detlint.source import read_bytes
-
-    data = read_bytes(path, "")
-    if isinstance(data, Problem):
-        return False
-    return b"range(" in data and any(token in data for token in TRIAL_TOKENS)
 
 
 def _read_called(path: Path, cwd: Path) -> str | None:

@@ -19,7 +19,7 @@ from detlint.ci_pass import YAML_SUFFIXES
 from detlint.discover import discover, repository_files
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
-from detlint.python_pass.repository import PythonRepository
+from detlint.python_pass.repository import LoopOnly, PythonRepository
 from detlint.settings import Settings
 from detlint.span import Problem, Span
 
@@ -73,7 +73,7 @@ class Analysis:
 
 def _scan_all(
     repository: PythonRepository, files: list[Path], jobs: int
-) -> list[ModuleFacts | Problem | None]:
+) -> list[ModuleFacts | Problem | LoopOnly | None]:
     """Read, prefilter and parse every file: in this process for a few files, in
     forked processes (which inherit the repository, never pickled) for many."""
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
@@ -177,11 +177,17 @@ def analyse(
         cwd,
         ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
         Prefilter(extra=extra, trials="DET301" in selected, variables=env_tokens, readers=readers),
+        note_loops=bool(pipelines),
     )
     modules: list[ModuleFacts] = []
-    for result in _scan_all(repository, lint_files, jobs or default_jobs()):
+    looping: list[Path] = []  # test files ruled out that hold a trial loop
+    for path, result in zip(
+        lint_files, _scan_all(repository, lint_files, jobs or default_jobs()), strict=True
+    ):
         if isinstance(result, Problem):
             problems.append(result)
+        elif isinstance(result, LoopOnly):
+            looping.append(path)
         elif result is not None:
             modules.append(result)
 
@@ -238,7 +244,7 @@ def analyse(
 
         def scan_context(files: list[Path], trials: bool) -> list[ModuleFacts]:
             found = _scan_all(context if trials else repository, files, jobs or default_jobs())
-            return [result for result in found if not isinstance(result, Problem | None)]
+            return [result for result in found if not isinstance(result, Problem | LoopOnly | None)]
 
         linted = _display_paths(lint_files, root, cwd)
         ci = link_ci(
@@ -249,9 +255,9 @@ def analyse(
             evidence,
             every_file,
             scan_context,
-            jobs or default_jobs(),
             linted,
             repository.prefilter.trials,
+            _display_paths(looping, root, cwd),
             only=linted if as_context else None,
         )
 

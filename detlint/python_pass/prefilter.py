@@ -46,6 +46,11 @@ def skip_says_flaky(data: bytes) -> bool:
     return False
 
 
+def may_loop(data: bytes) -> bool:
+    """The trial half of the prefilter: a ``range(`` loop and an environment read."""
+    return b"range(" in data and any(token in data for token in TRIAL_TOKENS)
+
+
 @dataclass(frozen=True)
 class Prefilter:
     """The byte-level test for "might hold a knob"."""
@@ -83,7 +88,7 @@ class Prefilter:
         """Whether a whole file might hold a knob (or, for DET301, an env-driven trial loop)."""
         if self._knob(data):
             return True
-        return self.trials and b"range(" in data and any(t in data for t in TRIAL_TOKENS)
+        return self.trials and may_loop(data)
 
     def may_export(self, data: bytes) -> bool:
         """Whether a helper or conftest.py can define a mark alias or a trial fixture."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.python_pass.options import ScanOptions, is_test_module
-from detlint.python_pass.prefilter import Prefilter
+from detlint.python_pass.prefilter import Prefilter, may_loop
 from detlint.source import decode_python, read_bytes
 from detlint.span import Problem, Span, display_path
 
@@ -25,6 +25,13 @@ if TYPE_CHECKING:
     from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
     from detlint.python_pass.module_scan import ModuleExports
     from detlint.python_pass.narrowing import Narrowed
+
+
+@dataclass(frozen=True)
+class LoopOnly:
+    """What ``scan`` says of a test file the prefilter ruled out that passes its trial
+    half (:func:`may_loop`): not parsed now, but worth parsing if a CI step changes
+    how its tests report, because a trial loop then counts (DET302)."""
 
 
 class PythonRepository:
@@ -36,11 +43,15 @@ class PythonRepository:
         cwd: Path,
         options: ScanOptions,
         prefilter: Prefilter,
+        note_loops: bool = False,
     ) -> None:
         self.root = root
         self.cwd = cwd
         self.options = options
         self.prefilter = prefilter
+        # Whether ``scan`` tells LoopOnly files apart from the rest it rules out (when
+        # pipelines may ask for them: a second read of every test file is then saved).
+        self.note_loops = note_loops
         self._exports: dict[str, ModuleExports | None] = {}
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
@@ -56,8 +67,8 @@ class PythonRepository:
 
     # -- public ------------------------------------------------------------
 
-    def scan(self, path: Path) -> ModuleFacts | Problem | None:
-        """Facts of one file; None when the prefilter rules it out.
+    def scan(self, path: Path) -> ModuleFacts | Problem | LoopOnly | None:
+        """Facts of one file; None (or LoopOnly) when the prefilter rules it out.
 
         Only test modules and conftest.py files are read: a helper module holds
         no tests, and the aliases it defines are read when a test imports them.
@@ -71,7 +82,7 @@ class PythonRepository:
             span = replace(data.span, path=display_path(path, self.cwd))
             return Problem(span, data.message)
         if not self.prefilter.wants(data):
-            return None
+            return LoopOnly() if self.note_loops and may_loop(data) else None
         display = display_path(path, self.cwd)
         text = decode_python(data, display)
         if isinstance(text, Problem):
