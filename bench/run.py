@@ -31,7 +31,11 @@ table shows medians and the maximum peak RSS over the measured runs.
 The commands get a private bytecode cache (``PYTHONPYCACHEPREFIX`` in a scratch
 directory, ``PYTHONDONTWRITEBYTECODE`` dropped), filled by the warm-up run, so
 an editable install is measured with warm ``.pyc`` files as an installed
-package would be; ``--inherit-env`` measures the environment as it is.
+package would be; ``--inherit-env`` measures the environment as it is. The
+whole-tree rows run without caches (``--no-cache``), as a CI job's first run
+does; detlint's and ruff's caches live in the scratch directory, and the rows
+marked ``<warm cache>`` (and the one-file checks, as a pre-commit hook runs
+them) find them filled by their warm-up run.
 
 The script is a measurement, not a test: it exits 0 even when a target fails,
 and non-zero only when a command itself fails (any exit status outside the
@@ -2309,6 +2313,11 @@ class Runner:
             # PYTHONDONTWRITEBYTECODE would make every run recompile editable installs.
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")
+        # Both linters keep their caches in the scratch directory, never in the tree
+        # or the user's cache: a row without --no-cache is warm after the warm-up run.
+        env["DETLINT_CACHE_DIR"] = str(scratch / "detlint-cache")
+        env["RUFF_CACHE_DIR"] = str(scratch / "ruff-cache")
+        env.pop("DETLINT_NO_CACHE", None)
         rss_file = scratch / "maxrss"
         gnu_time = ("/usr/bin/time", "-f", "%M", "-o", str(rss_file))
         if Path(gnu_time[0]).is_file():
@@ -2390,9 +2399,21 @@ def commands(facts: TreeFacts) -> tuple[list[Command], list[Skipped]]:
             (ruff, "check", "--select", "PT", "--no-cache", root),
             lint,
         ),
-        Command("audit", "detlint audit", (detlint, "audit", root), lint),
-        Command("check", "detlint check", (detlint, "check", root), lint),
+        Command("audit", "detlint audit --no-cache", (detlint, "audit", "--no-cache", root), lint),
+        Command("check", "detlint check --no-cache", (detlint, "check", "--no-cache", root), lint),
     ]
+    if facts.pipeline_targets:
+        # Repeat runs: both tools keep their caches in the scratch directory (the
+        # warm-up run fills them), so these rows time a run over an unchanged tree.
+        todo += [
+            Command(
+                "ruff_warm",
+                "ruff check --select PT <warm cache>",
+                (ruff, "check", "--select", "PT", root),
+                lint,
+            ),
+            Command("audit_warm", "detlint audit <warm cache>", (detlint, "audit", root), lint),
+        ]
     skipped: list[Skipped] = []
     one_file = (
         (
@@ -2413,10 +2434,16 @@ def commands(facts: TreeFacts) -> tuple[list[Command], list[Skipped]]:
             skipped.append(Skipped(key, label, missing))
         else:
             todo.append(Command(key, label, (detlint, "check", os.path.join(root, path)), lint))
+    if facts.pipeline_targets and facts.file_with_marker:
+        # The marker check reads the pipelines that can retry its test; a pre-commit
+        # hook's repeat runs find them in the cache, its first run does not.
+        label = f"detlint check <1 file, {facts.marker} marker> --no-cache"
+        argv = (detlint, "check", "--no-cache", os.path.join(root, facts.file_with_marker))
+        todo.append(Command("one_marker_cold", label, argv, lint))
     if facts.pipeline_targets:
-        label = f"detlint check <{facts.pipeline_target_files} pipeline files>"
+        label = f"detlint check --no-cache <{facts.pipeline_target_files} pipeline files>"
         targets = tuple(os.path.join(root, name) for name in facts.pipeline_targets)
-        todo.append(Command("pipelines", label, (detlint, "check", *targets), lint))
+        todo.append(Command("pipelines", label, (detlint, "check", "--no-cache", *targets), lint))
     else:
         why = "a --corpus copy holds *.py files only" if facts.corpus else "--pipelines 0"
         skipped.append(
@@ -2484,6 +2511,8 @@ RATIOS = (
     ),
     # The YAML pass's share of a whole-repository audit: "pipelines must not dominate".
     Ratio("pipelines check / detlint audit", "pipelines", "audit", None, strict=True),
+    Ratio("audit, warm caches: detlint / ruff", "audit_warm", "ruff_warm", None, strict=True),
+    Ratio("detlint audit: warm cache / --no-cache", "audit_warm", "audit", None, strict=True),
 )
 
 
