@@ -173,3 +173,20 @@ def test_keys_differ_by_bytes_and_by_every_part() -> None:
     }
     assert key not in others
     assert len(others) == 5
+
+
+def test_a_pipeline_that_a_step_uploads_is_cached_too(
+    repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file outside the linted paths that a step uploads is read on its own after
+    the walk; a repeat run finds it in the cache as well."""
+    deploy = repo / "deploy"
+    deploy.mkdir()
+    (deploy / "tests.yaml").write_text("- command: pytest tests/unit\n  soft_fail: true\n")
+    (repo / ".buildkite" / "upload.yml").write_text(
+        "steps:\n  - command: buildkite-agent pipeline upload deploy/tests.yaml\n"
+    )
+    first = run_check(repo, ".buildkite")
+    assert ("deploy/tests.yaml", "DET401") in {(f["path"], f["code"]) for f in first[1]["findings"]}
+    no_yaml_reading(monkeypatch)
+    assert run_check(repo, ".buildkite") == first

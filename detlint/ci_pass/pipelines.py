@@ -351,7 +351,10 @@ def _read_pipelines(
             target = os.path.abspath(root / facts.base / reference.lstrip("/"))
             if target not in done and os.path.isfile(target):
                 done.add(target)
-                uploaded = reader.read(Path(target), "buildkite")
+                ((uploaded, problems),) = _read_each(
+                    reader, [(Path(target), "buildkite")], 1, cache
+                )
+                reader.problems += problems
                 if uploaded is not None:
                     pipelines.append(uploaded)
     return PipelineRead(tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files))
