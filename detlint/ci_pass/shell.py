@@ -36,8 +36,9 @@ from detlint.ci_pass.pytest_args import Option, read_pytest_args
 from detlint.ci_pass.shell_effects import Analysis
 from detlint.ci_pass.shell_launchers import LAUNCHER_HINT
 from detlint.ci_pass.shell_masking import masking_reason
-from detlint.ci_pass.shell_nodes import CommandList
+from detlint.ci_pass.shell_nodes import CommandList, Simple
 from detlint.ci_pass.shell_parser import parse
+from detlint.ci_pass.shell_state import Reason
 from detlint.ci_pass.shell_walk import ExportVia, Found, Walker, WalkState, resolve
 
 __all__ = ["CommandFacts", "Export", "Place", "PytestRun", "read_command"]
@@ -189,10 +190,8 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     walker = Walker(text)
     walker.walk(program, WalkState())
     lines = _Lines(text)
-    # bash stops at a syntax error with status 2, so on text that did not parse
-    # the simulation's verdict would describe a script that never runs as read.
-    analysis = None if unparsed else Analysis(program)
-    runs = [_run(found, program, analysis, lines, errexit, pipefail) for found in walker.found]
+    masking = _Masking(program, unparsed, errexit, pipefail)
+    runs = [_run(found, masking, lines) for found in walker.found]
     runs.sort(key=lambda run: (run.line, run.column))
     exports = []
     for found in walker.exports:
@@ -201,23 +200,50 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     return CommandFacts(tuple(runs), tuple(exports), unparsed)
 
 
-def _run(
-    found: Found,
-    program: CommandList,
-    analysis: Analysis | None,
-    lines: _Lines,
-    errexit: bool,
-    pipefail: bool,
-) -> PytestRun:
+class _Masking:
+    """``masking_reason`` for the runs of one script, sharing one ``Analysis``,
+    which is built only when some run needs the simulation."""
+
+    def __init__(self, program: CommandList, unparsed: bool, errexit: bool, pipefail: bool) -> None:
+        self.program = program
+        self.unparsed = unparsed
+        self.errexit = errexit
+        self.pipefail = pipefail
+        self.analysis: Analysis | None = None
+
+    def reason(self, command: Simple) -> Reason | None:
+        # bash stops at a syntax error with status 2, so on text that did not parse
+        # the simulation's verdict would describe a script that never runs as read.
+        if self.unparsed:
+            return None
+        # A script that is the run alone (no "&", substitution or nested script)
+        # ends with the run's failure: the simulation would find no reason.
+        items = self.program.items
+        if (
+            len(items) == 1
+            and items[0][0] is command
+            and items[0][1] is None
+            and not command.subs
+            and command.nested is None
+        ):
+            return None
+        if self.analysis is None:
+            self.analysis = Analysis(self.program)
+        return masking_reason(self.program, self.analysis, command, self.errexit, self.pipefail)
+
+
+def _run(found: Found, masking: _Masking, lines: _Lines) -> PytestRun:
     command, launch = found.command, found.launch
     values: list[str] = []
     dynamic: list[bool] = []
     for value, index in launch.args:
         word = command.words[index]
-        if value == word.value:
+        if not word.dynamic:
+            unknown = False
+        elif value == word.value:
             value, unknown = resolve(word, found.variables)
         else:  # rewritten by the launcher (hatch test --retries)
-            unknown = word.dynamic
+            unknown = True
         values.append(value)
         dynamic.append(unknown)
     args = read_pytest_args(values, dynamic)
@@ -229,9 +255,7 @@ def _run(
         written = [command.words[k] for k in indexes]
         reruns_text = " ".join(word.raw for word in written)
         reruns_at = lines.place(written[0].start, written[-1].end)
-    reason = None
-    if analysis is not None:
-        reason = masking_reason(program, analysis, command, errexit, pipefail)
+    reason = masking.reason(command)
     place = lines.place(command.start, command.end)
     tox_env = launch.tox_env
     if tox_env is None and "tox" in launch.launcher.split():

@@ -14,12 +14,11 @@ word ``i`` holds a shell expansion.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from detlint.ci_pass.shell_wrappers import Wrapped, join_dir, unwrap, word_set
+from detlint.ci_pass.shell_wrappers import Wrapped, basename, join_dir, unwrap, word_set
 
 
 @dataclass(frozen=True)
@@ -196,7 +195,7 @@ def _launch(
     if found is None:
         return False
     i = found
-    name = posixpath.basename(values[i])
+    name = basename(values[i])
     head = f"{prefix}{name}"
     if _PYTEST_NAME.fullmatch(name):
         return builder.found(head, values, i + 1)
@@ -283,7 +282,7 @@ def _pytest_script(values: Sequence[str], j: int) -> str | None:
     """The name of the pytest script at ``values[j]`` (``.venv/bin/pytest``), if it is one."""
     if j >= len(values):
         return None
-    name = posixpath.basename(values[j])
+    name = basename(values[j])
     return name if _PYTEST_NAME.fullmatch(name) else None
 
 

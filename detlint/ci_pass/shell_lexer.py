@@ -27,8 +27,18 @@ from dataclasses import dataclass
 # recursion far from Python's limit on hostile input.
 MAX_LEX_DEPTH = 24
 
-_SPACE = re.compile(r"(?:[ \t\r\f\v]|\\\r?\n)+")
-_OPERATOR = re.compile(r"&&|\|\||;;&|;;|;&|\|&|&>>|&>|>>|>&|<&|<<<|<<-|<<|<>|>\||[;&|()<>]")
+# One token after any blanks (line continuations count as blanks), by group:
+# 1, a word of ordinary characters only (its value is its text; the lookahead
+# checks that no quote, expansion or backslash continues it); 2, a newline;
+# 3, a comment; 4, ``((`` or a process substitution; 5, an operator. No group:
+# the blanks ran to the end, or a word that needs ``Lexer._word`` starts here.
+_TOKEN = re.compile(
+    r"(?:[ \t\r\f\v]|\\\r?\n)*"
+    r"(?:([^\s'\"\\$`;&|()<>#][^\s'\"\\$`;&|()<>]*)(?=[\s;&|)<>]|\Z)"
+    r"|(\n)|(#)|(\(\(|[<>]\()"
+    r"|(&&|\|\||;;&|;;|;&|\|&|&>>|&>|>>|>&|<&|<<<|<<-|<<|<>|>\||[;&|()<>]))?"
+)
+_WORD, _NEWLINE, _COMMENT, _SPECIAL, _OPERATOR = 1, 2, 3, 4, 5
 _PLAIN = re.compile(r"[^\s'\"\\$`;&|()<>]+")
 _DOUBLE_PLAIN = re.compile(r'[^"\\$`]+')
 _PARAMETER = re.compile(r"\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9?$!@*#-])")
@@ -86,52 +96,60 @@ class Lexer:
     def _run(self, pos: int, *, closing: bool) -> tuple[list[Token], int]:
         """Tokens from ``pos`` to the end, or, when ``closing``, to the ``)`` that
         closes a ``$(`` (returned position is just after it)."""
-        text, shift = self.text, self.shift
+        text, shift, size = self.text, self.shift, self.size
         tokens: list[Token] = []
         pending: list[tuple[Op, str, bool]] = []  # here-docs waiting for the next newline
         wants_delimiter: Op | None = None
         parens = 0
-        while pos < self.size:
-            space = _SPACE.match(text, pos)
-            if space:
-                pos = space.end()
-                continue
-            char = text[pos]
-            if char == "\n":
-                tokens.append(Op("\n", pos + shift, pos + 1 + shift))
-                pos += 1
+        match_token = _TOKEN.match
+        while pos < size:
+            found = match_token(text, pos)
+            assert found is not None  # every group is optional
+            kind = found.lastindex
+            word: Word
+            if kind == _WORD:
+                start, pos = found.span(_WORD)
+                raw = found.group(_WORD)
+                word = Word(raw, raw, start + shift, pos + shift, False, [])
+            elif kind is None:
+                pos = found.end()
+                if pos >= size:
+                    break
+                word, pos = self._word(pos)
+            elif kind == _NEWLINE:
+                pos = found.end()
+                tokens.append(Op("\n", pos - 1 + shift, pos + shift))
                 if pending:
                     pos = self._heredoc_bodies(pos, pending)
                     pending = []
                 continue
-            if char == "#":
-                newline = text.find("\n", pos)
-                pos = self.size if newline < 0 else newline
+            elif kind == _COMMENT:
+                newline = text.find("\n", found.end())
+                pos = size if newline < 0 else newline
                 continue
-            if text.startswith("((", pos) or (char in "<>" and text.startswith("(", pos + 1)):
-                word, pos = self._special_word(pos)
+            elif kind == _SPECIAL:
+                word, pos = self._special_word(found.start(_SPECIAL))
                 tokens.append(word)
                 continue
-            operator = _OPERATOR.match(text, pos)
-            if operator:
-                op = operator.group()
+            else:
+                op = found.group(_OPERATOR)
+                start = found.start(_OPERATOR)
                 if closing and op == "(":
                     parens += 1
                 elif closing and op == ")":
                     if parens == 0:
-                        return tokens, pos + 1
+                        return tokens, start + 1
                     parens -= 1
-                token = Op(op, pos + shift, operator.end() + shift)
+                pos = found.end()
+                token = Op(op, start + shift, pos + shift)
                 tokens.append(token)
-                pos = operator.end()
                 if op in ("<<", "<<-"):
                     wants_delimiter = token
                 continue
-            word, pos = self._word(pos)
             if wants_delimiter is not None:
                 pending.append((wants_delimiter, word.value, wants_delimiter.op == "<<-"))
                 wants_delimiter = None
-            elif word.raw.isdigit() and pos < self.size and text[pos] in "<>":
+            elif word.raw.isdigit() and pos < size and text[pos] in "<>":
                 word.io_number = True
             tokens.append(word)
         if closing:

@@ -104,36 +104,39 @@ class _Parser:
         return body
 
     def _list(self, stops: frozenset[str]) -> CommandList:
+        tokens = self.tokens
+        count = len(tokens)
         items: list[tuple[Node, Op | None]] = []
-        while True:
-            token = self._peek()
-            if token is None:
-                break
-            if self._op_is(token, "\n", ";"):
-                self.i += 1
-                continue
-            if isinstance(token, Op) and token.op in stops:
-                break
-            if isinstance(token, Word) and token.raw in stops:
+        while self.i < count:
+            token = tokens[self.i]
+            if isinstance(token, Op):
+                if token.op in ("\n", ";"):
+                    self.i += 1
+                    continue
+                if token.op in stops:
+                    break
+            elif token.raw in stops:
                 break
             node = self._and_or(stops)
             if node is None:
                 self.broken = True
-                self.i = min(self.i + 1, len(self.tokens))  # step over what cannot start one
+                self.i = min(self.i + 1, count)  # step over what cannot start one
                 continue
             background = None
-            token = self._peek()
-            if isinstance(token, Op) and token.op == "&":
-                background = token
-                self.i += 1
-                if self._op_is(self._peek(), ";"):
-                    self.broken = True  # "&;" is a syntax error in bash
-            elif self._op_is(token, ";", "\n"):
-                self.i += 1
-            elif token is not None and not (
-                (isinstance(token, Op) and token.op in stops) or self._word_is(token, *stops)
-            ):
-                self.broken = True  # two commands with no separator, e.g. "a (b)"
+            if self.i < count:
+                token = tokens[self.i]
+                if isinstance(token, Op):
+                    if token.op == "&":
+                        background = token
+                        self.i += 1
+                        if self._op_is(self._peek(), ";"):
+                            self.broken = True  # "&;" is a syntax error in bash
+                    elif token.op in (";", "\n"):
+                        self.i += 1
+                    elif token.op not in stops:
+                        self.broken = True  # two commands with no separator, e.g. "a (b)"
+                elif token.raw not in stops:
+                    self.broken = True  # likewise, e.g. "(a) b"
             items.append((node, background))
         return CommandList(items)
 
@@ -141,9 +144,10 @@ class _Parser:
         first = self._pipeline(stops)
         if first is None:
             return None
+        tokens = self.tokens
         rest: list[tuple[Op, Node]] = []
-        while True:
-            token = self._peek()
+        while self.i < len(tokens):
+            token = tokens[self.i]
             if not isinstance(token, Op) or token.op not in ("&&", "||"):
                 break
             self.i += 1
@@ -158,15 +162,18 @@ class _Parser:
         return AndOr(first, rest, first.start, rest[-1][1].end)
 
     def _pipeline(self, stops: frozenset[str]) -> Node | None:
+        tokens = self.tokens
+        count = len(tokens)
         bang = None
         inverted = False
-        token = self._peek()
-        while isinstance(token, Word) and token.raw == "!":
+        while self.i < count:
+            token = tokens[self.i]
+            if not isinstance(token, Word) or token.raw != "!":
+                break
             bang = bang or token
             inverted = not inverted
             self.i += 1
-            token = self._peek()
-        if self._word_is(self._peek(), "time"):
+        if self.i < count and self._word_is(tokens[self.i], "time"):
             self.i += 1
             if self._word_is(self._peek(), "-p"):
                 self.i += 1
@@ -177,8 +184,8 @@ class _Parser:
             return None
         commands = [first]
         bars: list[Op] = []
-        while True:
-            token = self._peek()
+        while self.i < count:
+            token = tokens[self.i]
             if not isinstance(token, Op) or token.op not in ("|", "|&"):
                 break
             self.i += 1
@@ -381,40 +388,46 @@ class _Parser:
         return Case(subject_word, arms, keyword.start, end)
 
     def _simple(self) -> Node | None:
+        tokens = self.tokens
+        count = len(tokens)
+        i = self.i
+        first = tokens[i]
+        if isinstance(first, Word) and first.raw == "[[":
+            return self._double_bracket()
         assigns: list[Word] = []
         words: list[Word] = []
         redirects: list[Redirect] = []
-        first = self._peek()
-        assert first is not None
-        if self._word_is(first, "[["):
-            return self._double_bracket()
-        while True:
-            token = self._peek()
+        while i < count:
+            token = tokens[i]
             if isinstance(token, Word):
-                self.i += 1
+                i += 1
                 if token.io_number:
                     continue
-                if not words and ASSIGNMENT.match(token.raw):
+                if not words and "=" in token.raw and ASSIGNMENT.match(token.raw):
                     assigns.append(token)
                     continue
                 words.append(token)
-                if (
-                    len(words) == 1
-                    and not assigns
-                    and self._op_is(self._peek(), "(")
-                    and self._op_is(self._following(), ")")
-                ):
-                    self.i += 2  # name () compound: a function definition
-                    return self._function_body(token.raw, token.start, frozenset())
-            elif isinstance(token, Op) and token.op in _REDIRECTS:
-                self.i += 1
+                if len(words) == 1 and not assigns and i + 1 < count:
+                    opening, closing = tokens[i], tokens[i + 1]
+                    if (
+                        isinstance(opening, Op)
+                        and opening.op == "("
+                        and isinstance(closing, Op)
+                        and closing.op == ")"
+                    ):
+                        self.i = i + 2  # name () compound: a function definition
+                        return self._function_body(token.raw, token.start, frozenset())
+            elif token.op in _REDIRECTS:
+                self.i = i + 1
                 redirect = self._redirect(token)
+                i = self.i
                 redirects.append(redirect)
                 if redirect[1] is None:
                     self.broken = True
             else:
                 break
-        end = self._end_of_previous(first.end)
+        self.i = i
+        end = tokens[i - 1].end  # the loop took at least the first token
         command = Simple(assigns, words, redirects, first.start, end)
         self._attach_nested(command)
         return command
@@ -440,9 +453,10 @@ class _Parser:
     def _attach_nested(self, command: Simple) -> None:
         """Parse the command substitutions in a simple command, and the script
         string of ``bash -c`` and ``eval``."""
-        for word in (*command.assigns, *command.words):
-            for tokens in word.subs:
-                command.subs.append(self._sub_program(tokens))
+        for words in (command.assigns, command.words):
+            for word in words:
+                for tokens in word.subs:
+                    command.subs.append(self._sub_program(tokens))
         for _, target in command.redirects:
             if target is not None:
                 for tokens in target.subs:

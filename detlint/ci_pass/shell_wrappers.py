@@ -84,6 +84,13 @@ _WRAPPERS: dict[str, _Wrapper] = {
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+_SCRIPT_RUNNER_ENDINGS = ("sh", "eval")  # how "eval" and every name in _SHELLS end
+
+
+def basename(path: str) -> str:
+    """The last component of a command's path, as ``posixpath.basename`` gives it;
+    inlined because every word that may name a command goes through it."""
+    return path[path.rfind("/") + 1 :]
 
 
 def join_dir(cwd: str | None, directory: str) -> str | None:
@@ -110,7 +117,7 @@ def unwrap(values: Sequence[str], i: int, wrapped: Wrapped) -> int | None:
     for _ in range(16):
         if i >= len(values):
             return None
-        name = posixpath.basename(values[i])
+        name = basename(values[i])
         if name == "env":
             i = _skip_env(values, i + 1, wrapped)
             continue
@@ -165,10 +172,17 @@ def script_argument(values: Sequence[str]) -> tuple[int, tuple[bool, bool] | Non
     """Where the script string of a command is: the index of ``STRING`` in
     ``bash -c STRING`` with the errexit and pipefail that shell starts with, or
     of the first word after ``eval`` (run in the current shell: None)."""
+    # Only a word naming eval or a shell (all of which end in "sh") can start a
+    # script string; most commands have none, and need no unwrapping.
+    for value in values:
+        if value.endswith(_SCRIPT_RUNNER_ENDINGS):
+            break
+    else:
+        return None
     index = skip_wrappers(values)
     if index is None or index >= len(values):
         return None
-    name = posixpath.basename(values[index])
+    name = basename(values[index])
     if name == "eval" and index + 1 < len(values):
         return index + 1, None
     if name not in _SHELLS:

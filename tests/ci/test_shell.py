@@ -337,6 +337,8 @@ MASKING: list[tuple[str, dict[str, bool], str | None]] = [
     ('if [ -n "$CI" ]; then set -o pipefail; fi\npytest | tee log', {}, None),
     ('case "$OS" in linux) pytest || true ;; *) echo skip ;; esac', {}, "`|| true`"),
     ("pytest &\nwait", {}, "`&` (background job)"),
+    ("pytest &", {}, "`&` (background job)"),
+    ("pytest $(echo -x)", {}, None),
     ("pytest & pid=$!\nwait $pid", {}, None),
     ('echo "$(pytest)"', {}, "`$(...)`"),
     ("out=$(pytest)", {}, None),
