@@ -35,13 +35,9 @@ def entries(cache_dir: Path) -> list[Path]:
 
 
 def no_yaml_reading(monkeypatch: pytest.MonkeyPatch) -> None:
-    """From here on, any Buildkite or GitHub pipeline that is parsed fails the test
-    (GitLab pipelines are read every time: see the last test)."""
-    from detlint.ci_pass.yaml_load import read_yaml
+    """From here on, any YAML file that is parsed fails the test."""
 
     def refuse(text: str, path: str, *, pure: bool = False) -> object:
-        if path.endswith(".gitlab-ci.yml"):
-            return read_yaml(text, path, pure=pure)
         raise AssertionError(f"{path} was parsed, not read from the cache")
 
     monkeypatch.setattr("detlint.ci_pass.yaml_load.read_yaml", refuse)
@@ -139,10 +135,11 @@ def test_the_code_fingerprint_follows_the_code(tmp_path: Path) -> None:
 
 
 def test_a_gitlab_pipeline_is_read_again_when_a_file_it_includes_changes(
-    repo: Path,
+    repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A GitLab pipeline's facts come from the files it includes too, so its entry
-    cannot be keyed on its own bytes: such pipelines are never stored."""
+    """A GitLab pipeline's facts come from the files it includes too: its entry
+    holds their digests and counts only while every one of them is unchanged (or
+    still absent)."""
     ci = repo / "ci"
     ci.mkdir()
     (ci / "tests.yml").write_text(
@@ -154,11 +151,24 @@ def test_a_gitlab_pipeline_is_read_again_when_a_file_it_includes_changes(
     # The retry is reported where it is written: the include's path from the checkout
     # root, not from the directory of the pipeline that includes it.
     retry = ("ci/templates.yml", "DET411")
-    _, before = run_check(repo)
-    assert retry in {(f["path"], f["code"]) for f in before["findings"]}
+    first = run_check(repo)
+    assert retry in {(f["path"], f["code"]) for f in first[1]["findings"]}
+    with monkeypatch.context() as patch:
+        no_yaml_reading(patch)
+        assert run_check(repo) == first
     templates.write_text(".retried:\n  retry: 0\n")
     _, after = run_check(repo)
     assert retry not in {(f["path"], f["code"]) for f in after["findings"]}
+    # An include that was missing and appears is a change too.
+    (ci / "tests.yml").write_text(
+        "include:\n  - local: ci/templates.yml\n  - local: ci/later.yml\n"
+        "unit:\n  extends: .retried\n  script:\n    - pytest tests/unit\n"
+    )
+    assert retry not in {(f["path"], f["code"]) for f in run_check(repo)[1]["findings"]}
+    (ci / "later.yml").write_text(".retried:\n  retry: 1\n")
+    assert retry not in {(f["path"], f["code"]) for f in run_check(repo)[1]["findings"]}
+    later = ("ci/later.yml", "DET411")
+    assert later in {(f["path"], f["code"]) for f in run_check(repo)[1]["findings"]}
 
 
 def test_keys_differ_by_bytes_and_by_every_part() -> None:

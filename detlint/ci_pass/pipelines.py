@@ -15,13 +15,14 @@ parsed only when it holds a token a knob or a test run needs.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import pickle
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
@@ -162,6 +163,9 @@ class PipelineReader:
         self.problems: list[Problem] = []
         self._loaded: dict[str, tuple[tuple[YNode, ...], tuple[Problem, ...]]] = {}
         self._scripts: dict[ScriptKey, CommandFacts] = {}
+        # Every file a read took in besides its own (a GitLab include), with the digest
+        # of the bytes read ("" when absent or unreadable): what a cache entry rests on.
+        self.inputs: list[Input] = []
 
     def relative(self, path: Path) -> str:
         return _posix(os.path.relpath(os.path.abspath(path), self.root))
@@ -192,15 +196,14 @@ class PipelineReader:
         """Whether a file with these bytes may be a pipeline with something to read."""
         return self.wants(data) and (system is not None or bool(_TOP_LEVEL_HINT.search(data)))
 
-    def read_apart(
-        self, item: tuple[Path, System | None], data: bytes | None = None
-    ) -> tuple[PipelineFacts | None, list[Problem]]:
-        """``read`` that returns its problems instead of keeping them (for another process)."""
-        before = len(self.problems)
+    def read_apart(self, item: tuple[Path, System | None], data: bytes | None = None) -> Read:
+        """``read`` that returns its problems and the other files it read, instead of
+        keeping them (for another process, and for the cache)."""
+        before, taken = len(self.problems), len(self.inputs)
         facts = self.read(*item, data=data)
-        problems = self.problems[before:]
-        del self.problems[before:]
-        return facts, problems
+        problems, inputs = self.problems[before:], tuple(self.inputs[taken:])
+        del self.problems[before:], self.inputs[taken:]
+        return Read(facts, problems, inputs)
 
     def read(
         self, path: Path, system: System | None, data: bytes | None = None
@@ -271,9 +274,11 @@ class PipelineReader:
     def _local_loader(self, base: str) -> Callable[[str], tuple[YNode, ...] | None]:
         def load(relative: str) -> tuple[YNode, ...] | None:
             target = self.root / base / relative.lstrip("/")
-            if not target.is_file():
+            data = read_bytes(target, "") if target.is_file() else None
+            self.inputs.append(Input(os.path.abspath(target), _digest(data)))
+            if data is None:
                 return None
-            documents, problems = self.load(target)
+            documents, problems = self.load(target, data if isinstance(data, bytes) else None)
             self.problems += problems
             return documents
 
@@ -321,11 +326,10 @@ def _read_pipelines(
     pipelines: list[PipelineFacts] = []
     included: set[str] = set()
     done: set[str] = set()
-    for path, system in by_path:
-        if system != "gitlab":
-            continue
-        done.add(os.path.abspath(path))
-        facts = reader.read(path, system)
+    gitlab = [(path, system) for path, system in by_path if system == "gitlab"]
+    done |= {os.path.abspath(path) for path, _ in gitlab}
+    for facts, problems, _ in _read_each(reader, gitlab, 1, cache):
+        reader.problems += problems
         if facts is not None:
             pipelines.append(facts)
             included |= {
@@ -338,7 +342,7 @@ def _read_pipelines(
         if os.path.normpath(reader.relative(path)) not in included
     ]
     done |= {os.path.abspath(path) for path in by_content} | {os.path.abspath(p) for p, _ in rest}
-    for facts, problems in _read_each(reader, rest, jobs, cache):
+    for facts, problems, _ in _read_each(reader, rest, jobs, cache):
         reader.problems += problems
         if facts is not None:
             pipelines.append(facts)
@@ -351,7 +355,7 @@ def _read_pipelines(
             target = os.path.abspath(root / facts.base / reference.lstrip("/"))
             if target not in done and os.path.isfile(target):
                 done.add(target)
-                ((uploaded, problems),) = _read_each(
+                ((uploaded, problems, _),) = _read_each(
                     reader, [(Path(target), "buildkite")], 1, cache
                 )
                 reader.problems += problems
@@ -360,7 +364,33 @@ def _read_pipelines(
     return PipelineRead(tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files))
 
 
-_Read: TypeAlias = tuple[PipelineFacts | None, list[Problem]]
+class Input(NamedTuple):
+    """A file one read took in besides its own, and the digest of its bytes then."""
+
+    path: str  # absolute
+    digest: str  # "" when it was absent or unreadable
+
+
+class Read(NamedTuple):
+    """What reading one file gives: its facts (None for no pipeline), its problems,
+    and the other files the facts rest on (a GitLab pipeline's local includes)."""
+
+    facts: PipelineFacts | None
+    problems: list[Problem]
+    inputs: tuple[Input, ...] = ()
+
+
+def _digest(data: bytes | Problem | None) -> str:
+    return hashlib.blake2b(data, digest_size=20).hexdigest() if isinstance(data, bytes) else ""
+
+
+def _unchanged(inputs: tuple[Input, ...]) -> bool:
+    """Whether every other file a cached read rests on still holds the same bytes."""
+    for path, digest in inputs:
+        data = read_bytes(Path(path), "") if os.path.isfile(path) else None
+        if _digest(data) != digest:
+            return False
+    return True
 
 
 def _read_each(
@@ -368,12 +398,13 @@ def _read_each(
     items: Sequence[tuple[Path, System | None]],
     jobs: int,
     cache: FactsCache | None,
-) -> list[_Read]:
+) -> list[Read]:
     """``reader.read_apart`` of every item, over ``jobs`` processes when there are
-    many, and from ``cache`` for every file read before with the same bytes."""
+    many, and from ``cache`` for every file read before with the same bytes (and,
+    for a GitLab pipeline, the same bytes in every file it includes)."""
     if cache is None:
         return fork_map(reader.read_apart, items, jobs if len(items) >= PARALLEL_FILES else 1)
-    found: list[_Read | None] = [None] * len(items)
+    found: list[Read | None] = [None] * len(items)
     # (index, key, bytes): a file to read, its entry's key ("": not to be stored) and the
     # bytes the key was made of, so that what is stored is what was read.
     missing: list[tuple[int, str, bytes | None]] = []
@@ -384,12 +415,12 @@ def _read_each(
             missing.append((index, "", None))  # read again where problems are reported
             continue
         if not reader.worth_reading(data, system):
-            found[index] = (None, [])
+            found[index] = Read(None, [])
             continue
         key = cache.key(data, display, reader.relative(path), system or "")
         hit, stored = cache.get(key)
-        if hit:
-            found[index] = cast(_Read, stored)
+        if hit and isinstance(stored, Read) and _unchanged(stored.inputs):
+            found[index] = stored
         else:
             missing.append((index, key, data))
 
@@ -400,10 +431,7 @@ def _read_each(
     jobs = jobs if len(missing) >= PARALLEL_FILES else 1
     blobs = fork_map(read_stored, missing, jobs)
     for (index, key, _), blob in zip(missing, blobs, strict=True):
-        read: _Read = pickle.loads(blob)
-        found[index] = read
-        facts = read[0]
-        # A GitLab pipeline's facts depend on the files it includes, not only its own bytes.
-        if key and (facts is None or facts.system != "gitlab"):
+        found[index] = pickle.loads(blob)
+        if key:
             cache.put(key, blob)
-    return cast(list[_Read], found)  # every index is filled by now
+    return cast(list[Read], found)  # every index is filled by now
