@@ -6,7 +6,9 @@ unchanged. So the facts read from a file are kept under a key made of the
 file's bytes (a BLAKE2 digest), how it is shown and where it sits, and read
 back instead of parsed when the same key comes again. A different file, a
 different place or a different detlint is a different key; no entry is ever
-updated in place, so there is nothing to invalidate.
+updated in place, so there is nothing to invalidate. (Facts that rest on other
+files too, a GitLab pipeline's includes, carry those files' digests, and the
+reader checks them before it takes the entry.)
 
 The cache lives outside the repository (``--cache-dir``, ``$DETLINT_CACHE_DIR``,
 else the user's cache directory), so a run without ``--fix`` still writes nothing into the
