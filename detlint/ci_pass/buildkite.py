@@ -48,6 +48,9 @@ _STEP_KEYS = frozenset(_STEP_KEY_NAMES.split())
 _OVERRIDE_KEYS = frozenset({"soft_fail", "retry", "command", "commands", "env", "agents", "skip"})
 
 _COMMAND_KEYS = ("command", "commands")
+# Keys only a command step has, and keys that make a document one step of any type.
+_COMMAND_STEP_KEYS = (*_COMMAND_KEYS, "plugins", "plugin")
+_STEP_MARKERS = (*_COMMAND_STEP_KEYS, "trigger", "block", "input", "wait", "group")
 
 _MAX_DEPTH = 4  # nested groups (Buildkite rejects them) and nested command lists
 
@@ -235,7 +238,7 @@ def _kind(node: YMap) -> str:
         return "wait"
     if declared in ("block", "input", "trigger", "group"):
         return declared
-    if any(key in node for key in (*_COMMAND_KEYS, "plugins", "plugin")):
+    if any(map(node.__contains__, _COMMAND_STEP_KEYS)):
         return "command"
     if "group" in node or isinstance(node.get("steps"), YSeq):
         return "group"
@@ -249,8 +252,7 @@ def _kind(node: YMap) -> str:
 
 def _looks_like_step(node: YMap) -> bool:
     """A document that is one step (``pipeline upload`` accepts that too)."""
-    markers = (*_COMMAND_KEYS, "plugins", "plugin", "trigger", "block", "input", "wait", "group")
-    return any(key in node for key in markers)
+    return any(map(node.__contains__, _STEP_MARKERS))
 
 
 def _first_text(node: YMap, keys: tuple[str, ...]) -> str | None:

@@ -32,21 +32,29 @@ FILL_END = "\ue001"
 """Ends each masked tag's fill, so that adjacent tags stay distinguishable."""
 
 # A tag is at most 2000 characters long, so that an unclosed ``{{`` cannot make
-# the search quadratic on a large file.
+# the search quadratic on a large file. Every tag starts with ``{`` or ``<``; the
+# patterns say so with their first item (a character class, or a literal in each
+# branch) so that the regex engine skips ahead to those characters instead of trying
+# a match at every position of the file. Each branch then checks, looking behind,
+# which of the two characters it started with (and that ``{{`` does not follow ``$``).
 _TAG = re.compile(
-    r"(?P<expr>(?<!\$)\{\{.{0,2000}?\}\}|<%[=-].{0,2000}?%>)"
-    r"|(?P<stmt>\{%.{0,2000}?%\}|<%(?![=#-]).{0,2000}?%>)"
-    r"|(?P<comment>\{\#.{0,2000}?\#\}|<%\#.{0,2000}?%>)",
+    r"[{<](?:"
+    r"(?P<expr>(?<=\{)(?<!\$\{)\{.{0,2000}?\}\}|(?<=<)%[=-].{0,2000}?%>)"
+    r"|(?P<stmt>(?<=\{)%.{0,2000}?%\}|(?<=<)%(?![=#-]).{0,2000}?%>)"
+    r"|(?P<comment>(?<=\{)\#.{0,2000}?\#\}|(?<=<)%\#.{0,2000}?%>))",
     re.DOTALL,
 )
-_OPENER = re.compile(r"(?<!\$)\{\{|\{%|\{\#|<%")
+_OPENER = re.compile(r"\{(?<!\$\{)\{|\{%|\{\#|<%")
 _FILLED = re.compile(FILL + "*" + FILL_END)
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def looks_templated(text: str) -> bool:
     """Whether ``text`` has a template tag opener; cheap enough to call on every file."""
-    if "{{" in text or "{%" in text or "{#" in text or "<%" in text:
+    # Finding one character is much faster than finding two, and most files have no "<".
+    if ("{" in text and ("{{" in text or "{%" in text or "{#" in text)) or (
+        "<" in text and "<%" in text
+    ):
         return _OPENER.search(text) is not None
     return False
 
@@ -70,6 +78,8 @@ class Masked:
 
 def _blank(text: str) -> str:
     """``text`` with everything but its line breaks turned into spaces."""
+    if "\n" not in text:
+        return " " * len(text)
     return _NOT_NEWLINE.sub(" ", text)
 
 
@@ -78,16 +88,29 @@ def _fill(segment: str) -> str:
     return FILL * (len(segment) - 1) + FILL_END
 
 
+def _blank_tags(text: str, matches: list[re.Match[str]]) -> str:
+    """``text`` with the matched tags blanked (what ``_TAG.sub`` would make, without
+    searching the text again)."""
+    pieces: list[str] = []
+    done = 0
+    for match in matches:
+        start, end = match.span()
+        pieces.append(text[done:start])
+        pieces.append(_blank(match.group()))
+        done = end
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
 def mask_templates(text: str) -> Masked | None:
     """``text`` with every template tag masked, or None when it has no tag."""
     matches = list(_TAG.finditer(text)) if looks_templated(text) else []
     if not matches:
         return None
-    without_tags = _TAG.sub(lambda match: _blank(match.group()), text)
-    tag_only = [
-        bool(line.strip()) and not rest.strip()
-        for line, rest in zip(text.split("\n"), without_tags.split("\n"), strict=True)
-    ]
+    lines = text.split("\n")
+    # The lines with every tag blanked: a line is tag-only when it has text but none is
+    # left here. Only the lines a tag reaches can be, so only those are checked below.
+    rests = _blank_tags(text, matches).split("\n")
     pieces: list[str] = []
     tags: list[tuple[int, int, str]] = []
     done = line = 0
@@ -97,7 +120,10 @@ def mask_templates(text: str) -> Masked | None:
         line += text.count("\n", done, start)
         last_line = line + tag.count("\n")
         pieces.append(text[done:start])
-        if all(tag_only[line : last_line + 1]) or match.lastgroup == "comment":
+        tag_only = all(
+            lines[i].strip() and not rests[i].strip() for i in range(line, last_line + 1)
+        )
+        if tag_only or match.lastgroup == "comment":
             pieces.append(_blank(tag))
         else:
             first, newline, rest = tag.partition("\n")

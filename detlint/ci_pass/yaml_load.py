@@ -51,8 +51,8 @@ from detlint.ci_pass.yaml_errors import (
     parse_problem,
     problem_at,
 )
-from detlint.ci_pass.yaml_scalars import resolve_plain, resolve_tagged
-from detlint.ci_pass.yaml_tree import Position, YMap, YNode, YScalar, YSeq
+from detlint.ci_pass.yaml_scalars import RESOLVED_START, resolve_plain, resolve_tagged
+from detlint.ci_pass.yaml_tree import Position, YMap, YNode, YScalar, YSeq, merge_items
 from detlint.gc_pause import cyclic_gc_paused
 from detlint.span import Problem, Span
 
@@ -91,17 +91,21 @@ class _Dropped(Exception):
 
 
 class _Frame:
-    """A collection being composed: its start event, children so far, expanded size."""
+    """A collection being composed. Its size, aliases expanded, is ``1 + len(items) + extra``;
+    its last child ends at ``items[-1].position``, or at ``alias_end`` if that is an alias."""
 
-    __slots__ = ("items", "size", "start", "tail")
+    __slots__ = ("alias_at", "alias_end", "append", "extra", "items", "start")
 
     def __init__(self, start: Any) -> None:
         self.start = start
         self.items: list[YNode] = []
-        self.size = 1
-        self.tail: Position | None = None  # where the last child ends in the source
+        self.append = self.items.append
+        self.extra = 0
+        self.alias_at = 0  # len(items) just after the latest alias child
+        self.alias_end = _NOWHERE  # where that alias token ends
 
 
+_NOWHERE = Position(0, 0, 0, 0)
 _MISSING = object()
 
 
@@ -117,13 +121,24 @@ class _Composer:
         self.anchors: dict[str, tuple[YNode, int] | None] = {}
         self.expanded = 0
         self.newlines: list[int] | None = None
-        if any(c in text for c in "\r\x85\u2028\u2029") and _ODD_BREAKS.search(text):
+        odd = "\r" in text or (not text.isascii() and any(c in text for c in "\x85\u2028\u2029"))
+        if odd and _ODD_BREAKS.search(text):
             self.newlines = [m.start() for m in re.finditer("\n", text)]
 
     def run(self, next_event: Callable[[], Any]) -> None:
-        """Compose every document; a parser error propagates, with the documents so far kept."""
+        """Compose every document; a parser error propagates, with the documents so far kept.
+
+        This loop runs once per event of every pipeline file, so names are bound
+        locally and the common scalar (no tag, not a block scalar, no masked
+        template, only ``\\n`` line breaks) is built inline; :meth:`scalar` builds the rest.
+        """
         stack: list[_Frame] = []
         documents, anchors = self.documents, self.anchors
+        append = documents.append  # adds a node to the collection being composed
+        frame: _Frame | None = None  # that collection (None at the top level)
+        plain_marks = self.newlines is None
+        unmasked = self.masked is None
+        scalar, position = self.scalar, self.position
         dropping = False
         document_line = 1
         while (event := next_event()) is not None:
@@ -133,26 +148,70 @@ class _Composer:
                 continue
             try:
                 if kind is ScalarEvent:
-                    node: YNode = self.scalar(event)
-                    size, tail = 1, node.position
+                    value = event.value
+                    style = event.style
+                    if (
+                        plain_marks
+                        and event.ctag is None
+                        and style != "|"
+                        and style != ">"
+                        and (unmasked or FILL_END not in value)
+                    ):
+                        start, end = event.start_mark, event.end_mark
+                        node: YNode = YScalar(
+                            resolve_plain(value)
+                            if (not value or value[0] in RESOLVED_START) and event.implicit[0]
+                            else value,
+                            value,
+                            style == '"' or style == "'",
+                            Position(
+                                start.line + 1, start.column + 1, end.line + 1, end.column + 1
+                            ),
+                        )
+                    else:
+                        node = scalar(event)
                     if event.anchor is not None:
                         anchors[event.anchor] = (node, 1)
                 elif kind is MappingStartEvent or kind is SequenceStartEvent:
                     if len(stack) >= MAX_DEPTH:
                         raise _Dropped(f"YAML nested more than {MAX_DEPTH} levels deep")
-                    stack.append(_Frame(event))
+                    frame = _Frame(event)
+                    stack.append(frame)
+                    append = frame.append
                     if event.anchor is not None:
                         anchors[event.anchor] = None  # in progress: an alias to it recurses
                     continue
                 elif kind is MappingEndEvent or kind is SequenceEndEvent:
-                    frame = stack.pop()
-                    node, size = self.collection(frame, event), frame.size
-                    tail = node.position
-                    if frame.start.anchor is not None:
-                        anchors[frame.start.anchor] = (node, size)
+                    done = stack.pop()
+                    items, start = done.items, done.start
+                    mark = start.start_mark
+                    if start.flow_style or not items:
+                        extent = position(mark, event.end_mark)
+                    else:  # a block collection ends with its last child, not at the next token
+                        tail = done.alias_end if done.alias_at == len(items) else items[-1].position
+                        line, column = mark.line + 1, mark.column + 1
+                        if not plain_marks:
+                            line, column = self.line_column(mark.index, mark.line, mark.column)
+                        extent = Position(line, column, tail.end_line, tail.end_column)
+                    if start.__class__ is SequenceStartEvent:
+                        node = YSeq(tuple(items), extent)
+                    else:
+                        node = YMap(self.pairs(items), extent)
+                    size = 1 + len(items) + done.extra
+                    if start.anchor is not None:
+                        anchors[start.anchor] = (node, size)
+                    if stack:
+                        frame = stack[-1]
+                        frame.extra += size - 1
+                        append = frame.append
+                    else:
+                        frame, append = None, documents.append
                 elif kind is AliasEvent:
                     node, size = self.alias(event)
-                    tail = self.position(event.start_mark, event.end_mark)
+                    if frame is not None:
+                        frame.extra += size - 1
+                        frame.alias_at = len(frame.items) + 1
+                        frame.alias_end = position(event.start_mark, event.end_mark)
                 else:
                     if kind is DocumentStartEvent:
                         anchors.clear()
@@ -163,15 +222,10 @@ class _Composer:
                 where = f"the document starting at line {document_line} was skipped"
                 self.problem(event.start_mark, f"{reason}; {where}")
                 stack.clear()
+                frame, append = None, documents.append
                 dropping = True
                 continue
-            if stack:
-                parent = stack[-1]
-                parent.items.append(node)
-                parent.size += size
-                parent.tail = tail
-            else:
-                documents.append(node)
+            append(node)
 
     def problem(self, mark: Any, message: str) -> None:
         line, column = self.line_column(*_mark(mark))
@@ -236,19 +290,6 @@ class _Composer:
         text = f"*{event.anchor}"
         return YScalar(None, text, False, self.position(event.start_mark, event.end_mark)), 1
 
-    def collection(self, frame: _Frame, end: Any) -> YNode:
-        start = frame.start
-        if start.flow_style or frame.tail is None:
-            position = self.position(start.start_mark, end.end_mark)
-        else:  # a block collection ends where its last child does, not at the next token
-            line, column = self.line_column(
-                start.start_mark.index, start.start_mark.line, start.start_mark.column
-            )
-            position = Position(line, column, frame.tail.end_line, frame.tail.end_column)
-        if start.__class__ is SequenceStartEvent:
-            return YSeq(tuple(frame.items), position)
-        return YMap(self.pairs(frame.items), position)
-
     def pairs(self, items: list[YNode]) -> tuple[tuple[YScalar, YNode], ...]:
         """A mapping's children as (key, value) pairs, with its merge keys applied."""
         pairs: list[tuple[YScalar, YNode]] = []
@@ -261,42 +302,14 @@ class _Composer:
                 merges.append((len(pairs), key, value))
                 continue
             pairs.append((key, value))
-        if merges:
-            return self.merge(pairs, merges)
-        return tuple(pairs)
-
-    def merge(
-        self, pairs: list[tuple[YScalar, YNode]], merges: list[tuple[int, YScalar, YNode]]
-    ) -> tuple[tuple[YScalar, YNode], ...]:
-        """YAML merge: merged items go where ``<<`` was; explicit keys win over merged
-        ones, and a mapping earlier in a ``<<: [...]`` list wins over a later one."""
-        blocked = {_key_id(key) for key, _ in pairs}
-        merged: list[tuple[YScalar, YNode]] = []
-        done = 0
-        for at, key, value in merges:
-            merged.extend(pairs[done:at])
-            done = at
-            sources = [value] if isinstance(value, YMap) else getattr(value, "items", None)
-            if not sources or not all(isinstance(source, YMap) for source in sources):
-                line, column = key.position.line, key.position.column
-                self.problems.append(
-                    Problem(
-                        Span(self.path, line, column, line, column + 2),
-                        "merge key << needs a mapping or a list of mappings; it was kept as a key",
-                    )
-                )
-                merged.append((key, value))
-                continue
-            for source in sources:
-                taken = set()
-                for item in source.items:
-                    item_id = _key_id(item[0])
-                    if item_id not in blocked:
-                        merged.append(item)
-                        taken.add(item_id)
-                blocked |= taken
-        merged.extend(pairs[done:])
-        return tuple(merged)
+        if not merges:
+            return tuple(pairs)
+        merged, rejected = merge_items(pairs, merges)
+        message = "merge key << needs a mapping or a list of mappings; it was kept as a key"
+        for key in rejected:
+            line, column = key.position.line, key.position.column
+            self.problems.append(Problem(Span(self.path, line, column, line, column + 2), message))
+        return merged
 
     def source(self, position: Position) -> str:
         """The source text of a (complex key) node, for its ``text``."""
@@ -310,11 +323,6 @@ class _Composer:
 
 def _mark(mark: Any) -> tuple[int, int, int]:
     return mark.index, mark.line, mark.column
-
-
-def _key_id(key: YScalar) -> tuple[type, object, str]:
-    """What makes two keys the same key: their value and its type (``1`` is not ``"1"``)."""
-    return (key.value.__class__, key.value, key.text if key.value is None else "")
 
 
 def _events(text: str, pure: bool) -> Callable[[], Any]:

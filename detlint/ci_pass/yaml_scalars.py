@@ -29,9 +29,19 @@ _NULLS = frozenset(("", "~", "null", "Null", "NULL"))
 _NUMBER_START = frozenset("-+.0123456789")
 _CORE = "tag:yaml.org,2002:"
 
+RESOLVED_START = _NUMBER_START | frozenset("tTfF~nN")
+"""First characters of the plain scalars :func:`resolve_plain` may not return as written:
+a non-empty text starting with any other character is a string, so a caller in a hot
+loop can skip the call for it."""
+
 
 def _number(text: str) -> int | float | None:
     """The int or float a plain scalar spells, None when it spells neither."""
+    if text.isdigit() and text.isascii():  # most numbers in pipelines: counts, timeouts
+        try:
+            return int(text)
+        except ValueError:  # more digits than int() converts
+            return None
     if _FLOAT.fullmatch(text):
         digits = text.replace("_", "").lower()
         sign = -1.0 if digits[0] == "-" else 1.0

@@ -166,6 +166,8 @@ def test_values_follow_the_core_schema(pure):
         ("0x1F", 31),
         ("0b101", 5),
         ("017", 17),
+        ("09", 9),
+        pytest.param("9" * 5000, "9" * 5000, id="more-digits-than-int-converts"),
         ("1.5", 1.5),
         ("-2e3", -2000.0),
         (".5", 0.5),
@@ -200,6 +202,35 @@ def test_an_alias_is_the_anchored_node_itself(pure):
     (document,) = read("a: &x {retry: 2}\nb: *x\nc: [*x, *x]\n", pure).documents
     assert document.get("b") is document.get("a")
     assert all(item is document.get("a") for item in document.get("c"))
+
+
+@PARSERS
+def test_a_block_collection_ending_in_an_alias_ends_at_the_alias(pure):
+    # The alias token ends it, not the anchored node written earlier.
+    text = "a: &x {retry: 2}\nb:\n  c: 1\n  d: *x\nlist:\n  - 1\n  - *x\n"
+    for source in (text, text.replace("\n", "\r\n")):
+        (document,) = read(source, pure).documents
+        assert document.get("b").get("d") is document.get("a")
+        assert where(document.get("b")) == (3, 3, 4, 8)
+        assert where(document.get("list")) == (6, 3, 7, 7)
+        assert where(document) == (1, 1, 7, 7)
+
+
+def test_keys_are_found_by_value_or_text_and_the_last_one_wins():
+    text = "1: one\ntrue: yes\nnull: none\n~: tilde\nx: first\n'x': second\n[a, b]: complex\n"
+    (document,) = read(text).documents
+    names = ("1", "true", "null", "~", "x", "[a, b]")
+    assert [document.get(name).value for name in names] == [
+        *("one", "yes", "none", "tilde", "second", "complex")
+    ]
+    assert key_where(document, "x") == (6, 1, 6, 4)
+    assert "x" in document
+    assert "y" not in document
+    assert document.get("y") is None
+    assert document.key("y") is None
+    # Anything but a string is compared with each key's value, as ``==`` compares.
+    assert document.get(1).value == "yes"  # True == 1
+    assert document.get(None).value == "complex"
 
 
 @PARSERS
