@@ -22,11 +22,12 @@ is skipped without a word: it only ever saves time.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import pickle
 import sys
 from pathlib import Path
+
+# hashlib (OpenSSL) and pickle are imported where they are used: a run that reads
+# no pipeline, such as a pre-commit check of one test file, never loads them.
 
 _FINGERPRINT_LENGTH = 32  # hex digits of the directory named after detlint's code
 
@@ -42,6 +43,8 @@ def code_fingerprint() -> str:
     """A digest of this detlint's code (every module's name, size and modification
     time) and the Python running it: facts read by other code are never reused,
     even from an editable install between two edits."""
+    import hashlib
+
     package = Path(__file__).parent
     digest = hashlib.blake2b(digest_size=_FINGERPRINT_LENGTH // 2)
     digest.update(sys.version.encode())
@@ -74,6 +77,8 @@ class FactsCache:
     @staticmethod
     def key(data: bytes, *parts: str) -> str:
         """The entry name for a file's ``data`` read as ``parts`` say (path, kind...)."""
+        import hashlib
+
         digest = hashlib.blake2b(data, digest_size=20)
         digest.update("\0".join(("", *parts)).encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
@@ -83,6 +88,8 @@ class FactsCache:
 
     def get(self, key: str) -> tuple[bool, object]:
         """``(True, value)`` for a stored entry, ``(False, None)`` for anything else."""
+        import pickle
+
         try:
             with open(self._path(key), "rb") as stream:
                 return True, pickle.load(stream)
@@ -132,4 +139,6 @@ class FactsCache:
 
 def dumps(value: object) -> bytes:
     """The blob ``put`` stores for ``value``."""
+    import pickle
+
     return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
