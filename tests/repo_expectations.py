@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -19,6 +21,14 @@ from detlint.cli import cli
 
 EXPECT = re.compile(r"expect:\s*((?:DET\d{3}\s*,?\s*)+)")
 TEXT_SUFFIXES = {".py", ".ini", ".toml", ".cfg", ".txt", ".yml", ".yaml"}
+
+
+def repository_copy(source: Path, destination: Path) -> Path:
+    """``source`` copied to ``destination`` as a git repository of its own (inside
+    this one, detlint would take this repository's root for its root)."""
+    shutil.copytree(source, destination)
+    subprocess.run(["git", "init", "--quiet", str(destination)], check=True)
+    return destination
 
 
 def expected_findings(repo: Path) -> set[tuple[str, int, str]]:

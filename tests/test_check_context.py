@@ -4,12 +4,10 @@ only where it involves a linted file."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from repo_expectations import run_check
+from repo_expectations import repository_copy, run_check
 
 REPO = Path(__file__).parent / "fixtures" / "repos" / "ci_pipelines"
 
@@ -17,10 +15,7 @@ REPO = Path(__file__).parent / "fixtures" / "repos" / "ci_pipelines"
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """The CI fixture as a repository of its own (inside this one, its root would be ours)."""
-    copy = tmp_path / "repo"
-    shutil.copytree(REPO, copy)
-    subprocess.run(["git", "init", "--quiet", str(copy)], check=True)
-    return copy
+    return repository_copy(REPO, tmp_path / "repo")
 
 
 def codes(document: dict) -> list[tuple[str, str]]:

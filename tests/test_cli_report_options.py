@@ -5,12 +5,11 @@ same in every output format, ``--output-file``, ``--statistics``, ``--fail-on``,
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from repo_expectations import repository_copy
 
 from detlint.cli import cli
 from detlint.cli_check import CHECK_FORMATS
@@ -22,9 +21,7 @@ NEEDLE = Path(__file__).parent.parent / "examples" / "needle"
 @pytest.fixture
 def needle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The shipped example with its pipeline: DET101, DET411 and DET501, all warnings."""
-    target = tmp_path / "needle"
-    shutil.copytree(NEEDLE, target)
-    subprocess.run(["git", "init", "--quiet", str(target)], check=True)
+    target = repository_copy(NEEDLE, tmp_path / "needle")
     monkeypatch.chdir(target)
     return target
 

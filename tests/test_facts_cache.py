@@ -5,12 +5,10 @@ other code is read afresh; nothing is written into the linted tree."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from repo_expectations import run_check
+from repo_expectations import repository_copy, run_check
 
 from detlint.facts_cache import FactsCache, code_fingerprint
 
@@ -19,10 +17,7 @@ REPO = Path(__file__).parent / "fixtures" / "repos" / "ci_pipelines"
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    copy = tmp_path / "repo"
-    shutil.copytree(REPO, copy)
-    subprocess.run(["git", "init", "--quiet", str(copy)], check=True)
-    return copy
+    return repository_copy(REPO, tmp_path / "repo")
 
 
 @pytest.fixture

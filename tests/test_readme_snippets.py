@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from repo_expectations import repository_copy
 from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,10 +46,7 @@ def load(text: str) -> Any:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """examples/needle as a repository of its own, where a CI job would check it out."""
-    copy = tmp_path / "needle"
-    shutil.copytree(EXAMPLE, copy)
-    subprocess.run(["git", "init", "--quiet", str(copy)], check=True)
-    return copy
+    return repository_copy(EXAMPLE, tmp_path / "needle")
 
 
 def environment(extra_bin: Path | None = None) -> dict[str, str]:
