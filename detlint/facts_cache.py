@@ -77,11 +77,7 @@ class FactsCache:
     @staticmethod
     def key(data: bytes, *parts: str) -> str:
         """The entry name for a file's ``data`` read as ``parts`` say (path, kind...)."""
-        import hashlib
-
-        digest = hashlib.blake2b(data, digest_size=20)
-        digest.update("\0".join(("", *parts)).encode("utf-8", "surrogateescape"))
-        return digest.hexdigest()
+        return digest(data, "\0".join(("", *parts)).encode("utf-8", "surrogateescape"))
 
     def _path(self, key: str) -> Path:
         return self.directory / key[:2] / key[2:]
@@ -135,6 +131,16 @@ class FactsCache:
                 and entry.is_dir(follow_symlinks=False)
             ):
                 shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def digest(*chunks: bytes) -> str:
+    """The BLAKE2 digest (160 bits, in hex) of the bytes of ``chunks`` in a row."""
+    import hashlib
+
+    found = hashlib.blake2b(digest_size=20)
+    for chunk in chunks:
+        found.update(chunk)
+    return found.hexdigest()
 
 
 def dumps(value: object) -> bytes:

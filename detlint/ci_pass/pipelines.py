@@ -15,7 +15,6 @@ parsed only when it holds a token a knob or a test run needs.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import pickle
 import re
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple, cast
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
 from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
-from detlint.facts_cache import FactsCache, dumps
+from detlint.facts_cache import FactsCache, digest, dumps
 from detlint.gc_pause import cyclic_gc_paused
 from detlint.parallel import fork_map
 from detlint.source import decode_text, read_bytes
@@ -381,14 +380,14 @@ class Read(NamedTuple):
 
 
 def _digest(data: bytes | Problem | None) -> str:
-    return hashlib.blake2b(data, digest_size=20).hexdigest() if isinstance(data, bytes) else ""
+    return digest(data) if isinstance(data, bytes) else ""
 
 
 def _unchanged(inputs: tuple[Input, ...]) -> bool:
     """Whether every other file a cached read rests on still holds the same bytes."""
-    for path, digest in inputs:
+    for path, then in inputs:
         data = read_bytes(Path(path), "") if os.path.isfile(path) else None
-        if _digest(data) != digest:
+        if _digest(data) != then:
             return False
     return True
 
