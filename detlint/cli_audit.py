@@ -22,6 +22,7 @@ from detlint.cli_shared import (
 @click.option("--output-format", type=click.Choice(["json"]), default="json", show_default=True)
 @click.option(
     "--output-file",
+    "-o",
     type=click.Path(path_type=Path, dir_okay=False, writable=True),
     help="Write the inventory to this file instead of standard output.",
 )

@@ -36,6 +36,7 @@ CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildki
 )
 @click.option(
     "--output-file",
+    "-o",
     type=click.Path(path_type=Path, dir_okay=False, writable=True),
     help="Write the report to this file instead of standard output.",
 )

@@ -63,7 +63,8 @@ class FactsCache:
     def __init__(self, directory: Path, kind: str) -> None:
         self.root = directory
         self.kind = kind
-        self._ready = False
+        self._prepared = False
+        self._stored: frozenset[str] = frozenset()  # the entries there were at the start
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -79,31 +80,35 @@ class FactsCache:
         """The entry name for a file's ``data`` read as ``parts`` say (path, kind...)."""
         return digest(data, "\0".join(("", *parts)).encode("utf-8", "surrogateescape"))
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / key[2:]
-
-    def get(self, key: str) -> tuple[bool, object]:
-        """``(True, value)`` for a stored entry, ``(False, None)`` for anything else."""
+    def get(self, key: str) -> object | None:
+        """The value stored under ``key``, or None for anything else."""
+        self.prepare()
+        if key not in self._stored:
+            return None
         import pickle
 
         try:
-            with open(self._path(key), "rb") as stream:
-                return True, pickle.load(stream)
-        except Exception:  # absent, unreadable or not an entry: read the file instead
-            return False, None
+            with open(self.directory / key, "rb") as stream:
+                return pickle.load(stream)  # type: ignore[no-any-return]
+        except Exception:  # unreadable or not an entry: read the file instead
+            return None
 
-    def put(self, key: str, blob: bytes) -> None:
-        """Store ``blob`` (a pickle of the value) under ``key``; failures are ignored."""
-        import tempfile
+    def put(self, key: str, value: object) -> None:
+        """Store ``value`` (not None) under ``key``; failures are ignored.
 
-        path = self._path(key)
+        The entry is written under a name of this process's own and then renamed,
+        so that a reader, or another run storing the same entry, never sees half of it.
+        """
+        import pickle
+
+        path = self.directory / key
+        temporary = f"{path}.{os.getpid()}.tmp"
         try:
-            if not self._ready:
-                self._prepare()
-            path.parent.mkdir(mode=0o700, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".entry-")
+            self.prepare()
+            blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
-                with os.fdopen(handle, "wb") as stream:
+                with os.fdopen(descriptor, "wb") as stream:
                     stream.write(blob)
                 os.replace(temporary, path)
             except BaseException:
@@ -112,25 +117,34 @@ class FactsCache:
         except OSError:
             return
 
-    def _prepare(self) -> None:
-        """Create the directory for this code, and drop the ones of other code: their
-        entries can never be read again."""
+    def prepare(self) -> None:
+        """Create the directory for this code (once), drop the ones of other code
+        (their entries can never be read again) and list the entries there are.
+        Called before worker processes are forked, so that they find it done."""
+        if self._prepared:
+            return
         import shutil
 
-        self._ready = True
-        fresh = not self.directory.parent.is_dir()
-        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if not fresh:
-            return
-        for entry in os.scandir(self.root):
-            name = entry.name
-            if (
-                name != self.fingerprint
-                and len(name) == _FINGERPRINT_LENGTH
-                and all(c in "0123456789abcdef" for c in name)
-                and entry.is_dir(follow_symlinks=False)
-            ):
-                shutil.rmtree(entry.path, ignore_errors=True)
+        self._prepared = True
+        try:
+            fresh = not self.directory.parent.is_dir()
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            # Listed once: a run mostly asks for entries that exist (a repeat run) or
+            # mostly for ones that do not (a first run), and a failed open costs more.
+            self._stored = frozenset(os.listdir(self.directory))
+            if not fresh:
+                return
+            for entry in os.scandir(self.root):
+                name = entry.name
+                if (
+                    name != self.fingerprint
+                    and len(name) == _FINGERPRINT_LENGTH
+                    and all(c in "0123456789abcdef" for c in name)
+                    and entry.is_dir(follow_symlinks=False)
+                ):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            pass  # put finds out for itself, and gives up quietly
 
 
 def digest(*chunks: bytes) -> str:

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
@@ -379,6 +379,14 @@ class Read(NamedTuple):
     inputs: tuple[Input, ...] = ()
 
 
+class Stored(NamedTuple):
+    """A cache entry: the pickled Read, behind the other files it rests on, so that
+    they are checked without unpickling the facts."""
+
+    inputs: tuple[Input, ...]
+    blob: bytes
+
+
 def _digest(data: bytes | Problem | None) -> str:
     return digest(data) if isinstance(data, bytes) else ""
 
@@ -401,36 +409,31 @@ def _read_each(
     """``reader.read_apart`` of every item, over ``jobs`` processes when there are
     many, and from ``cache`` for every file read before with the same bytes (and,
     for a GitLab pipeline, the same bytes in every file it includes)."""
+    jobs = jobs if len(items) >= PARALLEL_FILES else 1
     if cache is None:
-        return fork_map(reader.read_apart, items, jobs if len(items) >= PARALLEL_FILES else 1)
-    found: list[Read | None] = [None] * len(items)
-    # (index, key, bytes): a file to read, its entry's key ("": not to be stored) and the
-    # bytes the key was made of, so that what is stored is what was read.
-    missing: list[tuple[int, str, bytes | None]] = []
-    for index, (path, system) in enumerate(items):
+        return fork_map(reader.read_apart, items, jobs)
+
+    def read_through(item: tuple[Path, System | None]) -> bytes | None:
+        """One file's Read, pickled: from the cache, or read and stored (in a worker
+        process, when there are many); None for a file not worth reading."""
+        path, system = item
         display = display_path(path, reader.cwd)
         data = read_bytes(path, display)
         if isinstance(data, Problem):
-            missing.append((index, "", None))  # read again where problems are reported
-            continue
+            return dumps(reader.read_apart(item))  # its problem is reported, not stored
         if not reader.worth_reading(data, system):
-            found[index] = Read(None, [])
-            continue
+            return None
         key = cache.key(data, display, reader.relative(path), system or "")
-        hit, stored = cache.get(key)
-        if hit and isinstance(stored, Read) and _unchanged(stored.inputs):
-            found[index] = stored
-        else:
-            missing.append((index, key, data))
+        stored = cache.get(key)
+        if isinstance(stored, Stored) and _unchanged(stored.inputs):
+            return stored.blob
+        read = reader.read_apart(item, data)
+        blob = dumps(read)
+        cache.put(key, Stored(read.inputs, blob))
+        return blob
 
-    def read_stored(entry: tuple[int, str, bytes | None]) -> bytes:
-        index, _, data = entry
-        return dumps(reader.read_apart(items[index], data))
-
-    jobs = jobs if len(missing) >= PARALLEL_FILES else 1
-    blobs = fork_map(read_stored, missing, jobs)
-    for (index, key, _), blob in zip(missing, blobs, strict=True):
-        found[index] = pickle.loads(blob)
-        if key:
-            cache.put(key, blob)
-    return cast(list[Read], found)  # every index is filled by now
+    cache.prepare()
+    return [
+        Read(None, []) if blob is None else pickle.loads(blob)
+        for blob in fork_map(read_through, items, jobs)
+    ]
