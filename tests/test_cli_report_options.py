@@ -65,13 +65,20 @@ def test_fail_on_from_the_config(needle: Path) -> None:
     assert invoke("check", "--fail-on", "info").exit_code == 1
 
 
-def test_output_file_holds_what_stdout_would(needle: Path) -> None:
+@pytest.mark.parametrize("option", ["--output-file", "-o"])
+def test_output_file_holds_what_stdout_would(needle: Path, option: str) -> None:
     printed = invoke("check", "--output-format", "sarif").output
-    result = invoke("check", "--output-format", "sarif", "--output-file", "out.sarif")
+    result = invoke("check", "--output-format", "sarif", option, "out.sarif")
     assert result.exit_code == 1
     assert result.output == ""
     assert (needle / "out.sarif").read_text(encoding="utf-8") == printed
     assert json.loads(printed)["version"] == "2.1.0"
+
+
+def test_audit_writes_its_inventory_with_o(needle: Path) -> None:
+    printed = invoke("audit").output
+    assert invoke("audit", "-o", "inventory.json").output == ""
+    assert (needle / "inventory.json").read_text(encoding="utf-8") == printed
 
 
 def test_output_file_in_a_missing_directory_is_a_usage_error(needle: Path) -> None:
