@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from detlint import discover as discover_module
 from detlint.discover import (
@@ -401,3 +403,23 @@ def test_discovery_imports_nothing_heavy():
     )
     assert result.stdout.strip() == "[]"
     assert discover_module.__name__ == "detlint.discover"
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.text(alphabet="ab.-_ Z0~", min_size=1, max_size=3).filter(
+                lambda name: name not in (".", "..")
+            ),
+            min_size=1,
+            max_size=4,
+        ),
+        max_size=30,
+    )
+)
+def test_listing_order_is_pathlibs(parts: list[list[str]]) -> None:
+    """The listing's sort key orders paths as comparing their Path objects does."""
+    from detlint.discover import _path_order
+
+    paths = [os.path.join("/r", *components) for components in parts]
+    assert sorted(paths, key=_path_order) == [str(p) for p in sorted(map(Path, paths))]
