@@ -63,8 +63,8 @@ class FactsCache:
     def __init__(self, directory: Path, kind: str) -> None:
         self.root = directory
         self.kind = kind
-        self._prepared = False
-        self._stored: frozenset[str] = frozenset()  # the entries there were at the start
+        self._made = False
+        self._stored: frozenset[str] = frozenset()  # the entries prepare() listed
 
     @functools.cached_property
     def fingerprint(self) -> str:
@@ -81,8 +81,7 @@ class FactsCache:
         return digest(data, "\0".join(("", *parts)).encode("utf-8", "surrogateescape"))
 
     def get(self, key: str) -> object | None:
-        """The value stored under ``key``, or None for anything else."""
-        self.prepare()
+        """The value stored under ``key`` when ``prepare`` listed it, or None."""
         if key not in self._stored:
             return None
         import pickle
@@ -104,7 +103,7 @@ class FactsCache:
         path = self.directory / key
         temporary = f"{path}.{os.getpid()}.tmp"
         try:
-            self.prepare()
+            self._make_directory()
             blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
@@ -118,20 +117,30 @@ class FactsCache:
             return
 
     def prepare(self) -> None:
-        """Create the directory for this code (once), drop the ones of other code
-        (their entries can never be read again) and list the entries there are.
-        Called before worker processes are forked, so that they find it done."""
-        if self._prepared:
+        """Make the directory ready and list the entries there are, once per reading
+        of many files, before worker processes fork (so that they find it done).
+
+        Listed, rather than looked for one by one: a reading mostly asks for entries
+        that exist (a repeat run) or mostly for ones that do not (a first run), and a
+        failed ``open`` per file costs more than one listing.
+        """
+        self._make_directory()
+        try:
+            self._stored = frozenset(os.listdir(self.directory))
+        except OSError:
+            self._stored = frozenset()
+
+    def _make_directory(self) -> None:
+        """Create the directory for this code (once), and drop the ones of other code:
+        their entries can never be read again."""
+        if self._made:
             return
         import shutil
 
-        self._prepared = True
+        self._made = True
         try:
             fresh = not self.directory.parent.is_dir()
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            # Listed once: a run mostly asks for entries that exist (a repeat run) or
-            # mostly for ones that do not (a first run), and a failed open costs more.
-            self._stored = frozenset(os.listdir(self.directory))
             if not fresh:
                 return
             for entry in os.scandir(self.root):

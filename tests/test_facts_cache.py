@@ -195,3 +195,19 @@ def test_a_pipeline_that_a_step_uploads_is_cached_too(
     assert ("deploy/tests.yaml", "DET401") in {(f["path"], f["code"]) for f in first[1]["findings"]}
     no_yaml_reading(monkeypatch)
     assert run_check(repo, ".buildkite") == first
+
+
+def test_one_cache_serves_repeated_reads_in_one_process(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-lived process (an editor integration, a test suite) keeps one cache:
+    entries stored by one reading are found by the next."""
+    from detlint.ci_pass.pipelines import read_pipelines
+    from detlint.discover import repository_files
+
+    cache = FactsCache(tmp_path / "cache", "pipelines")
+    files = repository_files(repo)
+    first = read_pipelines(files, repo, repo, jobs=1, cache=cache)
+    assert first.pipelines
+    no_yaml_reading(monkeypatch)
+    assert read_pipelines(files, repo, repo, jobs=1, cache=cache) == first

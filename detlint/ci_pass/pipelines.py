@@ -297,6 +297,8 @@ def read_pipelines(
     Files a GitLab pipeline includes are read as part of it, not on their own.
     With a ``cache``, a file read before with the same bytes is not read again.
     """
+    if cache is not None:
+        cache.prepare()
     with cyclic_gc_paused():  # here and in the worker processes forked inside
         return _read_pipelines(files, root, cwd, extra_tokens, jobs, cache)
 
@@ -432,7 +434,6 @@ def _read_each(
         cache.put(key, Stored(read.inputs, blob))
         return blob
 
-    cache.prepare()
     return [
         Read(None, []) if blob is None else pickle.loads(blob)
         for blob in fork_map(read_through, items, jobs)
