@@ -9,7 +9,8 @@ the rendering, so that a number quoted for a phase can be measured again::
 Each phase is the wall time of the named function (forked workers included),
 the median of ``--repeat`` runs after one warm-up. Phases nest where the
 functions do (the trial-loop re-reads of linking are in both "linking" and
-"Python files"), so they do not sum to the total. ``--warm`` reads the
+"Python files"), so they do not sum to the total. The last line is the CI
+pass's share of the total (reading pipelines, linking). ``--warm`` reads the
 pipelines through detlint's cache, filled by the warm-up run, as a repeat run
 does. Standard library only.
 """
@@ -32,6 +33,9 @@ PHASES = (  # (module, function, label)
     ("detlint.ci_analysis", "link_ci", "linking CI runs to tests"),
     ("detlint.engine", "_judge", "rules"),
 )
+
+
+CI_PHASES = ("pipelines: YAML and shell", "linking CI runs to tests")
 
 
 def _timed(totals: dict[str, float], label: str, function: Callable[..., Any]) -> Any:
@@ -86,6 +90,11 @@ def main() -> None:
     for label in [label for _, _, label in PHASES] + ["inventory JSON", "total"]:
         values = [run.get(label, 0.0) for run in measured]
         print(f"{label:32} {statistics.median(values):7.3f} s")
+    # "Pipelines must not dominate an audit": the CI pass's own phases against the whole.
+    share = statistics.median(
+        (run.get(CI_PHASES[0], 0.0) + run.get(CI_PHASES[1], 0.0)) / run["total"] for run in measured
+    )
+    print(f"{'CI pass (YAML, shell, linking)':32} {share:7.0%} of the total")
 
 
 if __name__ == "__main__":
