@@ -16,24 +16,23 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import pickle
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
+from detlint.ci_pass.pipeline_reads import Input, Read, content_digest, read_each
 from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
-from detlint.facts_cache import FactsCache, digest, dumps
 from detlint.gc_pause import cyclic_gc_paused
-from detlint.parallel import fork_map
 from detlint.source import decode_text, read_bytes
 from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
     from detlint.ci_pass.shell import CommandFacts
+    from detlint.facts_cache import FactsCache
 
 # A pipeline is read only if its lowercased bytes hold one of these: a knob, a
 # test run (whose flags, variables and shell matter), or a command that can
@@ -62,10 +61,6 @@ KNOB_TOKENS = (
     b"include",
     b"extends",
 )
-
-
-# Below this many YAML files, forking costs more than it saves.
-PARALLEL_FILES = 50
 
 
 @dataclass(frozen=True)
@@ -274,7 +269,7 @@ class PipelineReader:
         def load(relative: str) -> tuple[YNode, ...] | None:
             target = self.root / base / relative.lstrip("/")
             data = read_bytes(target, "") if target.is_file() else None
-            self.inputs.append(Input(os.path.abspath(target), _digest(data)))
+            self.inputs.append(Input(os.path.abspath(target), content_digest(data)))
             if data is None:
                 return None
             documents, problems = self.load(target, data if isinstance(data, bytes) else None)
@@ -329,7 +324,7 @@ def _read_pipelines(
     done: set[str] = set()
     gitlab = [(path, system) for path, system in by_path if system == "gitlab"]
     done |= {os.path.abspath(path) for path, _ in gitlab}
-    for facts, problems, _ in _read_each(reader, gitlab, 1, cache):
+    for facts, problems, _ in read_each(reader, gitlab, 1, cache):
         reader.problems += problems
         if facts is not None:
             pipelines.append(facts)
@@ -343,7 +338,7 @@ def _read_pipelines(
         if os.path.normpath(reader.relative(path)) not in included
     ]
     done |= {os.path.abspath(path) for path in by_content} | {os.path.abspath(p) for p, _ in rest}
-    for facts, problems, _ in _read_each(reader, rest, jobs, cache):
+    for facts, problems, _ in read_each(reader, rest, jobs, cache):
         reader.problems += problems
         if facts is not None:
             pipelines.append(facts)
@@ -356,85 +351,10 @@ def _read_pipelines(
             target = os.path.abspath(root / facts.base / reference.lstrip("/"))
             if target not in done and os.path.isfile(target):
                 done.add(target)
-                ((uploaded, problems, _),) = _read_each(
+                ((uploaded, problems, _),) = read_each(
                     reader, [(Path(target), "buildkite")], 1, cache
                 )
                 reader.problems += problems
                 if uploaded is not None:
                     pipelines.append(uploaded)
     return PipelineRead(tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files))
-
-
-class Input(NamedTuple):
-    """A file one read took in besides its own, and the digest of its bytes then."""
-
-    path: str  # absolute
-    digest: str  # "" when it was absent or unreadable
-
-
-class Read(NamedTuple):
-    """What reading one file gives: its facts (None for no pipeline), its problems,
-    and the other files the facts rest on (a GitLab pipeline's local includes)."""
-
-    facts: PipelineFacts | None
-    problems: list[Problem]
-    inputs: tuple[Input, ...] = ()
-
-
-class Stored(NamedTuple):
-    """A cache entry: the pickled Read, behind the other files it rests on, so that
-    they are checked without unpickling the facts."""
-
-    inputs: tuple[Input, ...]
-    blob: bytes
-
-
-def _digest(data: bytes | Problem | None) -> str:
-    return digest(data) if isinstance(data, bytes) else ""
-
-
-def _unchanged(inputs: tuple[Input, ...]) -> bool:
-    """Whether every other file a cached read rests on still holds the same bytes."""
-    for path, then in inputs:
-        data = read_bytes(Path(path), "") if os.path.isfile(path) else None
-        if _digest(data) != then:
-            return False
-    return True
-
-
-def _read_each(
-    reader: PipelineReader,
-    items: Sequence[tuple[Path, System | None]],
-    jobs: int,
-    cache: FactsCache | None,
-) -> list[Read]:
-    """``reader.read_apart`` of every item, over ``jobs`` processes when there are
-    many, and from ``cache`` for every file read before with the same bytes (and,
-    for a GitLab pipeline, the same bytes in every file it includes)."""
-    jobs = jobs if len(items) >= PARALLEL_FILES else 1
-    if cache is None:
-        return fork_map(reader.read_apart, items, jobs)
-
-    def read_through(item: tuple[Path, System | None]) -> bytes | None:
-        """One file's Read, pickled: from the cache, or read and stored (in a worker
-        process, when there are many); None for a file not worth reading."""
-        path, system = item
-        display = display_path(path, reader.cwd)
-        data = read_bytes(path, display)
-        if isinstance(data, Problem):
-            return dumps(reader.read_apart(item))  # its problem is reported, not stored
-        if not reader.worth_reading(data, system):
-            return None
-        key = cache.key(data, display, reader.relative(path), system or "")
-        stored = cache.get(key)
-        if isinstance(stored, Stored) and _unchanged(stored.inputs):
-            return stored.blob
-        read = reader.read_apart(item, data)
-        blob = dumps(read)
-        cache.put(key, Stored(read.inputs, blob))
-        return blob
-
-    return [
-        Read(None, []) if blob is None else pickle.loads(blob)
-        for blob in fork_map(read_through, items, jobs)
-    ]
