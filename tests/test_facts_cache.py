@@ -4,7 +4,10 @@ other code is read afresh; nothing is written into the linted tree."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -211,3 +214,19 @@ def test_one_cache_serves_repeated_reads_in_one_process(
     assert first.pipelines
     no_yaml_reading(monkeypatch)
     assert read_pipelines(files, repo, repo, jobs=1, cache=cache) == first
+
+
+def test_parallel_runs_share_one_cache(repo: Path, cache_dir: Path) -> None:
+    """pre-commit may start several detlint processes at once: each writes an entry
+    under a name of its own and renames it, so none reads half an entry."""
+    command = [sys.executable, "-m", "detlint", "check", "--output-format", "json"]
+    expected = subprocess.run(
+        [*command, "--no-cache"], cwd=repo, capture_output=True, text=True, check=False
+    ).stdout
+    runs = [
+        subprocess.Popen(command, cwd=repo, stdout=subprocess.PIPE, text=True) for _ in range(4)
+    ]
+    outputs = [run.communicate()[0] for run in runs]
+    assert all(json.loads(output) == json.loads(expected) for output in outputs)
+    assert entries(cache_dir)
+    assert not [entry for entry in entries(cache_dir) if entry.name.endswith(".tmp")]
