@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import textwrap
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -29,6 +30,17 @@ def repository_copy(source: Path, destination: Path) -> Path:
     shutil.copytree(source, destination)
     subprocess.run(["git", "init", "--quiet", str(destination)], check=True)
     return destination
+
+
+def written_repository(root: Path, files: dict[str, str]) -> Path:
+    """A repository at ``root`` holding ``files`` (path: dedented text) and an empty
+    pyproject.toml that makes it a project of its own."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    (root / "pyproject.toml").touch()
+    return root
 
 
 def expected_findings(repo: Path) -> set[tuple[str, int, str]]:

@@ -4,10 +4,7 @@ and a repository nested in another."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
-from repo_expectations import run_check
+from repo_expectations import run_check, written_repository
 
 from detlint.model import JobRetries, Policy, Reruns
 
@@ -23,21 +20,12 @@ def test_kernel():
 """
 
 
-def _repo(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    (root / "pyproject.toml").touch()
-    return root
-
-
 def _codes(document: dict) -> list[tuple[str, int, str]]:
     return sorted((f["path"], f["line"], f["code"]) for f in document["findings"])
 
 
 def test_cd_in_one_command_carries_over_to_the_next_on_buildkite(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "services/api/tests/test_api.py": TEST_WITH_TRIALS,
@@ -58,7 +46,7 @@ def test_cd_in_one_command_carries_over_to_the_next_on_buildkite(tmp_path):
 
 
 def test_bare_pytest_runs_the_configured_testpaths(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "pytest.ini": "[pytest]\ntestpaths = unit\n",
@@ -74,7 +62,7 @@ def test_bare_pytest_runs_the_configured_testpaths(tmp_path):
 
 
 def test_github_working_directory_and_variables_set_for_later_steps(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "gpu/tests/test_kernel.py": TEST_WITH_TRIALS,
@@ -99,7 +87,7 @@ def test_github_working_directory_and_variables_set_for_later_steps(tmp_path):
 
 
 def test_pytest_addopts_in_the_step_env_reruns_like_the_flag(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "tests/test_kernel.py": TEST_WITH_TRIALS,
@@ -126,7 +114,7 @@ def test_pytest_addopts_in_the_step_env_reruns_like_the_flag(tmp_path):
 
 
 def test_a_nested_repository_runs_its_steps_from_its_own_root(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "vendor/lib/tests/test_lib.py": "def test_lib():\n    pass\n",
@@ -145,7 +133,7 @@ def test_a_nested_repository_runs_its_steps_from_its_own_root(tmp_path):
 
 
 def test_a_retry_on_agent_loss_only_is_not_a_finding(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "tests/test_a.py": "def test_a():\n    pass\n",
@@ -168,7 +156,7 @@ def test_a_retry_on_agent_loss_only_is_not_a_finding(tmp_path):
 
 
 def test_a_script_the_step_calls_is_read_and_its_exit_status_judged(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "tests/test_a.py": "def test_a():\n    pass\n",
@@ -194,7 +182,7 @@ def test_a_script_the_step_calls_is_read_and_its_exit_status_judged(tmp_path):
 
 
 def test_a_run_inside_a_block_scalar_is_reported_on_its_own_line(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "tests/test_a.py": "def test_a():\n    pass\n",
@@ -213,7 +201,7 @@ def test_a_run_inside_a_block_scalar_is_reported_on_its_own_line(tmp_path):
 
 
 def test_knobs_on_steps_that_run_no_tests_are_left_to_the_audit(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "tests/test_a.py": "def test_a():\n    pass\n",
@@ -250,7 +238,7 @@ def test_plain():
 
 
 def test_deselecting_a_flaky_tag_in_every_step_is_an_invisible_skip(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "tests/test_gpu.py": QUARANTINED,
@@ -272,7 +260,7 @@ def test_deselecting_a_flaky_tag_in_every_step_is_an_invisible_skip(tmp_path):
 
 
 def test_a_tag_another_step_selects_is_not_a_finding(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         {
             "tests/test_gpu.py": QUARANTINED,

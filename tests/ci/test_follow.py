@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
-from repo_expectations import run_check
+from repo_expectations import run_check, written_repository
 
 from detlint.ci_pass.follow import runs_tox_commands
 from detlint.ci_pass.makefile import expand, read_makefile
@@ -34,15 +33,6 @@ commands =
 [testenv:lint]
 commands = ruff check .
 """
-
-
-def _repo(root: Path, files: dict[str, str]) -> Path:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    (root / "pyproject.toml").touch()
-    return root
 
 
 def _findings(document: dict, code: str) -> list[dict]:
@@ -146,7 +136,7 @@ def test_which_launchers_run_tox_commands(launcher, expected):
 
 
 def test_soft_fail_on_a_tox_step_gates_the_tests_tox_runs(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
@@ -171,7 +161,7 @@ def test_soft_fail_on_a_tox_step_gates_the_tests_tox_runs(tmp_path):
 
 
 def test_posargs_choose_the_targets_and_their_options_stay_on_the_ci_line(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
@@ -196,7 +186,7 @@ def test_posargs_choose_the_targets_and_their_options_stay_on_the_ci_line(tmp_pa
 
 @pytest.mark.parametrize(("passed", "expected"), [("KERNEL_TRIALS", 1), ("OTHER", 0)])
 def test_a_trial_override_reaches_tox_commands_only_through_pass_env(tmp_path, passed, expected):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
@@ -216,7 +206,7 @@ def test_a_trial_override_reaches_tox_commands_only_through_pass_env(tmp_path, p
 
 
 def test_toxenv_in_the_step_env_chooses_the_environment(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
@@ -238,7 +228,7 @@ def test_toxenv_in_the_step_env_chooses_the_environment(tmp_path):
 
 
 def test_an_environment_without_pytest_runs_no_tests(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
@@ -258,7 +248,7 @@ def test_an_environment_without_pytest_runs_no_tests(tmp_path):
 
 
 def test_without_tox_ini_the_tox_command_is_read_as_the_pytest_run_it_stands_for(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
@@ -278,7 +268,7 @@ def test_without_tox_ini_the_tox_command_is_read_as_the_pytest_run_it_stands_for
 
 def test_ignore_outcome_and_a_dash_hide_pytest_status(tmp_path):
     tox = TOX_INI.replace("--reruns 2 ", "").replace("pass_env", "ignore_outcome = true\npass_env")
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
@@ -332,7 +322,7 @@ def test_make_expansion_keeps_what_only_the_shell_knows():
 
 
 def test_make_test_links_the_recipe_runs(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
@@ -359,7 +349,7 @@ def test_make_test_links_the_recipe_runs(tmp_path):
 
 
 def test_make_in_another_directory(tmp_path):
-    repo = _repo(
+    repo = written_repository(
         tmp_path,
         _tests(
             **{
