@@ -139,15 +139,12 @@ def _merge(
     flags = list(options.flags)
     suffix = "" if where == "the command line" else f" in {where}"
     changes: dict[str, object] = {}
-    if reruns is not None:
-        changes["reruns"] = IntSetting(reruns, span, f"--reruns in {where}")
-        flags.append(f"--reruns {reruns}{suffix}")
-    if retries is not None:
-        changes["retries"] = IntSetting(retries, span, f"--retries in {where}")
-        flags.append(f"--retries {retries}{suffix}")
-    if force_reruns is not None:
-        changes["force_reruns"] = IntSetting(force_reruns, span, f"--force-reruns in {where}")
-        flags.append(f"--force-reruns {force_reruns}{suffix}")
+    counts = (("reruns", reruns), ("retries", retries), ("force_reruns", force_reruns))
+    for name, count in counts:
+        if count is not None:
+            flag = "--" + name.replace("_", "-")
+            changes[name] = IntSetting(count, span, f"{flag} in {where}")
+            flags.append(f"{flag} {count}{suffix}")
     if force_flaky:
         changes["force_flaky"] = span
         flags.append(f"--force-flaky{suffix}")
@@ -162,19 +159,13 @@ def _merge(
 
 def with_options(config: PytestConfig, options: RunOptions) -> PytestConfig:
     """The config as a run sees it: its options after the ini ``addopts``."""
-    changes: dict[str, object] = {}
-    if options.reruns is not None:
-        changes["reruns"] = options.reruns
-    if options.retries is not None:
-        changes["retries"] = options.retries
-    if options.force_reruns is not None:
-        changes["force_reruns"] = options.force_reruns
+    # max_runs and min_passes are the flaky package's: they count only under --force-flaky.
+    names: tuple[str, ...] = ("reruns", "retries", "force_reruns", "force_flaky")
     if options.force_flaky is not None:
-        changes["force_flaky"] = options.force_flaky
-        if options.max_runs is not None:
-            changes["max_runs"] = options.max_runs
-        if options.min_passes is not None:
-            changes["min_passes"] = options.min_passes
+        names += ("max_runs", "min_passes")
+    changes: dict[str, object] = {
+        name: value for name in names if (value := getattr(options, name)) is not None
+    }
     if options.disabled_plugins:
         changes["disabled_plugins"] = config.disabled_plugins | options.disabled_plugins
     return dataclasses.replace(config, **changes) if changes else config  # type: ignore[arg-type]
