@@ -93,7 +93,7 @@ def main() -> None:
 
     One run builds hundreds of thousands of small acyclic facts (steps, runs,
     spans) and then exits; the cyclic garbage collector's passes over them find
-    nothing and cost up to a tenth of a large audit, while reference counting
+    nothing and cost a visible share of a large audit, while reference counting
     frees everything it could. So the process that runs one command does
     without it (``cyclic_gc_paused`` does the same inside a long-lived process).
     """

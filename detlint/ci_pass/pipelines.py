@@ -203,20 +203,22 @@ class PipelineReader:
         self, path: Path, system: System | None, data: bytes | None = None
     ) -> PipelineFacts | None:
         """One file's facts; ``system`` None decides by content (None when not a pipeline).
-        ``data`` is the file's bytes when the caller has read them already.
+        ``data`` is the file's bytes when the caller has read them already and found
+        them ``worth_reading``.
 
         A file's problems are reported only once it is known to be a pipeline:
         an unreadable YAML file elsewhere in the repository is not detlint's business.
         """
         display = display_path(path, self.cwd)
-        read = read_bytes(path, display) if data is None else data
-        if isinstance(read, Problem):
-            if system is not None:
-                self.problems.append(read)
-            return None
-        data = read
-        if not self.worth_reading(data, system):
-            return None
+        if data is None:
+            read = read_bytes(path, display)
+            if isinstance(read, Problem):
+                if system is not None:
+                    self.problems.append(read)
+                return None
+            if not self.worth_reading(read, system):
+                return None
+            data = read
         documents, problems = self.load(path, data)
         if system is None:
             system = system_by_content(documents)
