@@ -5,7 +5,9 @@ a list of words, and what matters to detlint is which of them are rerun knobs
 and which are test targets (``read_pytest_args``). They are read as pytest's
 argparse reads them, with the table in ``pytest_options`` saying which options
 take the next word. The words are taken after quote removal, so the shell
-reader and the config readers share this.
+reader and the config readers share this. The shell reader takes the options
+and knobs alone (``scan_pytest_args``, ``read_knobs``) into the facts of a run,
+without a ``PytestArgs`` that it would only copy field by field.
 
 Finding which words of a shell command reach pytest at all is the business of
 ``shell_launchers`` (``recognise_launcher``) and ``shell_wrappers``
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from detlint.ci_pass.pytest_options import FLAG_ALIASES, FLAKE_FINDER_DEFAULT_RUNS, VALUE_OPTIONS
 from detlint.ci_pass.shell_launchers import Launch, recognise_launcher
@@ -24,12 +27,15 @@ from detlint.ci_pass.shell_wrappers import join_dir, skip_wrappers
 
 __all__ = [
     "FLAKE_FINDER_DEFAULT_RUNS",
+    "Knobs",
     "Launch",
     "Option",
     "PytestArgs",
     "join_dir",
+    "read_knobs",
     "read_pytest_args",
     "recognise_launcher",
+    "scan_pytest_args",
     "skip_wrappers",
 ]
 
@@ -103,8 +109,9 @@ def _int(value: str | None) -> int | None:
         return None
 
 
-def _scan(args: Sequence[str]) -> tuple[list[Option], list[str]]:
-    """Split ``args`` into options (with their values) and positional targets."""
+def scan_pytest_args(args: Sequence[str]) -> tuple[list[Option], list[str]]:
+    """Split pytest's argument list ``args`` into options (with their values) and
+    positional targets, as pytest's argparse does."""
     options: list[Option] = []
     targets: list[str] = []
     count = len(args)
@@ -162,6 +169,124 @@ def _scan_short(args: Sequence[str], i: int, options: list[Option]) -> int:
     return 1
 
 
+class Knobs(TypedDict, total=False):
+    """What an argument list sets, each entry present only when it differs from
+    its default: the ``PytestArgs`` (and ``shell.PytestRun``) fields of the same names."""
+
+    keyword: str
+    markexpr: str
+    reruns: int
+    reruns_dynamic: bool
+    reruns_delay: bool
+    only_rerun: tuple[str, ...]
+    rerun_except: tuple[str, ...]
+    force_reruns: int
+    reruns_mode: str
+    max_suite_reruns: int
+    fail_on_flaky: bool
+    retries: int
+    force_flaky: bool
+    max_runs: int
+    min_passes: int
+    count: int
+    flake_runs: int
+    disabled_plugins: tuple[str, ...]
+    plugins: tuple[str, ...]
+    rootdir: str
+    config_file: str
+
+
+# Every option name that sets a knob; most argument lists have none but -k and -m.
+_KNOB_NAMES = frozenset(
+    (
+        *("--reruns", "--reruns-delay", "--only-rerun", "--rerun-except", "--force-reruns"),
+        *("--reruns-mode", "--max-suite-reruns", "--fail-on-flaky", "--retries"),
+        *("--force-flaky", "--max-runs", "--min-passes", "--count", "--flake-finder", "-p"),
+        *("--rootdir", "-c"),
+    )
+)
+
+
+def _is_dynamic(option: Option, dynamic: Sequence[bool]) -> bool:
+    """Whether the value of ``option`` is a shell expansion (see ``read_pytest_args``)."""
+    last = option.index + option.width - 1
+    if last < len(dynamic):
+        return dynamic[last]
+    return option.value is not None and "$" in option.value
+
+
+def _appended(options: Sequence[Option], name: str) -> tuple[str, ...]:
+    return tuple(
+        option.value for option in options if option.name == name and option.value is not None
+    )
+
+
+def read_knobs(
+    options: Sequence[Option], dynamic: Sequence[bool] = ()
+) -> tuple[Knobs, Option | None]:
+    """The knobs that ``options`` (from ``scan_pytest_args``) set, and the
+    ``--reruns`` option that wins; ``dynamic`` as for ``read_pytest_args``.
+
+    The shell reader takes these straight into its facts, without building the
+    rest of a ``PytestArgs``: options that pytest stores once keep their last
+    occurrence, as argparse does; appending options (``-p``, ``--only-rerun``)
+    keep all of them.
+    """
+    knobs: Knobs = {}
+    last = {option.name: option for option in options}
+    if "-k" in last and (keyword := last["-k"].value) is not None:
+        knobs["keyword"] = keyword
+    if "-m" in last and (markexpr := last["-m"].value) is not None:
+        knobs["markexpr"] = markexpr
+    if last.keys().isdisjoint(_KNOB_NAMES):
+        return knobs, None
+    get = last.get
+    if (reruns_option := get("--reruns")) is not None:
+        if (reruns := _int(reruns_option.value)) is not None:
+            knobs["reruns"] = reruns
+        elif _is_dynamic(reruns_option, dynamic):
+            knobs["reruns_dynamic"] = True
+    if "--reruns-delay" in last:
+        knobs["reruns_delay"] = True
+    if "--only-rerun" in last and (only_rerun := _appended(options, "--only-rerun")):
+        knobs["only_rerun"] = only_rerun
+    if "--rerun-except" in last and (rerun_except := _appended(options, "--rerun-except")):
+        knobs["rerun_except"] = rerun_except
+    if (option := get("--force-reruns")) and (force_reruns := _int(option.value)) is not None:
+        knobs["force_reruns"] = force_reruns
+    if (option := get("--reruns-mode")) and option.value is not None:
+        knobs["reruns_mode"] = option.value
+    if (option := get("--max-suite-reruns")) and (suite := _int(option.value)) is not None:
+        knobs["max_suite_reruns"] = suite
+    if "--fail-on-flaky" in last:
+        knobs["fail_on_flaky"] = True
+    if (option := get("--retries")) and (retries := _int(option.value)) is not None:
+        knobs["retries"] = retries
+    if "--force-flaky" in last:
+        knobs["force_flaky"] = True
+    if (option := get("--max-runs")) and (max_runs := _int(option.value)) is not None:
+        knobs["max_runs"] = max_runs
+    if (option := get("--min-passes")) and (min_passes := _int(option.value)) is not None:
+        knobs["min_passes"] = min_passes
+    if (option := get("--count")) and (count := _int(option.value)) is not None:
+        knobs["count"] = count
+    if "--flake-finder" in last:
+        runs = get("--flake-runs")
+        knobs["flake_runs"] = (runs and _int(runs.value)) or FLAKE_FINDER_DEFAULT_RUNS
+    if "-p" in last and (plugins := _appended(options, "-p")):
+        disabled = tuple(p.removeprefix("no:") for p in plugins if p.startswith("no:"))
+        enabled = tuple(p for p in plugins if not p.startswith("no:"))
+        if disabled:
+            knobs["disabled_plugins"] = disabled
+        if enabled:
+            knobs["plugins"] = enabled
+    if (option := get("--rootdir")) and option.value is not None:
+        knobs["rootdir"] = option.value
+    if (option := get("-c")) and option.value is not None:
+        knobs["config_file"] = option.value
+    return knobs, reruns_option
+
+
 def read_pytest_args(args: Sequence[str], dynamic: Sequence[bool] = ()) -> PytestArgs:
     """Read pytest's argument list ``args`` (words after quote removal).
 
@@ -170,59 +295,20 @@ def read_pytest_args(args: Sequence[str], dynamic: Sequence[bool] = ()) -> Pytes
     Options that pytest stores once keep their last occurrence, as argparse does;
     appending options (``-p``, ``--only-rerun``) keep all of them.
     """
-    options, targets = _scan(args)
-
-    def is_dynamic(option: Option) -> bool:
-        last = option.index + option.width - 1
-        if last < len(dynamic):
-            return dynamic[last]
-        return option.value is not None and "$" in option.value
-
-    last: dict[str, Option] = {}
-    appended: dict[str, list[str]] = {}
+    options, targets = scan_pytest_args(args)
     dynamic_names: list[str] = []
     for option in options:
-        last[option.name] = option
-        if option.value is not None:
-            appended.setdefault(option.name, []).append(option.value)
-            if is_dynamic(option) and option.name not in dynamic_names:
-                dynamic_names.append(option.name)
-
-    def value(name: str) -> str | None:
-        option = last.get(name)
-        return option.value if option else None
-
-    plugins = appended.get("-p", [])
-    reruns_option = last.get("--reruns")
-    flake_runs = None
-    if "--flake-finder" in last:
-        flake_runs = _int(value("--flake-runs")) or FLAKE_FINDER_DEFAULT_RUNS
+        if (
+            option.value is not None
+            and option.name not in dynamic_names
+            and _is_dynamic(option, dynamic)
+        ):
+            dynamic_names.append(option.name)
+    knobs, reruns_option = read_knobs(options, dynamic)
     return PytestArgs(
         options=tuple(options),
         targets=tuple(targets),
-        keyword=value("-k"),
-        markexpr=value("-m"),
-        reruns=_int(value("--reruns")),
         reruns_option=reruns_option,
-        reruns_dynamic=reruns_option is not None
-        and _int(reruns_option.value) is None
-        and is_dynamic(reruns_option),
-        reruns_delay="--reruns-delay" in last,
-        only_rerun=tuple(appended.get("--only-rerun", [])),
-        rerun_except=tuple(appended.get("--rerun-except", [])),
-        force_reruns=_int(value("--force-reruns")),
-        reruns_mode=value("--reruns-mode"),
-        max_suite_reruns=_int(value("--max-suite-reruns")),
-        fail_on_flaky="--fail-on-flaky" in last,
-        retries=_int(value("--retries")),
-        force_flaky="--force-flaky" in last,
-        max_runs=_int(value("--max-runs")),
-        min_passes=_int(value("--min-passes")),
-        count=_int(value("--count")),
-        flake_runs=flake_runs,
-        disabled_plugins=tuple(p.removeprefix("no:") for p in plugins if p.startswith("no:")),
-        plugins=tuple(p for p in plugins if not p.startswith("no:")),
-        rootdir=value("--rootdir"),
-        config_file=value("-c"),
         dynamic_options=tuple(dynamic_names),
+        **knobs,
     )

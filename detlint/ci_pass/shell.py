@@ -13,14 +13,16 @@ How it reads, one module each:
 * ``shell_lexer`` splits the text into words and operators with their source
   offsets, and ``shell_parser`` builds a syntax tree (``shell_nodes``), with
   command substitutions, ``bash -c '...'`` and ``eval`` strings parsed as
-  nested scripts.
+  nested scripts. Text that is lines of plain words, most CI commands, takes a
+  shorter way to the same tree (``shell_plain``).
 * ``shell_walk`` walks the tree in text order, finding pytest invocations
   (``shell_launchers``, ``shell_wrappers``) and environment assignments, and
   tracking the working directory (``cd``, ``pushd``/``popd``, subshells).
 * ``shell_masking`` decides, for each invocation, whether the script still ends
   with status 0 when that invocation fails, by running a small abstract
   interpreter (``shell_simulation``) under bash's errexit and pipefail rules.
-* ``pytest_args`` reads the words handed to pytest.
+* ``pytest_args`` reads the words handed to pytest: here only its options and
+  knobs (``scan_pytest_args``, ``read_knobs``), which the run's facts take over.
 
 Nothing here raises on odd input: text that cannot be tokenised or parsed is
 stepped over, and ``CommandFacts.unparsed`` says so.
@@ -32,13 +34,10 @@ import bisect
 import re
 from dataclasses import dataclass
 
-from detlint.ci_pass.pytest_args import Option, read_pytest_args
-from detlint.ci_pass.shell_effects import Analysis
-from detlint.ci_pass.shell_launchers import LAUNCHER_HINT
-from detlint.ci_pass.shell_masking import masking_reason
-from detlint.ci_pass.shell_nodes import CommandList, Simple
+from detlint.ci_pass.pytest_args import Option, read_knobs, scan_pytest_args
+from detlint.ci_pass.shell_launchers import has_launcher_hint
+from detlint.ci_pass.shell_masking import Masking
 from detlint.ci_pass.shell_parser import parse
-from detlint.ci_pass.shell_state import Reason
 from detlint.ci_pass.shell_walk import ExportVia, Found, Walker, WalkState, resolve
 
 __all__ = ["CommandFacts", "Export", "Place", "PytestRun", "read_command"]
@@ -145,23 +144,45 @@ class CommandFacts:
     unparsed: bool  # some text could not be tokenised or parsed and was stepped over
 
 
-# A text is lexed only when it may hold a launcher, a line for $GITHUB_ENV or an
+# A text is read only when it may hold a launcher, a line for $GITHUB_ENV or an
 # assignment: a name followed by "=" at the start of a word (so "--flag=value"
 # alone does not count).
-_PREFILTER = re.compile(
-    LAUNCHER_HINT.pattern + r"|GITHUB_ENV|(?:^|[\s;&|(){}'\"`])[A-Za-z_][A-Za-z0-9_]*="
-)
+_ASSIGNMENT_HINT = re.compile(r"(?:^|[\s;&|(){}'\"`])[A-Za-z_][A-Za-z0-9_]*=")
 _NEWLINE = re.compile(r"\n")
+_COUNTED_POINTS = 8  # points counted in the text before _Lines lists its line starts
+
+
+def _worth_reading(text: str) -> bool:
+    """Whether ``text`` may hold a launcher, a $GITHUB_ENV line or an assignment."""
+    return (
+        has_launcher_hint(text)
+        or "GITHUB_ENV" in text
+        or ("=" in text and _ASSIGNMENT_HINT.search(text) is not None)
+    )
 
 
 class _Lines:
-    """Turns offsets into the text into 0-based lines and columns."""
+    """Turns offsets into the text into 0-based lines and columns.
+
+    Most texts are short and asked for two or three points, so the first few
+    are counted in the text; a text asked for more gets its line starts listed.
+    """
 
     def __init__(self, text: str) -> None:
-        self.starts = [0, *(match.end() for match in _NEWLINE.finditer(text))]
+        self.text = text
+        self.starts: list[int] | None = None
+        self.counted = 0
 
     def point(self, offset: int) -> tuple[int, int]:
-        line = max(bisect.bisect_right(self.starts, offset) - 1, 0)
+        if offset <= 0:
+            return 0, offset
+        if self.starts is None:
+            if self.counted < _COUNTED_POINTS:
+                self.counted += 1
+                text = self.text
+                return text.count("\n", 0, offset), offset - text.rfind("\n", 0, offset) - 1
+            self.starts = [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
+        line = bisect.bisect_right(self.starts, offset) - 1
         return line, offset - self.starts[line]
 
     def place(self, start: int, end: int) -> Place:
@@ -177,7 +198,7 @@ def read_command(text: str, *, errexit: bool = True, pipefail: bool = False) -> 
     the text in (``CiCommand.errexit``/``pipefail``); ``set`` commands in the
     text change them from there on.
     """
-    if not _PREFILTER.search(text):
+    if not _worth_reading(text):
         return CommandFacts((), (), False)
     try:
         return _read(text, errexit, pipefail)
@@ -190,9 +211,10 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     walker = Walker(text)
     walker.walk(program, WalkState())
     lines = _Lines(text)
-    masking = _Masking(program, unparsed, errexit, pipefail)
+    masking = Masking(program, unparsed, errexit, pipefail)
     runs = [_run(found, masking, lines) for found in walker.found]
-    runs.sort(key=lambda run: (run.line, run.column))
+    if len(runs) > 1:
+        runs.sort(key=lambda run: (run.line, run.column))
     exports = []
     for found in walker.exports:
         line, column = lines.point(found.offset)
@@ -200,44 +222,13 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     return CommandFacts(tuple(runs), tuple(exports), unparsed)
 
 
-class _Masking:
-    """``masking_reason`` for the runs of one script, sharing one ``Analysis``,
-    which is built only when some run needs the simulation."""
-
-    def __init__(self, program: CommandList, unparsed: bool, errexit: bool, pipefail: bool) -> None:
-        self.program = program
-        self.unparsed = unparsed
-        self.errexit = errexit
-        self.pipefail = pipefail
-        self.analysis: Analysis | None = None
-
-    def reason(self, command: Simple) -> Reason | None:
-        # bash stops at a syntax error with status 2, so on text that did not parse
-        # the simulation's verdict would describe a script that never runs as read.
-        if self.unparsed:
-            return None
-        # A script that is the run alone (no "&", substitution or nested script)
-        # ends with the run's failure: the simulation would find no reason.
-        items = self.program.items
-        if (
-            len(items) == 1
-            and items[0][0] is command
-            and items[0][1] is None
-            and not command.subs
-            and command.nested is None
-        ):
-            return None
-        if self.analysis is None:
-            self.analysis = Analysis(self.program)
-        return masking_reason(self.program, self.analysis, command, self.errexit, self.pipefail)
-
-
-def _run(found: Found, masking: _Masking, lines: _Lines) -> PytestRun:
+def _run(found: Found, masking: Masking, lines: _Lines) -> PytestRun:
     command, launch = found.command, found.launch
+    words = command.words
     values: list[str] = []
     dynamic: list[bool] = []
     for value, index in launch.args:
-        word = command.words[index]
+        word = words[index]
         if not word.dynamic:
             unknown = False
         elif value == word.value:
@@ -246,57 +237,38 @@ def _run(found: Found, masking: _Masking, lines: _Lines) -> PytestRun:
             unknown = True
         values.append(value)
         dynamic.append(unknown)
-    args = read_pytest_args(values, dynamic)
+    options, targets = scan_pytest_args(values)
+    knobs, reruns_option = read_knobs(options, dynamic)
     reruns_text = reruns_at = None
-    if args.reruns_option is not None:
-        option = args.reruns_option
-        span = range(option.index, option.index + option.width)
+    if reruns_option is not None:
+        span = range(reruns_option.index, reruns_option.index + reruns_option.width)
         indexes = sorted({launch.args[k][1] for k in span})
-        written = [command.words[k] for k in indexes]
+        written = [words[k] for k in indexes]
         reruns_text = " ".join(word.raw for word in written)
         reruns_at = lines.place(written[0].start, written[-1].end)
     reason = masking.reason(command)
-    place = lines.place(command.start, command.end)
+    line, column = lines.point(command.start)
+    end_line, end_column = lines.point(command.end)
     tox_env = launch.tox_env
     if tox_env is None and "tox" in launch.launcher.split():
         tox_env = dict(found.env).get("TOXENV")
     return PytestRun(
-        line=place.line,
-        column=place.column,
-        end_column=place.end_column,
+        line=line,
+        column=column,
+        end_column=end_column,
         launcher=launch.launcher,
-        targets=args.targets,
-        keyword=args.keyword,
-        markexpr=args.markexpr,
-        reruns=args.reruns,
+        targets=tuple(targets),
         reruns_text=reruns_text,
-        reruns_dynamic=args.reruns_dynamic,
-        reruns_delay=args.reruns_delay,
-        only_rerun=args.only_rerun,
-        retries=args.retries,
-        force_flaky=args.force_flaky,
-        max_runs=args.max_runs,
-        min_passes=args.min_passes,
-        count=args.count,
-        disabled_plugins=args.disabled_plugins,
-        rootdir=args.rootdir,
-        config_file=args.config_file,
         env=found.env,
         cwd=found.cwd,
         masked=reason.phrase if reason is not None else None,
         tox_env=tox_env,
-        end_line=place.end_line,
+        end_line=end_line,
         reruns_at=reruns_at,
         masked_at=lines.place(reason.start, reason.end) if reason is not None else None,
-        force_reruns=args.force_reruns,
-        reruns_mode=args.reruns_mode,
-        rerun_except=args.rerun_except,
-        max_suite_reruns=args.max_suite_reruns,
-        fail_on_flaky=args.fail_on_flaky,
-        flake_runs=args.flake_runs,
-        plugins=args.plugins,
-        options=args.options,
+        options=tuple(options),
         wrappers=launch.wrappers,
         in_loop=found.in_loop,
         args=tuple(values),
+        **knobs,
     )

@@ -57,8 +57,14 @@ _PYTEST_NAME = re.compile(r"py\.?test(?:-?3(?:\.\d+)?)?(?:\.exe)?")
 _PYTEST_MODULES = frozenset({"pytest", "py.test"})  # what python -m accepts
 _PYTHON_NAME = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*t?)?(?:\.exe)?|py")
 # Text without any of these runs no pytest: recognise_launcher (and the shell
-# reader, before lexing) need not look further.
+# reader, before lexing) need not look further. ``has_launcher_hint`` asks the
+# same with substring tests, which are cheaper than the search.
 LAUNCHER_HINT = re.compile(r"py\.?test|tox|hatch")
+
+
+def has_launcher_hint(text: str) -> bool:
+    """Whether ``LAUNCHER_HINT`` occurs in ``text``."""
+    return "pytest" in text or "py.test" in text or "tox" in text or "hatch" in text
 
 
 @dataclass(frozen=True)
@@ -145,8 +151,32 @@ def recognise_launcher(values: Sequence[str], dynamic: Sequence[bool] = ()) -> L
     A ``$PYTHON -m pytest`` counts. Not: ``pip install pytest``, ``echo pytest``,
     ``command -v pytest``, ``nox``, ``make test``, ``docker run IMAGE pytest``.
     """
-    if not values or not LAUNCHER_HINT.search(" ".join(values)):
+    if not values or not has_launcher_hint(" ".join(values)):
         return None
+    return launcher_of(values, dynamic)
+
+
+def launcher_of(values: Sequence[str], dynamic: Sequence[bool] = ()) -> Launch | None:
+    """``recognise_launcher`` for a non-empty list of words, without its first
+    test: the shell walk asks ``has_launcher_hint`` itself, once per command."""
+    # The two shapes nearly every CI command has, read as _launch reads them (no
+    # wrapper is named like pytest or python): "pytest ...", "python -m pytest ...".
+    name = basename(values[0])
+    if _PYTEST_NAME.fullmatch(name):
+        return Launch(name, tuple(zip(values[1:], range(1, len(values)), strict=True)))
+    if (
+        len(values) > 2
+        and values[1] == "-m"
+        and values[2] in _PYTEST_MODULES
+        and _PYTHON_NAME.fullmatch(name)
+    ):
+        args = tuple(zip(values[3:], range(3, len(values)), strict=True))
+        return Launch(f"{name} -m {values[2]}", args)
+    return read_launcher(values, dynamic)
+
+
+def read_launcher(values: Sequence[str], dynamic: Sequence[bool] = ()) -> Launch | None:
+    """The general reading behind ``launcher_of``: every wrapper, runner and shape."""
     builder = _Builder()
     if not _launch(values, dynamic, 0, builder, ""):
         return None

@@ -9,7 +9,8 @@ read like the same text written out.
 
 It is tolerant: bash stops at a syntax error, but CI text holds constructs a
 small parser does not know, and the pytest runs around them still matter. What
-cannot be placed is stepped over and noted in ``broken``.
+cannot be placed is stepped over and noted in ``broken``. Text that is lines of
+plain words never reaches the lexer: ``shell_plain`` builds its tree directly.
 
 The module is longer than most because the grammar is one set of mutually
 recursive methods; cutting it in two would leave each half unreadable alone.
@@ -34,6 +35,7 @@ from detlint.ci_pass.shell_nodes import (
     Simple,
     Subshell,
 )
+from detlint.ci_pass.shell_plain import may_run_script, plain_commands
 from detlint.ci_pass.shell_wrappers import script_argument
 
 # Nesting deeper than this is not read (and marks the text broken): it keeps
@@ -51,6 +53,14 @@ def parse(
 ) -> tuple[CommandList, bool]:
     """Parse ``text`` (found at offset ``shift`` of the outermost text); the flag
     says that some of it could not be tokenised or parsed and was stepped over."""
+    if parse_depth < _MAX_PARSE_DEPTH:
+        commands = plain_commands(text, shift)
+        if commands is not None:  # lines of plain words: the fast path (shell_plain)
+            broken = False
+            if may_run_script(text):
+                for command in commands:
+                    broken = attach_script(command, parse_depth + 1) or broken
+            return CommandList([(command, None) for command in commands]), broken
     lexer = Lexer(text, shift, lex_depth)
     tokens = lexer.tokens()
     parser = _Parser(tokens, parse_depth)
@@ -461,23 +471,29 @@ class _Parser:
             if target is not None:
                 for tokens in target.subs:
                     command.subs.append(self._sub_program(tokens))
-        script = script_argument([word.value for word in command.words])
-        if script is None or self.depth >= _MAX_PARSE_DEPTH // 2:
-            return
-        index, shell = script
-        word = command.words[index]
-        if shell is None and index + 1 < len(command.words):
-            args = command.words[index:]
-            joined = " ".join(arg.value for arg in args)  # eval joins its words with spaces
-            word = Word("", joined, args[0].start, args[-1].end, True, [])
-        exact = word.raw[:1] in ("'", '"') and word.raw[1:-1] == word.value
-        shift = word.start + 1 if exact else word.start
-        command.nested, broken = parse(word.value, shift, MAX_LEX_DEPTH // 2, self.depth + 1)
-        command.nested_shell = shell
-        self.broken = self.broken or broken
+        self.broken = attach_script(command, self.depth) or self.broken
 
     def _sub_program(self, tokens: list[Token]) -> CommandList:
         parser = _Parser(tokens, self.depth + 1)
         program = parser.program()
         self.broken = self.broken or parser.broken
         return program
+
+
+def attach_script(command: Simple, depth: int) -> bool:
+    """Parse the script string of ``bash -c`` or ``eval`` in ``command`` (met at
+    parse depth ``depth``) into ``command.nested``; returns whether it was broken."""
+    script = script_argument([word.value for word in command.words])
+    if script is None or depth >= _MAX_PARSE_DEPTH // 2:
+        return False
+    index, shell = script
+    word = command.words[index]
+    if shell is None and index + 1 < len(command.words):
+        args = command.words[index:]
+        joined = " ".join(arg.value for arg in args)  # eval joins its words with spaces
+        word = Word("", joined, args[0].start, args[-1].end, True, [])
+    exact = word.raw[:1] in ("'", '"') and word.raw[1:-1] == word.value
+    shift = word.start + 1 if exact else word.start
+    command.nested, broken = parse(word.value, shift, MAX_LEX_DEPTH // 2, depth + 1)
+    command.nested_shell = shell
+    return broken

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from detlint.ci_pass.shell_launchers import Launch, recognise_launcher
+from detlint.ci_pass.shell_launchers import Launch, has_launcher_hint, launcher_of
 from detlint.ci_pass.shell_lexer import ASSIGNMENT, DECLARATIONS, Word, split_assignment
 from detlint.ci_pass.shell_nodes import (
     AndOr,
@@ -177,19 +177,22 @@ class Walker:
             self.walk(sub, state.copy())
         if command.nested is not None:
             self.walk(command.nested, state.copy() if command.nested_shell else state)
-        if not command.words:
+        words = command.words
+        if not words:
             for word in command.assigns:
                 self.assign(word, state, "assignment")
             return
-        launch = recognise_launcher(
-            [word.value for word in command.words], [word.dynamic for word in command.words]
-        )
-        if launch is not None:
-            env = (*(split_assignment(word) for word in command.assigns), *launch.env)
-            cwd = state.cwd if launch.chdir is None else join_dir(state.cwd, launch.chdir)
-            in_loop = state.loops > 0
-            self.found.append(Found(command, launch, env, cwd, in_loop, dict(state.variables)))
-            return
+        values = [word.value for word in words]
+        if has_launcher_hint(" ".join(values)):
+            launch = launcher_of(values, [word.dynamic for word in words])
+            if launch is not None:
+                env = launch.env
+                if command.assigns:
+                    env = (*(split_assignment(word) for word in command.assigns), *env)
+                cwd = state.cwd if launch.chdir is None else join_dir(state.cwd, launch.chdir)
+                in_loop = state.loops > 0
+                self.found.append(Found(command, launch, env, cwd, in_loop, dict(state.variables)))
+                return
         self.builtin(command, state)
 
     def builtin(self, command: Simple, state: WalkState) -> None:
