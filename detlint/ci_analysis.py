@@ -57,25 +57,19 @@ class CiAnalysis:
 def pipeline_env_names(pipelines: Iterable[PipelineFacts]) -> set[str]:
     """Variables the pipelines set (step env and ``export``): candidate trial knobs."""
     names: set[str] = set()
+    texts: set[str] = set()  # generated pipelines repeat their commands: read each once
     for pipeline in pipelines:
         for step in pipeline.steps:
-            names |= {setting.name for setting in step.env}
+            names.update(setting.name for setting in step.env)
             for command in step.commands:
-                names |= {setting.name for setting in command.env}
-                names |= set(_ASSIGNMENT.findall(command.text))
+                if command.env:
+                    names.update(setting.name for setting in command.env)
+                if command.text not in texts:
+                    texts.add(command.text)
+                    if "=" in command.text:
+                        names.update(_ASSIGNMENT.findall(command.text))
     # Short names (CI, HOME, TERM) are everywhere and never a trial knob.
     return {name for name in names if len(name) >= 4}
-
-
-def all_knobs(pipelines: Iterable[PipelineFacts]) -> tuple[CiKnob, ...]:
-    knobs: dict[CiKnob, None] = {}
-    for pipeline in pipelines:
-        knobs.update(dict.fromkeys(pipeline.knobs))
-        for step in pipeline.steps:
-            knobs.update(dict.fromkeys(step.knobs))
-            for command in step.commands:
-                knobs.update(dict.fromkeys(command.knobs))
-    return tuple(knobs)
 
 
 def link_ci(
@@ -103,58 +97,107 @@ def link_ci(
     (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
     ruled out that pass the trial prefilter (``LoopOnly``).
     """
+    with cyclic_gc_paused():  # linking builds many small acyclic objects
+        # Called, not inlined: the linker's memos die with the call, inside the block,
+        # so the collector that resumes after it never walks them.
+        return _link(
+            pipelines,
+            modules,
+            root,
+            cwd,
+            evidence,
+            every_file,
+            scan,
+            scanned,
+            scanned_trials,
+            looping,
+            only,
+        )
+
+
+def _link(
+    pipelines: Sequence[PipelineFacts],
+    modules: Sequence[ModuleFacts],
+    root: Path,
+    cwd: Path,
+    evidence: PluginEvidence,
+    every_file: Callable[[], tuple[Path, ...]],
+    scan: Callable[[list[Path], bool], list[ModuleFacts]],
+    scanned: frozenset[str],
+    scanned_trials: bool,
+    looping: frozenset[str],
+    only: frozenset[str] | None,
+) -> CiAnalysis:
     from detlint.ci_link import Linker
-    from detlint.ci_pass.targets import displayer, relativer
+    from detlint.ci_pass.targets import displayer, python_files, relativer
     from detlint.pytest_config import find_pytest_config
 
-    with cyclic_gc_paused():  # linking builds many small acyclic objects
-        configs: dict[str, PytestConfig] = {}
+    configs: dict[str, PytestConfig] = {}
 
-        def config_for(directory: str) -> PytestConfig:
-            found = configs.get(directory)
-            if found is None:
-                found = configs[directory] = find_pytest_config(root / directory, cwd)
-            return found
+    def config_for(directory: str) -> PytestConfig:
+        found = configs.get(directory)
+        if found is None:
+            found = configs[directory] = find_pytest_config(root / directory, cwd)
+        return found
 
-        relative = relativer(root, cwd)
-        linker = Linker(
-            [relative(path) for path in every_file() if path.suffix == ".py"],
-            config_for,
-            evidence,
-            relative,
-            displayer(root, cwd),
-            lambda path: _read_called(root / path, cwd),
-        )
-        linker.take_shell(pipelines)
-        runs = [
-            run
-            for pipeline in pipelines
-            for step in pipeline.steps
-            for run in linker.runs(step, pipeline.base)
-        ]
-        tests: dict[str, list[TestFunction]] = {}
-        for module in modules:
-            tests.setdefault(module.path, []).extend(module.tests)
-        # Files a run reaches that the Python pass did not read: all their trial loops
-        # count under a run that changes their policy; under one that only sets
-        # variables, the files that read one of them (the prefilter knows the names).
-        changed = {path for run in runs if run.changes_policy for path in run.test_files}
-        overridden = {path for run in runs if run.env for path in run.test_files} - changed
-        if only is not None:
-            changed &= only
-            overridden &= only
-        for paths, trials in ((changed, True), (overridden, False)):
-            done = scanned if scanned_trials or not trials else frozenset()
-            unread = sorted(paths - set(tests) - done)
-            if trials and not scanned_trials:
-                # The Python pass read these and found no knob token: only a trial loop
-                # can make them worth parsing now.
-                unread = [path for path in unread if path not in scanned or path in looping]
-            if unread:
-                for module in scan([cwd / path for path in unread], trials):
-                    tests.setdefault(module.path, []).extend(module.tests)
-        gates = [gate for run in runs for gate in linker.gates(run, tests)]
-        return CiAnalysis(tuple(pipelines), all_knobs(pipelines), tuple(runs), tuple(gates))
+    relative = relativer(root, cwd)
+    linker = Linker(
+        python_files(every_file(), root, cwd),
+        config_for,
+        evidence,
+        relative,
+        displayer(root, cwd),
+        lambda path: _read_called(root / path, cwd),
+    )
+    runs: list[TestRun] = []
+    knobs: dict[CiKnob, None] = {}
+    # Files a run reaches that the Python pass did not read: all their trial loops
+    # count under a run that changes their policy; under one that only sets
+    # variables, the files that read one of them (the prefilter knows the names).
+    changed: set[str] = set()
+    overridden: set[str] = set()
+    counted: tuple[set[int], set[int]] = (set(), set())  # ids done: [changes] False, True
+    acting: list[tuple[TestRun, bool]] = []  # the runs that may change a test's policy
+    for pipeline in pipelines:
+        # A pipeline's shell facts cover its own steps: taken as its steps are linked,
+        # while they are at hand (and in a large setup, still in the processor's cache).
+        linker.take_shell((pipeline,))
+        knobs.update(dict.fromkeys(pipeline.knobs))
+        for step in pipeline.steps:
+            found = linker.runs(step, pipeline.base)
+            runs += found
+            for run in found:  # while the step and its runs are at hand
+                changes = run.changes_policy
+                if changes or run.env:
+                    acting.append((run, changes))
+                    ids = counted[changes]  # runs share their test_files tuples
+                    if (key := id(run.test_files)) not in ids:
+                        ids.add(key)
+                        (changed if changes else overridden).update(run.test_files)
+            if step.knobs:  # every knob once, in file order
+                knobs.update(dict.fromkeys(step.knobs))
+            for command in step.commands:
+                if command.knobs:  # few commands have knobs of their own
+                    knobs.update(dict.fromkeys(command.knobs))
+    overridden -= changed
+    tests: dict[str, list[TestFunction]] = {}
+    for module in modules:
+        tests.setdefault(module.path, []).extend(module.tests)
+    if only is not None:
+        changed &= only
+        overridden &= only
+    for paths, trials in ((changed, True), (overridden, False)):
+        done = scanned if scanned_trials or not trials else frozenset()
+        unread = sorted(paths - set(tests) - done)
+        if trials and not scanned_trials:
+            # The Python pass read these and found no knob token: only a trial loop
+            # can make them worth parsing now.
+            unread = [path for path in unread if path not in scanned or path in looping]
+        if unread:
+            for module in scan([cwd / path for path in unread], trials):
+                tests.setdefault(module.path, []).extend(module.tests)
+    gates = linker.composer.gates_of(acting, tests)
+    return CiAnalysis(tuple(pipelines), tuple(knobs), tuple(runs), tuple(gates))
 
 
 def _read_called(path: Path, cwd: Path) -> str | None:

@@ -1,16 +1,17 @@
-"""Linking CI to tests: which tests each pipeline step runs, and their composed policy.
+"""Linking CI to tests: which tests each pipeline step runs.
 
 A soft fail or a job retry is only as costly as the tests behind it, so every
 pytest invocation in a step is resolved to the test files it runs: its targets
 against the step's working directory and the repository layout, a bare
-``pytest`` against the configured ``testpaths``. Each test then gets one policy
-per step that runs it, composed in the order things happen: its trial loop
-(with any trial count the step's environment overrides), the marker or config
-reruns (the command line's ``--reruns`` standing in for the config's), the job
-retries, and finally the gate: the test's own xfail/skip, else the step's soft
-fail, ``continue-on-error``, ``allow_failure`` or a masked exit status. A step
-that hands pytest to a script, to ``tox -e ENV`` or to ``make TARGET`` has the
-runs written in that file (``ci_pass.follow``), located there.
+``pytest`` against the configured ``testpaths``. A step that hands pytest to a
+script, to ``tox -e ENV`` or to ``make TARGET`` has the runs written in that
+file (``ci_pass.follow``), located there. Each test then gets one policy per
+step that runs it (``ci_gates``).
+
+Large CI setups run thousands of steps, nearly every one distinct, over a few
+hundred distinct targets: what a run needs from its directory, its targets or
+the script it calls is worked out once per distinct question, and the work
+left per run is building the run itself.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import itertools
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from detlint.ci_options import RunOptions, run_options, with_options
+from detlint.ci_gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
+from detlint.ci_options import RunOptions, line_options, run_options
 from detlint.ci_pass.facts import (
     CiCommand,
     CiKnob,
@@ -36,31 +39,15 @@ from detlint.ci_pass.follow import Followed, Follower, runs_tox_commands
 from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
 from detlint.ci_pass.targets import TestFiles, join
 from detlint.dependencies import PluginEvidence
-from detlint.link import TestGate, link_test
-from detlint.model import (
-    ALLOW_FAILURE,
-    CONTINUE_ON_ERROR,
-    MASKED_EXIT,
-    SOFT_FAIL,
-    Gate,
-    JobRetries,
-    Policy,
-)
 from detlint.pytest_config import PytestConfig
-from detlint.python_pass.facts import NO_TRIALS, TestFunction, TrialCount
+from detlint.python_pass.facts import TestFunction
 from detlint.span import Span
 
-GATE_OF_KNOB: dict[str, Gate] = {
-    "soft-fail": SOFT_FAIL,
-    "continue-on-error": CONTINUE_ON_ERROR,
-    "allow-failure": ALLOW_FAILURE,
-}
-RETRY_KINDS = ("job-retry", "retry-action")
 
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TestRun:
-    """One pytest invocation in a CI step, resolved against the repository."""
+    """One pytest invocation in a CI step, resolved against the repository (with slots:
+    a large setup has thousands, and a slotted object is built in one allocation)."""
 
     step: CiStep
     command: CiCommand
@@ -85,48 +72,7 @@ class TestRun:
         return " ".join(parts)
 
 
-@dataclass(frozen=True)
-class CiGate:
-    """A test (or every test of a file without knobs) as one CI step runs it.
-
-    The parts are kept apart so each rule can quote the cost of its own knob:
-    ``inside`` is the policy within pytest as this run configures it (command
-    line flags included), ``own`` the test's policy under its own config alone,
-    ``retries`` the job-level retries and ``ci_gate`` the knob that stops a
-    failure from blocking (``masked`` when the command hides the exit status).
-    """
-
-    run: TestRun
-    label: str
-    base: TestGate  # the test inside pytest, as this run configures it
-    own: Policy  # the test's policy without this run's command line and trial override
-    retries: tuple[tuple[CiKnob, JobRetries], ...]
-    ci_gate: CiKnob | None
-    masked: bool
-    override: EnvSetting | None  # a step env var that changed the trial count
-    has_facts: bool  # False: a test file whose tests hold no knob of their own
-
-    @property
-    def inside(self) -> Policy:
-        return self.base.policy
-
-    @property
-    def policy(self) -> Policy:
-        """Everything composed: pytest, then job retries, then the gate."""
-        inside = self.base.policy
-        gate = inside.gate
-        if gate.blocks and self.ci_gate is not None:
-            gate = GATE_OF_KNOB[self.ci_gate.kind]
-        elif gate.blocks and self.masked:
-            gate = MASKED_EXIT
-        layers = (*inside.layers, *(layer for _, layer in self.retries))
-        return Policy(trials=inside.trials, layers=layers, gate=gate)
-
-    @property
-    def ci_knobs(self) -> tuple[CiKnob, ...]:
-        """The CI knobs that shaped ``policy``."""
-        knobs = [knob for knob, _ in self.retries]
-        return (*knobs, self.ci_gate) if self.ci_gate is not None else tuple(knobs)
+_TEXT = operator.attrgetter("text")
 
 
 def _acting_knobs(step: CiStep, command: CiCommand) -> tuple[CiKnob, ...]:
@@ -153,22 +99,16 @@ class Linker:
         self.evidence = evidence
         # Scripts, tox.ini and Makefiles that commands call (none without a reader).
         self.follower = Follower(read_file or (lambda path: None), self.targets.display)
-        # Large CI setups run thousands of steps over the same tests: every lookup
-        # below is memoised, so linking costs per distinct target, config and test.
-        self._linked: dict[tuple[int, int], tuple[TestFunction, PytestConfig, TestGate]] = {}
-        self._configs: dict[tuple[int, RunOptions], PytestConfig] = {}
+        self.composer = Composer(config_for, evidence)
         self._commands: dict[ScriptKey, CommandFacts] = {}
-        self._splits: dict[tuple[int, int], tuple[object, object, list[str], list[TestFunction]]]
-        self._splits = {}
-
-    def _link(self, test: TestFunction, config: PytestConfig) -> TestGate:
-        # Keyed by identity, since hashing a test's facts on every lookup costs more than
-        # linking; the entry keeps both objects alive so that an id is never reused.
-        key = (id(test), id(config))
-        entry = self._linked.get(key)
-        if entry is None:
-            entry = self._linked[key] = (test, config, link_test(test, config, self.evidence))
-        return entry[2]
+        # Keyed by a group's command texts and shell options (see ``_placed``).
+        self._placed_runs: dict[
+            tuple[tuple[str, ...], bool, bool], tuple[list[int], list[tuple[int, PytestRun]]]
+        ] = {}
+        self._workings: dict[tuple[str, str], str] = {}  # (base, as written): located
+        self._calls: dict[tuple[str, str], tuple[Followed, ...]] = {}  # (text, directory)
+        # (start, cd, targets): the directory pytest starts in and the test files reached.
+        self._reach: dict[tuple[str, str, tuple[str, ...]], tuple[str, tuple[str, ...]]] = {}
 
     def take_shell(self, pipelines: Sequence[PipelineFacts]) -> None:
         """Take the shell facts the pipelines were read with (in the worker processes
@@ -189,46 +129,83 @@ class Linker:
         # `echo NAME=value >> $GITHUB_ENV` sets NAME for the job's later steps.
         carried: tuple[EnvSetting, ...] = ()
         for group in script_groups(step):
-            first = group[0]
-            starts = list(
-                itertools.accumulate((c.text.count("\n") + 1 for c in group[:-1]), initial=0)
-            )
-            facts = self._read(script_key(group))
-            exports = tuple(
-                EnvSetting(e.name, e.value, group[bisect.bisect_right(starts, e.line) - 1].span)
-                for e in facts.exports
-                if e.via != "github-env"
-            )
+            located: Iterable[tuple[CiCommand, PytestRun]]
+            if len(group) == 1:  # most groups: everything sits in the one command
+                only = group[0]  # (``script_key`` of one command, without joining)
+                facts = self._read((only.text, only.errexit, only.pipefail))
+                places: Sequence[int] = (0,) * len(facts.exports)
+                located = zip(itertools.repeat(only), facts.runs)
+            else:
+                facts = self._read(script_key(group))
+                places, placed = self._placed(group, facts)
+                located = [(group[index], run) for index, run in placed]
+            exports: tuple[EnvSetting, ...] = ()
+            if facts.exports:
+                exports = tuple(
+                    EnvSetting(e.name, e.value, group[index].span)
+                    for e, index in zip(facts.exports, places, strict=True)
+                    if e.via != "github-env"
+                )
+            seen = (*carried, *exports) if exports else carried
+            for command, run in located:
+                if "tox" in run.launcher and runs_tox_commands(run.launcher):
+                    found += self._tox(step, command, run, base, seen)
+                else:
+                    found.append(self._run(step, command, run, base, seen))
+            if facts.exports:
+                first = group[0]
+                carried += tuple(
+                    EnvSetting(e.name, e.value, first.span)
+                    for e in facts.exports
+                    if e.via == "github-env"
+                )
+                seen = (*carried, *exports)
+            for command in group:
+                if ".sh" in command.text or "make" in command.text:  # calls a script or make
+                    called = self._called(command.text, self._working(step, command, base))
+                    found += [self._run(step, command, c.run, base, seen, c) for c in called]
+        return found
+
+    def _placed(
+        self, group: Sequence[CiCommand], facts: CommandFacts
+    ) -> tuple[list[int], list[tuple[int, PytestRun]]]:
+        """Which command of ``group`` each export of its script sits in, and each run
+        with the command it sits in, its line counted from that command's first line.
+        Steps that run the same commands share the answer (and the runs). The key is
+        the commands, not the script: ``a\\nb`` then ``c`` is the script of ``a`` then
+        ``b\\nc``, but its runs sit in other commands."""
+        key = (tuple(map(_TEXT, group)), group[0].errexit, group[0].pipefail)
+        found = self._placed_runs.get(key)
+        if found is None:
+            starts = [0]
+            for command in group[:-1]:
+                starts.append(starts[-1] + command.text.count("\n") + 1)
+            places = [bisect.bisect_right(starts, e.line) - 1 for e in facts.exports]
+            runs: list[tuple[int, PytestRun]] = []
             for run in facts.runs:
                 index = bisect.bisect_right(starts, run.line) - 1
-                command = group[index]
-                local = run
-                if starts[index]:
-                    local = dataclasses.replace(
-                        run, line=run.line - starts[index], end_line=run.end_line - starts[index]
-                    )
-                found += self._launched(step, command, local, base, (*carried, *exports))
-            carried += tuple(
-                EnvSetting(e.name, e.value, first.span)
-                for e in facts.exports
-                if e.via == "github-env"
-            )
-            for command in group:
-                if ".sh" not in command.text and "make" not in command.text:
-                    continue  # calls no script and no make target
-                working = self._working(step, command, base)
-                called = self.follower.scripts(command.text, working)
-                called += self.follower.make(command.text, working)
-                found += [
-                    self._run(step, command, item.run, base, (*carried, *exports), item)
-                    for item in called
-                ]
+                runs.append((index, _moved(run, starts[index]) if starts[index] else run))
+            found = self._placed_runs[key] = (places, runs)
+        return found
+
+    def _called(self, text: str, working: str) -> tuple[Followed, ...]:
+        """The runs in the scripts and make recipes a command calls: steps repeat the
+        same few calls (``make -C services up``) from the same directories."""
+        key = (text, working)
+        found = self._calls.get(key)
+        if found is None:
+            found = (*self.follower.scripts(text, working), *self.follower.make(text, working))
+            self._calls[key] = found
         return found
 
     def _working(self, step: CiStep, command: CiCommand, base: str) -> str:
-        return self.targets.locate(base, command.working_dir or step.working_dir or "")
+        key = (base, command.working_dir or step.working_dir or "")
+        found = self._workings.get(key)
+        if found is None:
+            found = self._workings[key] = self.targets.locate(*key)
+        return found
 
-    def _launched(
+    def _tox(
         self,
         step: CiStep,
         command: CiCommand,
@@ -236,29 +213,15 @@ class Linker:
         base: str,
         exports: tuple[EnvSetting, ...],
     ) -> list[TestRun]:
-        """A run as the step writes it, or, for ``tox -e ENV``, the runs of the
-        environment's commands in tox.ini (when a tox.ini configures them)."""
-        if not runs_tox_commands(run.launcher):
-            return [self._run(step, command, run, base, exports)]
+        """For ``tox -e ENV``, the runs of the environment's commands in tox.ini, or the
+        run as written when no tox.ini configures them."""
         directory = join(self._working(step, command, base), run.cwd or "")
         at = command.span_of(run)
-        env = self._env(step, command, run, exports, command.span)
+        env = _env(step, command, run, exports, command.span)
         called = self.follower.tox(run, at, directory, base, env)
         if called is None:
             return [self._run(step, command, run, base, exports)]
         return [self._run(step, command, item.run, base, exports, item) for item in called]
-
-    @staticmethod
-    def _env(
-        step: CiStep,
-        command: CiCommand,
-        run: PytestRun,
-        exports: tuple[EnvSetting, ...],
-        at: Span,
-    ) -> tuple[EnvSetting, ...]:
-        """What the run sees, closest last: the step's, the command's, exported, inline."""
-        inline = tuple(EnvSetting(name, value, at) for name, value in run.env)
-        return (*step.env, *command.env, *exports, *inline)
 
     def _run(
         self,
@@ -271,119 +234,60 @@ class Linker:
     ) -> TestRun:
         start = self._working(step, command, base)
         span = command.span_of(run)
-        env = self._env(step, command, run, exports, command.span)
-        sources: tuple[tuple[PytestRun, Span], ...] = ((run, span),)
-        if called is not None:
+        if run.env or command.env or exports:
+            env = _env(step, command, run, exports, command.span)
+        else:  # most runs: what the step sets, as it sets it
+            env = step.env
+        if called is None:
+            options = line_options(run, span, env)
+        else:
             start = called.directory if called.directory is not None else start
             span = called.span
             if called.env is not None:
                 inline = tuple(EnvSetting(name, value, span) for name, value in run.env)
                 env = (*called.env, *inline)
-            sources = called.sources or ((run, span),)
-        directory = join(start, run.cwd or "")
-        return TestRun(
-            step=step,
-            command=command,
-            run=run,
-            span=span,
-            directory=directory,
-            test_files=self.targets.reached(directory, run.targets),
-            knobs=_acting_knobs(step, command),
-            env=env,
-            options=run_options(sources, env),
-        )
+            options = run_options(called.sources or ((run, span),), env)
+        key = (start, run.cwd or "", run.targets)
+        reach = self._reach.get(key)
+        if reach is None:
+            directory = join(start, key[1])
+            reach = self._reach[key] = (directory, self.targets.reached(directory, run.targets))
+        knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
+        return TestRun(step, command, run, span, reach[0], reach[1], knobs, env, options)
 
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
-        """The tests whose policy this run changes: one gate per test with facts, and one
-        for all its test files without (no knob, no trial loop: one policy fits them all).
-
-        A run without a CI knob, a rerun option or a masked exit status changes only the
-        tests whose trial variable it sets; the others run as their own config says.
-        """
-        found: list[CiGate] = []
-        neutral = not run.changes_policy
-        plain_files, with_facts = self._split(run.test_files, tests)
-        if neutral and not any(test.trials.env is not None for test in with_facts):
-            return found  # nothing this run does can change how its tests report
-        own_config = self.config_for(run.directory)
-        config = self._with_options(own_config, run.options)
-        if plain_files and not neutral:
-            first = plain_files[0]
-            plain = TestFunction(
-                first, "<every test>", None, Span.file(first), None, (), (), NO_TRIALS
-            )
-            if len(plain_files) == 1:
-                label = f"{first} (tests without knobs)"
-            else:
-                label = f"the tests of {len(plain_files)} test files without knobs"
-            found.append(self._gate(run, plain, config, own_config, label, False))
-        variables = {setting.name for setting in run.env}
-        for test in with_facts:
-            if neutral and test.trials.env not in variables:
-                continue
-            found.append(self._gate(run, test, config, own_config, test.nodeid, True))
-        return found
-
-    def _split(
-        self, test_files: tuple[str, ...], tests: dict[str, list[TestFunction]]
-    ) -> tuple[list[str], list[TestFunction]]:
-        """A run's test files without facts, and the tests of the others, in file order.
-        Runs share their ``test_files`` tuples (one per distinct target) and one linking
-        hands every run the same complete ``tests``, so this is worked out once per
-        tuple; the entry keeps both objects alive so that their ids stay theirs."""
-        key = (id(test_files), id(tests))
-        entry = self._splits.get(key)
-        if entry is None:
-            plain = [path for path in test_files if path not in tests]
-            with_facts = [test for path in test_files for test in tests.get(path, ())]
-            entry = self._splits[key] = (test_files, tests, plain, with_facts)
-        return entry[2], entry[3]
-
-    def _with_options(self, config: PytestConfig, options: RunOptions) -> PytestConfig:
-        key = (id(config), options)
-        found = self._configs.get(key)
-        if found is None:
-            found = self._configs[key] = with_options(config, options)
-        return found
-
-    def _gate(
-        self,
-        run: TestRun,
-        test: TestFunction,
-        config: PytestConfig,
-        own_config: PytestConfig,
-        label: str,
-        has_facts: bool,
-    ) -> CiGate:
-        own = self._link(test, own_config).policy
-        override = _trial_override(test.trials, run.env)
-        if override is not None:
-            count = int(override.value)
-            trials = TrialCount(
-                count, test.trials.span, test.trials.env, f"{override.name}={count}"
-            )
-            test = dataclasses.replace(test, trials=trials)
-        base = self._link(test, config)
-        retries = tuple(
-            (knob, JobRetries((knob.attempts or 1) - 1, knob.system))
-            for knob in run.knobs
-            if knob.kind in RETRY_KINDS and knob.covers_tests and (knob.attempts or 0) > 1
-        )
-        ci_gate = next((k for k in run.knobs if k.kind in GATE_OF_KNOB and k.covers_tests), None)
-        return CiGate(
-            run, label, base, own, retries, ci_gate, run.run.masked is not None, override, has_facts
-        )
+        """The tests whose policy this run changes (``Composer.gates``)."""
+        return self.composer.gates(run, tests)
 
 
-def _trial_override(trials: TrialCount, env: Iterable[EnvSetting]) -> EnvSetting | None:
-    """The last setting of the test's trial variable to a literal integer, if any."""
-    if trials.env is None:
-        return None
-    found = None
-    for setting in env:
-        if setting.name == trials.env and setting.value.strip().isdigit():
-            found = setting
-    return found
+def _env(
+    step: CiStep,
+    command: CiCommand,
+    run: PytestRun,
+    exports: tuple[EnvSetting, ...],
+    at: Span,
+) -> tuple[EnvSetting, ...]:
+    """What the run sees, closest last: the step's, the command's, exported, inline
+    (the step's own tuple when only the step sets anything, as in most runs)."""
+    if not run.env:
+        if not command.env and not exports:
+            return step.env
+        return (*step.env, *command.env, *exports)
+    inline = tuple(EnvSetting(name, value, at) for name, value in run.env)
+    return (*step.env, *command.env, *exports, *inline)
+
+
+def _moved(run: PytestRun, lines: int) -> PytestRun:
+    """``run`` with its lines counted ``lines`` later: a copy of its fields with two of
+    them changed. ``dataclasses.replace`` passes every field (some 40) through
+    ``__init__`` again, which costs more than linking the run."""
+    try:
+        fields = vars(run)
+    except TypeError:  # a class with slots has no field dict to copy
+        return dataclasses.replace(run, line=run.line - lines, end_line=run.end_line - lines)
+    moved = object.__new__(type(run))
+    vars(moved).update(fields, line=run.line - lines, end_line=run.end_line - lines)
+    return moved
 
 
 __all__ = ["GATE_OF_KNOB", "CiGate", "Linker", "TestRun"]

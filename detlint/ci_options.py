@@ -37,9 +37,10 @@ class RunOptions:
     disabled_plugins: frozenset[str] = frozenset()
     flags: tuple[str, ...] = ()  # the rerun flags as written, for messages
 
-    @property
+    @functools.cached_property
     def span(self) -> Span | None:
-        """Where the option that reruns tests is written (None when nothing reruns)."""
+        """Where the option that reruns tests is written (None when nothing reruns).
+        Asked of every run, and runs share their options: worked out once."""
         if self.force_reruns is not None and self.force_reruns.value:
             return self.force_reruns.span
         if self.reruns is not None and self.reruns.value:
@@ -77,10 +78,13 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
     the line in tox.ini and the words after ``--`` that replace ``{posargs}``."""
     setting = _addopts(env)
     args = _addopts_args(setting.value) if setting is not None else None
-    if all(not _has_options(run) for run, _ in sources) and (
-        args is None or not _has_options(args)
-    ):
-        return NO_OPTIONS  # most runs: nothing to merge
+    if args is not None and not _sets(args):
+        args = None  # merging words that set nothing changes nothing
+    written = [(run, span) for run, span in sources if _sets(run)]
+    lines = [run for run, _ in written]
+    words: list[PytestRun | PytestArgs] = [*lines, *([args] if args is not None else [])]
+    if all(_sets(each) == _PLUGINS_ONLY for each in words):
+        return _plugins_only(args, lines)  # most runs: nothing to merge
     options = NO_OPTIONS
     if setting is not None and args is not None:
         options = _merge(
@@ -95,7 +99,7 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
             setting.span,
             ADDOPTS_VARIABLE,
         )
-    for run, span in sources:
+    for run, span in written:
         options = _merge(
             options,
             run.reruns,
@@ -111,17 +115,64 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
     return options
 
 
-def _has_options(words: PytestRun | PytestArgs) -> bool:
-    """Whether a command line (or ``PYTEST_ADDOPTS``) sets anything ``_merge`` reads."""
-    return (
+def line_options(run: PytestRun, span: Span, env: Sequence[EnvSetting]) -> RunOptions:
+    """``run_options(((run, span),), env)`` for the one command line most runs have:
+    unless it or ``PYTEST_ADDOPTS`` sets a rerun option there is nothing to merge.
+    Asked of every run, so written out in full rather than through the helpers."""
+    if (
+        run.reruns is None
+        and run.retries is None
+        and run.force_reruns is None
+        and not run.force_flaky
+        and run.max_runs is None
+        and run.min_passes is None
+    ):
+        setting = None
+        for each in env:
+            if each.name == ADDOPTS_VARIABLE:
+                setting = each
+        disabled = run.disabled_plugins
+        if setting is not None:
+            args = _addopts_args(setting.value)
+            if _sets(args) == _RERUNS:
+                return run_options(((run, span),), env)
+            disabled = args.disabled_plugins + disabled
+        return _disabling(disabled) if disabled else NO_OPTIONS
+    return run_options(((run, span),), env)
+
+
+_NOTHING, _PLUGINS_ONLY, _RERUNS = 0, 1, 2
+
+
+def _sets(words: PytestRun | PytestArgs) -> int:
+    """What a command line (or ``PYTEST_ADDOPTS``) sets of what ``_merge`` reads:
+    nothing, only plugins to disable, or more (false only for nothing)."""
+    if (
         words.reruns is not None
         or words.retries is not None
         or words.force_reruns is not None
         or words.force_flaky
         or words.max_runs is not None
         or words.min_passes is not None
-        or bool(words.disabled_plugins)
-    )
+    ):
+        return _RERUNS
+    return _PLUGINS_ONLY if words.disabled_plugins else _NOTHING
+
+
+def _plugins_only(args: PytestArgs | None, runs: Sequence[PytestRun]) -> RunOptions:
+    """What ``_merge`` makes of command lines (``args`` from ``PYTEST_ADDOPTS`` first)
+    that set nothing but plugins to disable: no rerun setting, so no span to keep."""
+    disabled = args.disabled_plugins if args is not None else ()
+    for run in runs:
+        disabled += run.disabled_plugins
+    return _disabling(disabled) if disabled else NO_OPTIONS
+
+
+@functools.lru_cache(maxsize=64)
+def _disabling(plugins: tuple[str, ...]) -> RunOptions:
+    """The options of command lines that only disable ``plugins``, shared by the many
+    runs that write the same ``-p no:NAME``."""
+    return RunOptions(disabled_plugins=frozenset(plugins))
 
 
 def _merge(
@@ -138,23 +189,31 @@ def _merge(
 ) -> RunOptions:
     flags = list(options.flags)
     suffix = "" if where == "the command line" else f" in {where}"
-    changes: dict[str, object] = {}
-    counts = (("reruns", reruns), ("retries", retries), ("force_reruns", force_reruns))
-    for name, count in counts:
-        if count is not None:
-            flag = "--" + name.replace("_", "-")
-            changes[name] = IntSetting(count, span, f"{flag} in {where}")
-            flags.append(f"{flag} {count}{suffix}")
+    settings: list[IntSetting | None] = []
+    for name, count, old in (
+        ("--reruns", reruns, options.reruns),
+        ("--retries", retries, options.retries),
+        ("--force-reruns", force_reruns, options.force_reruns),
+    ):
+        if count is None:
+            settings.append(old)
+        else:
+            settings.append(IntSetting(count, span, f"{name} in {where}"))
+            flags.append(f"{name} {count}{suffix}")
     if force_flaky:
-        changes["force_flaky"] = span
         flags.append(f"--force-flaky{suffix}")
-    if max_runs is not None:
-        changes["max_runs"] = max_runs
-    if min_passes is not None:
-        changes["min_passes"] = min_passes
-    changes["disabled_plugins"] = options.disabled_plugins | frozenset(disabled)
-    changes["flags"] = tuple(flags)
-    return dataclasses.replace(options, **changes)  # type: ignore[arg-type]
+    # Built field by field: ``dataclasses.replace`` costs more than the rest of a run's
+    # options, and a third of the runs of a large setup pass some option.
+    return RunOptions(
+        reruns=settings[0],
+        retries=settings[1],
+        force_reruns=settings[2],
+        force_flaky=span if force_flaky else options.force_flaky,
+        max_runs=options.max_runs if max_runs is None else max_runs,
+        min_passes=options.min_passes if min_passes is None else min_passes,
+        disabled_plugins=options.disabled_plugins | frozenset(disabled),
+        flags=tuple(flags),
+    )
 
 
 def with_options(config: PytestConfig, options: RunOptions) -> PytestConfig:

@@ -9,6 +9,7 @@ those from the facts, in the order they act, and records why.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
@@ -25,7 +26,14 @@ from detlint.model import (
     Reruns,
     StrictXfail,
 )
-from detlint.plugins import FLAKY, RERUNFAILURES, RETRY, PluginChoice, choose_plugin
+from detlint.plugins import (
+    FLAKY,
+    RERUNFAILURES,
+    RETRY,
+    PluginChoice,
+    choose_plugin,
+    declared_plugins,
+)
 from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import Dynamic, Mark, TestFunction
 from detlint.span import Span
@@ -270,6 +278,25 @@ def link_test(
         rerun_mark=rerun_mark,
         notes=tuple(builder.notes),
     )
+
+
+def with_trials(gate: TestGate, test: TestFunction) -> TestGate:
+    """``link_test(test, ...)`` from the gate of a test that differs from ``test`` in its
+    trial count alone (a CI step overriding it): the count reaches no layer, no knob and
+    no gate, only the policy's trials. A large setup has hundreds of such copies, and
+    linking each anew costs more than the rest of its gate."""
+    policy = Policy(trials=test.trials.count, layers=gate.policy.layers, gate=gate.policy.gate)
+    return dataclasses.replace(gate, test=test, policy=policy)
+
+
+def same_link(config: PytestConfig, other: PytestConfig, evidence: PluginEvidence) -> bool:
+    """Whether ``link_test`` composes every test alike under both configs: they differ
+    at most in the plugins they disable, and not in which declared plugin reads
+    ``flaky`` (the one thing ``link_test`` asks of disabled plugins). A CI run's
+    ``-p no:cacheprovider`` then costs no second linking of each test it runs."""
+    return dataclasses.replace(
+        other, disabled_plugins=config.disabled_plugins
+    ) == config and declared_plugins(evidence, config) == declared_plugins(evidence, other)
 
 
 def link_tests(

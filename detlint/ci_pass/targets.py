@@ -13,9 +13,10 @@ operations: pathlib costs more per path than the rest of linking a run.
 from __future__ import annotations
 
 import bisect
+import operator
 import os
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from detlint.pytest_config import PytestConfig
@@ -28,6 +29,11 @@ def join(base: str, relative: str) -> str:
     repository root. ``""`` is the root itself."""
     if relative.startswith("/"):
         return relative.lstrip("/")
+    if not base or _plain(base):  # plain paths join as they are: no normalising
+        if not relative:
+            return base
+        if _plain(relative):
+            return f"{base}/{relative}" if base else relative
     joined = posixpath.normpath(posixpath.join(base, relative)) if base or relative else ""
     return "" if joined == "." else joined
 
@@ -44,7 +50,7 @@ class TestFiles:
         relative: Callable[[str], str] = lambda path: path,
         display: Callable[[str], str] = lambda path: path,
     ) -> None:
-        self.files = sorted(files)
+        self.files = sorted(set(files))  # once each: the files below a target are unique
         self._file_set = frozenset(self.files)
         self.config_for = config_for  # the pytest config for a repository directory
         self.relative = relative  # a displayed path (a config file's) as a repository path
@@ -52,6 +58,7 @@ class TestFiles:
         self._tests: dict[tuple[str, ...], list[str]] = {}
         self._under: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self._reached: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._shown: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self._displayed: dict[str, str] = {}
 
     def reached(self, directory: str, written: tuple[str, ...]) -> tuple[str, ...]:
@@ -67,11 +74,12 @@ class TestFiles:
                 if config.path:
                     config_dir = posixpath.dirname(self.relative(config.path))
                 targets = [join(config_dir, t) for t in config.testpaths] or [directory]
-            found = tuple(
-                sorted(
-                    {self.display(f) for t in targets for f in self._below(t, config.python_files)}
-                )
-            )
+            if len(targets) == 1:
+                found = self._shown_below(targets[0], config.python_files)
+            else:
+                # Each target's files come sorted: sorting their concatenation merges runs.
+                shown = [f for t in targets for f in self._shown_below(t, config.python_files)]
+                found = tuple(sorted(dict.fromkeys(shown)))
             self._reached[key] = found
         return found
 
@@ -95,12 +103,38 @@ class TestFiles:
             found = self._displayed[path] = self._show(path)
         return found
 
+    def _shown_below(self, target: str, python_files: tuple[str, ...]) -> tuple[str, ...]:
+        """The test files below a target as displayed, sorted, without repeats."""
+        key = (target, python_files)
+        found = self._shown.get(key)
+        if found is None:
+            below = self._below(target, python_files)
+            try:  # most of these files were displayed for another target already
+                shown = list(map(self._displayed.__getitem__, below))
+            except KeyError:
+                shown = [self.display(path) for path in below]
+            if all(map(operator.is_, shown, below)):
+                found = below  # shown as listed (run from the root): sorted, once each
+            else:
+                # Displaying keeps the order (it adds or strips one prefix) in all but
+                # odd layouts: deduplicating in order, then sorting, costs one
+                # comparison a file where a set would cost the whole sort.
+                found = tuple(sorted(dict.fromkeys(shown)))
+            self._shown[key] = found
+        return found
+
     def _test_modules(self, python_files: tuple[str, ...]) -> list[str]:
         found = self._tests.get(python_files)
         if found is None:
-            found = self._tests[python_files] = [
-                path for path in self.files if is_test_module(path.rsplit("/", 1)[-1], python_files)
-            ]
+            found = self._tests[python_files] = []
+            named: dict[str, bool] = {}  # a repository repeats its file names
+            for path in self.files:
+                name = path[path.rfind("/") + 1 :]
+                test = named.get(name)
+                if test is None:
+                    test = named[name] = is_test_module(name, python_files)
+                if test:
+                    found.append(path)
         return found
 
     def _below(self, target: str, python_files: tuple[str, ...]) -> tuple[str, ...]:
@@ -124,9 +158,29 @@ class TestFiles:
 
 
 def _plain(path: str) -> bool:
-    """Whether a relative POSIX path is already normal: no ``.``, ``..`` or empty parts."""
-    parts = path.split("/")
-    return not ("" in parts or "." in parts or ".." in parts)
+    """Whether a relative POSIX path is already normal: no ``.``, ``..`` or empty parts
+    (searched for between slashes rather than split out: this runs for every file)."""
+    wrapped = f"/{path}/"
+    return "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
+
+
+def python_files(paths: Iterable[Path], root: Path, cwd: Path) -> list[str]:
+    """The Python files (``.py``, as ``Path.suffix`` says) of a listing (paths relative to
+    ``cwd`` or absolute), relative to ``root`` as ``relativer`` gives them. On POSIX the
+    text answers both: a name ending in ``.py`` with more before it than the separator,
+    and, for a plain path below the root, the rest after the root's prefix."""
+    relative = relativer(root, cwd)
+    if os.sep != "/":
+        return [relative(path) for path in paths if path.suffix == ".py"]
+    root_prefix = os.path.abspath(root).rstrip("/") + "/"
+    found = []
+    for path in paths:
+        text = str(path)  # as ``os.fspath``: one call into pathlib where that makes two
+        if not text.endswith(".py") or len(text) < 4 or text[-4] == "/":
+            continue
+        rest = text[len(root_prefix) :] if text.startswith(root_prefix) else ""
+        found.append(rest if rest and _plain(rest) else relative(text))
+    return found
 
 
 def relativer(root: Path, cwd: Path) -> Callable[[Path | str], str]:
@@ -141,8 +195,12 @@ def relativer(root: Path, cwd: Path) -> Callable[[Path | str], str]:
     root_prefix = os.path.abspath(root).rstrip("/") + "/"
     cwd_prefix = os.path.abspath(cwd).rstrip("/") + "/"
 
+    from_root = root_prefix == cwd_prefix
+
     def relative(path: Path | str) -> str:
         text = os.fspath(path)
+        if from_root and not text.startswith("/") and _plain(text):
+            return text  # the usual run, from the root: a listed path is relative to it
         full = text if text.startswith("/") else cwd_prefix + text
         if full.startswith(root_prefix):
             rest = full[len(root_prefix) :]
@@ -168,6 +226,12 @@ def displayer(root: Path, cwd: Path) -> Callable[[str], str]:
 
     if os.sep != "/":
         return general
+    if root_text == cwd_text:  # the usual run, from the root: a plain path is shown as is
+
+        def as_is(path: str) -> str:
+            return path if _plain(path) else general(path)
+
+        return as_is
     prefix = cwd_text.rstrip("/") + "/"
 
     def display(path: str) -> str:
