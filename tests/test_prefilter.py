@@ -4,6 +4,8 @@ so every spelling of a knob the Python pass understands must pass it."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from detlint.python_pass.prefilter import REASON_WINDOW, Prefilter
 
@@ -66,3 +68,14 @@ def test_pipeline_variables_count_only_in_files_that_read_the_environment():
     # Inside a candidate file, a block that names the variable is kept whoever reads it.
     assert prefilter.wants_block('def trials():\n    return helper("GPU_TRIALS")\n')
     assert not Prefilter().wants(read)
+
+
+@given(
+    st.lists(st.binary(min_size=1, max_size=6), min_size=1, max_size=8),
+    st.binary(max_size=60),
+)
+def test_a_block_names_a_variable_exactly_when_it_holds_one(variables, block):
+    """Many variables are searched in one scan; it must find what a search for each finds."""
+    prefilter = Prefilter(variables=tuple(variables))
+    names_one = any(variable in block for variable in variables)
+    assert prefilter._knob(block, whole=False) == (names_one or Prefilter()._knob(block))
