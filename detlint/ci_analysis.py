@@ -72,6 +72,9 @@ def pipeline_env_names(pipelines: Iterable[PipelineFacts]) -> set[str]:
     return {name for name in names if len(name) >= 4}
 
 
+# Linking builds many small acyclic objects. As a decorator, not a with block in the
+# body: the linker's memos die with the call, before the paused collector resumes.
+@cyclic_gc_paused()
 def link_ci(
     pipelines: Sequence[PipelineFacts],
     modules: Sequence[ModuleFacts],
@@ -97,37 +100,6 @@ def link_ci(
     (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
     ruled out that pass the trial prefilter (``LoopOnly``).
     """
-    with cyclic_gc_paused():  # linking builds many small acyclic objects
-        # Called, not inlined: the linker's memos die with the call, inside the block,
-        # so the collector that resumes after it never walks them.
-        return _link(
-            pipelines,
-            modules,
-            root,
-            cwd,
-            evidence,
-            every_file,
-            scan,
-            scanned,
-            scanned_trials,
-            looping,
-            only,
-        )
-
-
-def _link(
-    pipelines: Sequence[PipelineFacts],
-    modules: Sequence[ModuleFacts],
-    root: Path,
-    cwd: Path,
-    evidence: PluginEvidence,
-    every_file: Callable[[], tuple[Path, ...]],
-    scan: Callable[[list[Path], bool], list[ModuleFacts]],
-    scanned: frozenset[str],
-    scanned_trials: bool,
-    looping: frozenset[str],
-    only: frozenset[str] | None,
-) -> CiAnalysis:
     from detlint.ci_link import Linker
     from detlint.ci_pass.targets import displayer, python_files, relativer
     from detlint.pytest_config import find_pytest_config
