@@ -81,7 +81,7 @@ def link_ci(
     root: Path,
     cwd: Path,
     evidence: PluginEvidence,
-    every_file: Callable[[], tuple[Path, ...]],
+    every_file: Callable[[], Sequence[str]],
     scan: Callable[[list[Path], bool], list[ModuleFacts]],
     scanned: frozenset[str] = frozenset(),
     scanned_trials: bool = False,

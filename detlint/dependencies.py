@@ -216,7 +216,7 @@ _DEPENDENCY_PATHSPECS = tuple(
 )
 
 
-def dependency_files(project: Path, every_file: Callable[[], Sequence[Path]]) -> list[Path]:
+def dependency_files(project: Path, every_file: Callable[[], Sequence[str]]) -> list[Path]:
     """The files under ``project`` that can declare dependencies.
 
     In a git work tree one ``git ls-files`` with pathspecs answers in a few
@@ -235,7 +235,8 @@ def dependency_files(project: Path, every_file: Callable[[], Sequence[Path]]) ->
             env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
         ).stdout
     except (OSError, subprocess.SubprocessError):
-        return [path for path in every_file() if project in path.parents or path.parent == project]
+        every = map(Path, every_file())
+        return [path for path in every if project in path.parents or path.parent == project]
     names = listed.decode("utf-8", "surrogateescape").split("\0")
     return [project / name for name in names if name and (project / name).is_file()]
 

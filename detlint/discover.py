@@ -343,8 +343,13 @@ def repository_files(
     *,
     exclude: Sequence[str] = (),
     respect_gitignore: bool = True,
-) -> tuple[Path, ...]:
-    """Every file of the repository under ``root``, with the same exclusion rules as discover.
+) -> tuple[str, ...]:
+    """Every file of the repository under ``root``, with the same exclusion rules as discover,
+    as absolute paths in pathlib's order.
+
+    Strings, not ``Path`` objects: a large repository lists thousands of files, and
+    a run on one file (a pre-commit hook) keeps a few of them; building a ``Path``
+    for every one would cost more than the walk's filtering.
 
     The context passes (dependency pins, pytest config, conftest aliases) read
     from here even when one file is linted, so the answer is cached per
@@ -358,11 +363,11 @@ def repository_files(
 @functools.lru_cache(maxsize=16)
 def _repository_files(
     root: str, exclude: tuple[str, ...], respect_gitignore: bool
-) -> tuple[Path, ...]:
+) -> tuple[str, ...]:
     listing = _git_listing(root) if respect_gitignore else None
     files: set[str] = set()
     _walk(root, "", _rules(exclude), listing, files, [])
-    return tuple(Path(f) for f in sorted(files, key=_path_order))
+    return tuple(sorted(files, key=_path_order))
 
 
 def clear_cache() -> None:

@@ -154,7 +154,7 @@ def analyse(
     root = discovery.root
     problems: list[Problem] = list(discovery.problems)
 
-    def every_file() -> tuple[Path, ...]:
+    def every_file() -> tuple[str, ...]:
         return repository_files(
             root, exclude=settings.exclude, respect_gitignore=settings.respect_gitignore
         )
@@ -345,7 +345,7 @@ def _covers_tree(paths: Sequence[Path], root: Path, cwd: Path) -> bool:
 
 
 def _context_pipelines(
-    files: Sequence[Path],
+    files: Sequence[str],
     linted: set[Path],
     root: Path,
     cwd: Path,
@@ -360,14 +360,16 @@ def _context_pipelines(
     """
     from detlint.ci_pass.pipelines import read_pipelines
 
-    top = _context_tree(root, cwd)
+    top = str(_context_tree(root, cwd))
+    below = top.rstrip(os.sep) + os.sep
+    linted_names = {str(path) for path in linted}
     candidates = [
         path
-        for path in files
-        if path.name.lower().endswith(YAML_SUFFIXES)
-        and path not in linted
-        and path.is_relative_to(top)
-        and _may_retry(path)
+        for name in files
+        if name.lower().endswith(YAML_SUFFIXES)
+        and name not in linted_names
+        and (name == top or name.startswith(below))
+        and _may_retry(path := Path(name))
     ]
     if not candidates:
         return ()

@@ -47,13 +47,13 @@ def make(root: Path, *names: str) -> None:
             path.write_text(f"# {name}\n")
 
 
-def rel(discovery_or_files: Discovery | tuple[Path, ...], root: Path) -> list[str]:
+def rel(discovery_or_files: Discovery | tuple[Path | str, ...], root: Path) -> list[str]:
     files = (
         discovery_or_files.files
         if isinstance(discovery_or_files, Discovery)
         else discovery_or_files
     )
-    return [f.relative_to(root).as_posix() for f in files]
+    return [Path(f).relative_to(root).as_posix() for f in files]
 
 
 def git(repo: Path, *args: str) -> None:
@@ -423,3 +423,15 @@ def test_listing_order_is_pathlibs(parts: list[list[str]]) -> None:
 
     paths = [os.path.join("/r", *components) for components in parts]
     assert sorted(paths, key=_path_order) == [str(p) for p in sorted(map(Path, paths))]
+
+
+def test_repository_files_name_each_file_as_discover_does(repo):
+    """A run on some files reads the rest of the repository as context and leaves out
+    the linted ones by name: both listings must spell a file the same way."""
+    make(repo, "ci/pipeline.yml", "tests/sub/test_c.py")
+    clear_cache()
+    listed = repository_files(repo)
+    assert all(os.path.isabs(name) and str(Path(name)) == name for name in listed)
+    discovered = {str(path) for path in discover([repo / "ci", repo / "tests"], repo).files}
+    assert discovered
+    assert discovered <= set(listed)

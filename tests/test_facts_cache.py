@@ -209,7 +209,7 @@ def test_one_cache_serves_repeated_reads_in_one_process(
     from detlint.discover import repository_files
 
     cache = FactsCache(tmp_path / "cache", "pipelines")
-    files = repository_files(repo)
+    files = [Path(name) for name in repository_files(repo)]
     first = read_pipelines(files, repo, repo, jobs=1, cache=cache)
     assert first.pipelines
     no_yaml_reading(monkeypatch)

@@ -164,18 +164,17 @@ def _plain(path: str) -> bool:
     return "//" not in wrapped and "/./" not in wrapped and "/../" not in wrapped
 
 
-def python_files(paths: Iterable[Path], root: Path, cwd: Path) -> list[str]:
+def python_files(paths: Iterable[str], root: Path, cwd: Path) -> list[str]:
     """The Python files (``.py``, as ``Path.suffix`` says) of a listing (paths relative to
     ``cwd`` or absolute), relative to ``root`` as ``relativer`` gives them. On POSIX the
     text answers both: a name ending in ``.py`` with more before it than the separator,
     and, for a plain path below the root, the rest after the root's prefix."""
     relative = relativer(root, cwd)
     if os.sep != "/":
-        return [relative(path) for path in paths if path.suffix == ".py"]
+        return [relative(path) for path in paths if Path(path).suffix == ".py"]
     root_prefix = os.path.abspath(root).rstrip("/") + "/"
     found = []
-    for path in paths:
-        text = str(path)  # as ``os.fspath``: one call into pathlib where that makes two
+    for text in paths:
         if not text.endswith(".py") or len(text) < 4 or text[-4] == "/":
             continue
         rest = text[len(root_prefix) :] if text.startswith(root_prefix) else ""
