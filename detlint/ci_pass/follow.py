@@ -4,7 +4,8 @@ A step often runs pytest one level down: ``./ci/test.sh``, ``tox -e py311``,
 ``make test``. The pytest runs are then written in that file, with the rerun
 options and targets that matter, so each is read here into a ``Followed`` run
 located in that file: a shell script as a script (a new bash without errexit),
-``tox -e ENV`` as the ``commands`` of that environment in ``tox.ini`` with
+``tox -e ENV`` as the ``commands`` of that environment in tox's INI configuration
+(``tox.ini``, else ``setup.cfg`` or pyproject.toml's ``legacy_tox_ini``) with
 ``{posargs}`` replaced by what follows ``--`` (in ``changedir``, seeing only the
 variables tox passes), ``make TARGET`` as the recipe lines of the target and its
 prerequisites, each line a shell of its own. One level only: what those files
@@ -24,7 +25,7 @@ from detlint.ci_pass.facts import EnvSetting
 from detlint.ci_pass.makefile import MAKEFILE_NAMES, Makefile, read_makefile
 from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
 from detlint.ci_pass.targets import join
-from detlint.ci_pass.tox_ini import ToxConfig, ToxEnv, read_tox_ini, substitute
+from detlint.ci_pass.tox_ini import TOX_CONFIG_FILES, ToxConfig, ToxEnv, read_tox_config, substitute
 from detlint.span import Span
 
 # A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
@@ -108,11 +109,12 @@ class Follower:
         self, run: PytestRun, at: Span, directory: str, base: str, env: Sequence[EnvSetting]
     ) -> list[Followed] | None:
         """The pytest runs of the tox environments ``run`` (a tox launcher written at
-        ``at``, started in ``directory``) runs, or None when no tox.ini configures them
+        ``at``, started in ``directory``) runs, or None when no INI configuration of tox
+        (``TOX_CONFIG_FILES``) configures them
         (the run is then read as the pytest run tox stands for)."""
         if not runs_tox_commands(run.launcher):
             return None
-        path = self._find(directory, base, ("tox.ini",))
+        path = self._find(directory, base, TOX_CONFIG_FILES, self._tox_config)
         config = self._tox_config(path) if path is not None else None
         if path is None or config is None:
             return None
@@ -219,7 +221,8 @@ class Follower:
     def _tox_config(self, path: str) -> ToxConfig | None:
         if path not in self._tox:
             text = self._text(path)
-            self._tox[path] = None if text is None else read_tox_ini(text)
+            name = posixpath.basename(path)
+            self._tox[path] = None if text is None else read_tox_config(name, text)
         return self._tox[path]
 
     def _makefile(self, path: str) -> Makefile | None:
@@ -233,13 +236,20 @@ class Follower:
             self._texts[path] = self.read_file(path)
         return self._texts[path]
 
-    def _find(self, directory: str, top: str, names: Sequence[str]) -> str | None:
-        """The first of ``names`` in ``directory`` or a parent of it up to ``top``."""
+    def _find(
+        self,
+        directory: str,
+        top: str,
+        names: Sequence[str],
+        holds: Callable[[str], object] | None = None,
+    ) -> str | None:
+        """The first of ``names`` in ``directory`` or a parent of it up to ``top``; with
+        ``holds``, only a file for which it answers something else than None counts."""
         current = directory
         while True:
             for name in names:
                 path = join(current, name)
-                if self._text(path) is not None:
+                if self._text(path) is not None and (holds is None or holds(path) is not None):
                     return path
             if current == top or not current:
                 return None

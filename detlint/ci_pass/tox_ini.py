@@ -1,4 +1,8 @@
-"""Reading ``tox.ini`` statically: the commands a tox environment runs, and with what.
+"""Reading tox's INI configuration statically: the commands a tox environment runs.
+
+The configuration is ``tox.ini``, or failing that a ``setup.cfg`` with a
+``[tox:tox]`` section or the ``legacy_tox_ini`` string of pyproject.toml's
+``[tool.tox]``, which tox reads in that order (``read_tox_config``).
 
 A CI step that runs ``tox -e py311`` runs pytest only through the ``commands``
 of ``[testenv:py311]`` (or of ``[testenv]``), with ``{posargs}`` replaced by
@@ -82,11 +86,12 @@ class ToxConfig:
     """A tox.ini's sections: ``{section: {option: value lines}}`` (options lowercased)."""
 
     sections: dict[str, dict[str, tuple[IniLine, ...]]]
+    core: str = "tox"  # the section of tox's own settings: "tox:tox" in setup.cfg
 
     @property
     def envlist(self) -> tuple[str, ...]:
         """The environments a bare ``tox`` runs, generative names expanded."""
-        tox = self.sections.get("tox", {})
+        tox = self.sections.get(self.core, {})
         lines = tox.get("env_list") or tox.get("envlist") or ()
         names: list[str] = []
         for line in lines:
@@ -131,7 +136,7 @@ class ToxConfig:
         )
 
 
-def read_tox_ini(text: str) -> ToxConfig:
+def read_tox_ini(text: str, core: str = "tox") -> ToxConfig:
     """Sections and options of a tox.ini, with the position of every value line
     (read as configparser reads INI, inline ``#`` comments cut as tox cuts them)."""
     sections: dict[str, dict[str, tuple[IniLine, ...]]] = {}
@@ -139,7 +144,54 @@ def read_tox_ini(text: str) -> ToxConfig:
         sections.setdefault(option.section.strip(), {})[option.option] = tuple(
             IniLine(line.line, line.column, _uncomment(line.text)) for line in option.lines
         )
-    return ToxConfig(sections)
+    return ToxConfig(sections, core)
+
+
+# Where tox 4 looks for its configuration in a directory, in its order. The last two
+# count only when they hold it; tox's native TOML tables (``[tool.tox]`` without
+# ``legacy_tox_ini``, tox.toml) are not read.
+TOX_CONFIG_FILES = ("tox.ini", "setup.cfg", "pyproject.toml")
+
+
+def read_tox_config(name: str, text: str) -> ToxConfig | None:
+    """The tox configuration a file named ``name`` (one of ``TOX_CONFIG_FILES``) holds,
+    or None: setup.cfg holds one when it has a ``[tox:tox]`` section, pyproject.toml
+    when its ``tool.tox`` table has ``legacy_tox_ini``, INI text inside TOML."""
+    if name == "setup.cfg":
+        config = read_tox_ini(text, core="tox:tox")
+        return config if "tox:tox" in config.sections else None
+    if name == "pyproject.toml":
+        ini = legacy_tox_ini(text)
+        return read_tox_ini(ini) if ini is not None else None
+    return read_tox_ini(text)
+
+
+_LEGACY_KEY = re.compile(r"^[ \t]*legacy_tox_ini[ \t]*=[ \t]*(?:'''|\"\"\")[ \t]*\n", re.M)
+
+
+def legacy_tox_ini(text: str) -> str | None:
+    """``tool.tox.legacy_tox_ini`` of a pyproject.toml, laid out as the file lays it out.
+
+    The INI text starts at the line after the key's opening quotes; every line
+    before it is left empty, so that a command's line in the result is its line in
+    pyproject.toml. That holds when the TOML value is the text as written (a
+    literal string, or a basic string without escapes); otherwise the value is
+    placed on the same first line, and columns may be off where escapes were.
+    """
+    from detlint.toml_reader import TOMLDecodeError, load_toml
+
+    try:
+        tool = load_toml(text).get("tool")
+    except TOMLDecodeError:
+        return None
+    tox = tool.get("tox") if isinstance(tool, dict) else None
+    value = tox.get("legacy_tox_ini") if isinstance(tox, dict) else None
+    if not isinstance(value, str):
+        return None
+    key = _LEGACY_KEY.search(text)
+    if key is None:  # written on one line, or under a dotted or inline-table key
+        return value
+    return "\n" * text.count("\n", 0, key.end()) + value
 
 
 def substitute(text: str, posargs: tuple[str, ...] | None, tox_dir: str, env: str) -> str:

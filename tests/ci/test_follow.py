@@ -10,7 +10,7 @@ from repo_expectations import run_check, written_repository
 
 from detlint.ci_pass.follow import runs_tox_commands
 from detlint.ci_pass.makefile import expand, read_makefile
-from detlint.ci_pass.tox_ini import expand_braces, read_tox_ini, substitute
+from detlint.ci_pass.tox_ini import expand_braces, read_tox_config, read_tox_ini, substitute
 
 TRIAL_TEST = """\
 import os
@@ -373,3 +373,83 @@ def test_generative_and_recursive_bombs_stay_small():
     (line,) = read_makefile(text + "V12 = x\nt:\n\techo $(V0)\n").recipe(["t"])
     assert line.text.startswith("echo ")
     assert len(line.text) < 10_000
+
+
+# ----------------------------------------------- tox configured outside tox.ini
+
+TOX_STEP = """\
+    steps:
+      - label: gpu
+        command: tox -e py
+        soft_fail: true
+"""
+
+
+def _ini_in_pyproject(ini: str, quotes: str = '"""') -> str:
+    return f'[project]\nname = "gpu"\n\n[tool.tox]\nlegacy_tox_ini = {quotes}\n{ini}{quotes}\n'
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        # setup.cfg names tox's own section [tox:tox]; the env sections are as in tox.ini.
+        ("setup.cfg", "[metadata]\nname = gpu\n\n" + TOX_INI.replace("[tox]", "[tox:tox]")),
+        ("pyproject.toml", _ini_in_pyproject(TOX_INI)),
+        ("pyproject.toml", _ini_in_pyproject(TOX_INI, quotes="'''")),
+    ],
+)
+def test_tox_commands_are_read_from_setup_cfg_and_legacy_tox_ini(tmp_path, name, text):
+    files = {name: text, ".buildkite/pipeline.yml": TOX_STEP}
+    repo = written_repository(tmp_path, _tests(**files))
+    _, document = run_check(repo)
+    (soft,) = _findings(document, "DET401")
+    assert "gates 1 test file under tests/gpu" in soft["message"]
+    (reruns,) = _findings(document, "DET421")
+    line = next(n for n, written in enumerate(text.splitlines(), 1) if "--reruns 2" in written)
+    assert (reruns["path"], reruns["line"], reruns["column"]) == (name, line, 5)
+
+
+@pytest.mark.parametrize(
+    ("first", "expected"),
+    [
+        # tox reads tox.ini before pyproject.toml: its rerun count is the one run.
+        ({"tox.ini": TOX_INI.replace("--reruns 2", "--reruns 4")}, ("tox.ini", "--reruns 4")),
+        # A setup.cfg without [tox:tox] holds no tox settings, even with a [testenv].
+        (
+            {"setup.cfg": "[testenv]\ncommands = pytest --reruns 9 tests\n"},
+            ("pyproject.toml", "--reruns 2"),
+        ),
+    ],
+)
+def test_tox_reads_the_first_file_that_holds_its_settings(tmp_path, first, expected):
+    files = {
+        **first,
+        "pyproject.toml": _ini_in_pyproject(TOX_INI),
+        ".buildkite/pipeline.yml": TOX_STEP,
+    }
+    repo = written_repository(tmp_path, _tests(**files))
+    _, document = run_check(repo)
+    (reruns,) = _findings(document, "DET421")
+    assert (reruns["path"], f"`{expected[1]}`" in reruns["message"]) == (expected[0], True)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[project]\nname = "x"\n',
+        "[tool.tox]\nenv_list = ['py']\n",  # native TOML settings: not read
+        "[tool.tox\nlegacy_tox_ini = 1\n",  # not TOML
+    ],
+)
+def test_a_pyproject_without_legacy_tox_ini_configures_no_tox(text):
+    assert read_tox_config("pyproject.toml", text) is None
+
+
+def test_legacy_tox_ini_keeps_its_lines_in_pyproject():
+    text = _ini_in_pyproject("[testenv]\ncommands =\n    pytest --reruns 2 tests\n")
+    config = read_tox_config("pyproject.toml", text)
+    assert config is not None
+    env = config.env("py")
+    assert env is not None
+    (command,) = env.commands
+    assert text.splitlines()[command.line - 1][command.column - 1 :] == command.text
