@@ -213,8 +213,8 @@ class Linker:
         base: str,
         exports: tuple[EnvSetting, ...],
     ) -> list[TestRun]:
-        """For ``tox -e ENV``, the runs of the environment's commands in tox.ini, or the
-        run as written when no tox.ini configures them."""
+        """For ``tox -e ENV``, the runs of the environment's commands in tox's settings
+        (tox.ini, setup.cfg or pyproject.toml), or the run as written when none configure them."""
         directory = join(self._working(step, command, base), run.cwd or "")
         at = command.span_of(run)
         env = _env(step, command, run, exports, command.span)

@@ -25,7 +25,14 @@ from detlint.ci_pass.facts import EnvSetting
 from detlint.ci_pass.makefile import MAKEFILE_NAMES, Makefile, read_makefile
 from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
 from detlint.ci_pass.targets import join
-from detlint.ci_pass.tox_ini import TOX_CONFIG_FILES, ToxConfig, ToxEnv, read_tox_config, substitute
+from detlint.ci_pass.tox_ini import (
+    TOX_CONFIG_FILES,
+    ToxCommand,
+    ToxConfig,
+    ToxEnv,
+    read_tox_config,
+    substitute,
+)
 from detlint.span import Span
 
 # A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
@@ -126,7 +133,7 @@ class Follower:
         if not envs:
             return None
         shown = self.display(path)
-        tox_dir = posixpath.dirname(path)
+        tox_dir, file = posixpath.split(path)
         found: list[Followed] = []
         for tox_env in envs:
             start = tox_dir
@@ -143,7 +150,7 @@ class Follower:
                 for index, inner in enumerate(full.runs):
                     written = own.runs[index] if index < len(own.runs) else inner
                     sources = ((written, span), (run, at)) if posargs else ((written, span),)
-                    masked, where = _tox_masking(run, command.ignore_status, tox_env, inner)
+                    masked, where = _tox_masking(run, command, tox_env, inner, file)
                     inner = dataclasses.replace(inner, masked=masked, masked_at=None)
                     found.append(Followed(inner, at if where else span, start, seen, sources))
         return found
@@ -193,7 +200,7 @@ class Follower:
         self, tox_env: ToxEnv, env: Sequence[EnvSetting], shown: str, tox_dir: str
     ) -> tuple[EnvSetting, ...]:
         """What the commands of ``tox_env`` see: the caller's variables tox passes,
-        then those ``set_env`` sets (located in tox.ini)."""
+        then those ``set_env`` sets (located where tox's settings are)."""
         passed = [setting for setting in env if tox_env.passes(setting.name)]
         for name, value, line in tox_env.set_env:
             text = substitute(value, None, tox_dir, tox_env.name)
@@ -259,17 +266,18 @@ class Follower:
 
 
 def _tox_masking(
-    run: PytestRun, ignore_status: bool, tox_env: ToxEnv, inner: PytestRun
+    run: PytestRun, command: ToxCommand, tox_env: ToxEnv, inner: PytestRun, file: str
 ) -> tuple[str | None, bool]:
-    """What hides pytest's failure under tox, and whether it is written in the CI command."""
+    """What hides pytest's failure under tox, and whether it is written in the CI command;
+    ``file`` is the name of the file tox's settings are in (tox.ini, setup.cfg, ...)."""
     if run.masked is not None:
         return run.masked, True
     if inner.masked is not None:
         return inner.masked, False
-    if ignore_status:
-        return "`-` before the command in tox.ini", False
+    if command.ignore_status:
+        return f"`-` before the command in {file}", False
     if tox_env.ignore_outcome:
-        return "`ignore_outcome = true` in tox.ini", False
+        return f"`ignore_outcome = true` in {file}", False
     return None, False
 
 

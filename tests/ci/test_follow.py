@@ -453,3 +453,13 @@ def test_legacy_tox_ini_keeps_its_lines_in_pyproject():
     assert env is not None
     (command,) = env.commands
     assert text.splitlines()[command.line - 1][command.column - 1 :] == command.text
+
+
+def test_what_hides_a_failure_under_tox_names_the_file_tox_reads(tmp_path):
+    ini = TOX_INI.replace("--reruns 2 ", "").replace("pass_env", "ignore_outcome = true\npass_env")
+    files = {"pyproject.toml": _ini_in_pyproject(ini), ".buildkite/pipeline.yml": TOX_STEP}
+    repo = written_repository(tmp_path, _tests(**files))
+    _, document = run_check(repo)
+    (masked,) = _findings(document, "DET431")
+    assert masked["path"] == "pyproject.toml"
+    assert masked["message"].startswith("`ignore_outcome = true` in pyproject.toml hides")
