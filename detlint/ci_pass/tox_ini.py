@@ -166,32 +166,33 @@ def read_tox_config(name: str, text: str) -> ToxConfig | None:
     return read_tox_ini(text)
 
 
-_LEGACY_KEY = re.compile(r"^[ \t]*legacy_tox_ini[ \t]*=[ \t]*(?:'''|\"\"\")[ \t]*\n", re.M)
-
-
 def legacy_tox_ini(text: str) -> str | None:
     """``tool.tox.legacy_tox_ini`` of a pyproject.toml, laid out as the file lays it out.
 
-    The INI text starts at the line after the key's opening quotes; every line
-    before it is left empty, so that a command's line in the result is its line in
-    pyproject.toml. That holds when the TOML value is the text as written (a
-    literal string, or a basic string without escapes); otherwise the value is
-    placed on the same first line, and columns may be off where escapes were.
+    The INI text starts at the line of the key's opening quotes, or at the next line
+    when the quotes end theirs (TOML drops that newline); every line before it is
+    left empty, so that a command's line in the result is its line in
+    pyproject.toml. Columns hold when the TOML value is the text as written (a
+    literal string, or a basic string without escapes).
     """
+    from detlint.pytest_config_files import scan_toml
     from detlint.toml_reader import TOMLDecodeError, load_toml
 
     try:
         tool = load_toml(text).get("tool")
-    except TOMLDecodeError:
+    except (TOMLDecodeError, RecursionError):
         return None
     tox = tool.get("tox") if isinstance(tool, dict) else None
     value = tox.get("legacy_tox_ini") if isinstance(tox, dict) else None
     if not isinstance(value, str):
         return None
-    key = _LEGACY_KEY.search(text)
-    if key is None:  # written on one line, or under a dotted or inline-table key
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    where = scan_toml(lines)[0].get(("tool", "tox", "legacy_tox_ini"))
+    if where is None:  # inside an inline table: no line of its own to start from
         return value
-    return "\n" * text.count("\n", 0, key.end()) + value
+    first, _, column = where
+    below = lines[first - 1][column:].strip() in ('"""', "'''")
+    return "\n" * (first if below else first - 1) + value
 
 
 def substitute(text: str, posargs: tuple[str, ...] | None, tox_dir: str, env: str) -> str:
