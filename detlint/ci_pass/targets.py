@@ -165,21 +165,17 @@ def _plain(path: str) -> bool:
 
 
 def python_files(paths: Iterable[str], root: Path, cwd: Path) -> list[str]:
-    """The Python files (``.py``, as ``Path.suffix`` says) of a listing (paths relative to
-    ``cwd`` or absolute), relative to ``root`` as ``relativer`` gives them. On POSIX the
-    text answers both: a name ending in ``.py`` with more before it than the separator,
-    and, for a plain path below the root, the rest after the root's prefix."""
+    """The Python files of a listing (paths relative to ``cwd`` or absolute), relative to
+    ``root`` as ``relativer`` gives them. A file counts when ``.py`` is its suffix as
+    ``Path.suffix`` says, told from the text: the name ends in ``.py`` and is more
+    than that (``.py`` alone is a hidden file without a suffix)."""
     relative = relativer(root, cwd)
-    if os.sep != "/":
-        return [relative(path) for path in paths if Path(path).suffix == ".py"]
-    root_prefix = os.path.abspath(root).rstrip("/") + "/"
-    found = []
-    for text in paths:
-        if not text.endswith(".py") or len(text) < 4 or text[-4] == "/":
-            continue
-        rest = text[len(root_prefix) :] if text.startswith(root_prefix) else ""
-        found.append(rest if rest and _plain(rest) else relative(text))
-    return found
+    separators = "/" + os.sep
+    return [
+        relative(path)
+        for path in paths
+        if path.endswith(".py") and len(path) > 3 and path[-4] not in separators
+    ]
 
 
 def relativer(root: Path, cwd: Path) -> Callable[[Path | str], str]:
