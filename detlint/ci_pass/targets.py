@@ -13,7 +13,6 @@ operations: pathlib costs more per path than the rest of linking a run.
 from __future__ import annotations
 
 import bisect
-import operator
 import os
 import posixpath
 from collections.abc import Callable, Iterable, Sequence
@@ -109,17 +108,12 @@ class TestFiles:
         found = self._shown.get(key)
         if found is None:
             below = self._below(target, python_files)
-            try:  # most of these files were displayed for another target already
-                shown = list(map(self._displayed.__getitem__, below))
-            except KeyError:
-                shown = [self.display(path) for path in below]
-            if all(map(operator.is_, shown, below)):
-                found = below  # shown as listed (run from the root): sorted, once each
-            else:
-                # Displaying keeps the order (it adds or strips one prefix) in all but
-                # odd layouts: deduplicating in order, then sorting, costs one
-                # comparison a file where a set would cost the whole sort.
-                found = tuple(sorted(dict.fromkeys(shown)))
+            shown = [self.display(path) for path in below]
+            # Shown as listed (a run from the root), the files are sorted and unique already.
+            # Otherwise displaying keeps their order (it adds or strips one prefix) in all
+            # but odd layouts: deduplicating in order, then sorting, costs one comparison a
+            # file where a set would cost the whole sort.
+            found = below if shown == list(below) else tuple(sorted(dict.fromkeys(shown)))
             self._shown[key] = found
         return found
 
