@@ -130,13 +130,11 @@ class Linker:
         carried: tuple[EnvSetting, ...] = ()
         for group in script_groups(step):
             located: Iterable[tuple[CiCommand, PytestRun]]
+            facts = self._read(script_key(group))
             if len(group) == 1:  # most groups: everything sits in the one command
-                only = group[0]  # (``script_key`` of one command, without joining)
-                facts = self._read((only.text, only.errexit, only.pipefail))
                 places: Sequence[int] = (0,) * len(facts.exports)
-                located = zip(itertools.repeat(only), facts.runs)
+                located = zip(itertools.repeat(group[0]), facts.runs)
             else:
-                facts = self._read(script_key(group))
                 places, placed = self._placed(group, facts)
                 located = [(group[index], run) for index, run in placed]
             exports: tuple[EnvSetting, ...] = ()
