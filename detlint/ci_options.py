@@ -117,27 +117,12 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
 
 def line_options(run: PytestRun, span: Span, env: Sequence[EnvSetting]) -> RunOptions:
     """``run_options(((run, span),), env)`` for the one command line most runs have:
-    unless it or ``PYTEST_ADDOPTS`` sets a rerun option there is nothing to merge.
-    Asked of every run, so written out in full rather than through the helpers."""
-    if (
-        run.reruns is None
-        and run.retries is None
-        and run.force_reruns is None
-        and not run.force_flaky
-        and run.max_runs is None
-        and run.min_passes is None
-    ):
-        setting = None
-        for each in env:
-            if each.name == ADDOPTS_VARIABLE:
-                setting = each
-        disabled = run.disabled_plugins
-        if setting is not None:
-            args = _addopts_args(setting.value)
-            if _sets(args) == _RERUNS:
-                return run_options(((run, span),), env)
-            disabled = args.disabled_plugins + disabled
-        return _disabling(disabled) if disabled else NO_OPTIONS
+    unless it or ``PYTEST_ADDOPTS`` sets a rerun option, there is nothing to merge."""
+    if _sets(run) != _RERUNS:
+        setting = _addopts(env)
+        args = _addopts_args(setting.value) if setting is not None else None
+        if args is None or _sets(args) != _RERUNS:
+            return _plugins_only(args, (run,))
     return run_options(((run, span),), env)
 
 
