@@ -1,9 +1,10 @@
 """One run of detlint over a set of paths: discover, read, link, judge.
 
 ``paths -> discover -> passes (facts) -> link (one test's layers) -> rules``.
-The Python pass is the only expensive step; it parses only files the byte
-prefilter keeps, and spreads them over the cores when there are enough to pay
-for the worker processes.
+The passes are the expensive steps: the Python pass parses only files the
+byte prefilter keeps, the CI pass reads every pipeline, and both spread their
+files over the cores when there are enough to pay for worker processes. When
+a run has both, the Python files are sifted while the pipelines are read.
 """
 
 from __future__ import annotations
@@ -160,30 +161,37 @@ def analyse(
         )
 
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
+    jobs = jobs or default_jobs()
+    extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
+    readers = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.trial_env_readers)
+    options = ScanOptions(
+        retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers
+    )
+    prefilter = Prefilter(extra=extra, trials="DET301" in selected, readers=readers)
     pipelines: tuple[PipelineFacts, ...] = ()
-    env_tokens: tuple[bytes, ...] = ()
     if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):
         from detlint.ci_analysis import pipeline_env_names
         from detlint.ci_pass.pipelines import read_pipelines
+        from detlint.python_pass.staged_scan import PythonPass, Variables
 
-        read = read_pipelines(discovery.files, root, cwd, jobs=jobs or default_jobs(), cache=cache)
-        pipelines, problems = read.pipelines, problems + list(read.problems)
-        # A test that reads a variable a pipeline sets must be read for DET302.
-        env_tokens = tuple(name.encode() for name in pipeline_env_names(pipelines))
-    extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
-    readers = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.trial_env_readers)
-    repository = PythonRepository(
-        root,
-        cwd,
-        ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
-        Prefilter(extra=extra, trials="DET301" in selected, variables=env_tokens, readers=readers),
-        note_loops=bool(pipelines),
-    )
+        # The variables the pipelines set decide which Python files are parsed, so the
+        # Python pass starts now and waits for them only to finish (see PythonPass).
+        python = PythonPass(root, cwd, options, prefilter)
+        forked = jobs if len(lint_files) >= PARALLEL_THRESHOLD else 1
+        with python.start(lint_files, forked) as staged:
+            read = read_pipelines(discovery.files, root, cwd, jobs=jobs, cache=cache)
+            pipelines, problems = read.pipelines, problems + list(read.problems)
+            # A test that reads a variable a pipeline sets must be read for DET302.
+            names = tuple(name.encode() for name in pipeline_env_names(pipelines))
+            learned = Variables(names, bool(pipelines))
+            scanned = staged.results(learned)
+        repository = python.repository(learned)
+    else:
+        repository = PythonRepository(root, cwd, options, prefilter)
+        scanned = _scan_all(repository, lint_files, jobs)
     modules: list[ModuleFacts] = []
     looping: list[Path] = []  # test files ruled out that hold a trial loop
-    for path, result in zip(
-        lint_files, _scan_all(repository, lint_files, jobs or default_jobs()), strict=True
-    ):
+    for path, result in zip(lint_files, scanned, strict=True):
         if isinstance(result, Problem):
             problems.append(result)
         elif isinstance(result, LoopOnly):
@@ -243,7 +251,7 @@ def analyse(
         )
 
         def scan_context(files: list[Path], trials: bool) -> list[ModuleFacts]:
-            found = _scan_all(context if trials else repository, files, jobs or default_jobs())
+            found = _scan_all(context if trials else repository, files, jobs)
             return [result for result in found if not isinstance(result, Problem | LoopOnly | None)]
 
         linted = _display_paths(lint_files, root, cwd)

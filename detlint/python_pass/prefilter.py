@@ -85,11 +85,16 @@ class Prefilter:
         # in one block of such a file, wherever it is named (a helper may do the reading).
         if (
             self.variables
-            and (not whole or any(token in data for token in self._env_tokens))
+            and (not whole or self.reads_environment(data))
             and self._variable.search(data) is not None
         ):
             return True
         return skip_says_flaky(data)
+
+    def reads_environment(self, data: bytes) -> bool:
+        """Whether a file reads the environment: only then can the pipelines' variables
+        make a whole file worth parsing (see ``_knob``)."""
+        return any(token in data for token in self._env_tokens)
 
     def wants(self, data: bytes) -> bool:
         """Whether a whole file might hold a knob (or, for DET301, an env-driven trial loop)."""

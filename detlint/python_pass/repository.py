@@ -109,6 +109,25 @@ class PythonRepository:
             return facts
         raise AssertionError("unreachable: the whole text is always tried last")
 
+    def may_find(self, path: Path) -> bool:
+        """Whether ``scan`` of this file can return anything, whatever variables the
+        pipelines turn out to set (this repository's prefilter knows none yet).
+
+        A whole-repository run reads its pipelines and sifts its Python files at
+        the same time with this; only the files it keeps are scanned once the
+        variables are known. A file is dropped only when ``scan`` would rule it
+        out for every set of variables: a variable counts in a file that reads the
+        environment, and so does a trial loop (:func:`may_loop`).
+        """
+        if path.name != "conftest.py" and not is_test_module(path.name, self.options.python_files):
+            return False
+        data = read_bytes(path, "")
+        return (
+            isinstance(data, Problem)
+            or self.prefilter.wants(data)
+            or self.prefilter.reads_environment(data)
+        )
+
     def _scan_text(
         self, display: str, path: Path, text: str, narrowed: Narrowed | None = None
     ) -> tuple[ModuleFacts, ModuleExports]:
