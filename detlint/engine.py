@@ -277,7 +277,7 @@ def analyse(
     if modules or config_files or _config_may_rerun(directories):
         from detlint.pytest_config import find_pytest_config
 
-        for directory in directories:
+        for directory in sorted(directories):
             configs[directory] = find_pytest_config(directory, cwd)
     unique_configs = tuple({config.path: config for config in configs.values()}.values())
     for config in unique_configs:
