@@ -175,7 +175,7 @@ def legacy_tox_ini(text: str) -> str | None:
     pyproject.toml. Columns hold when the TOML value is the text as written (a
     literal string, or a basic string without escapes).
     """
-    from detlint.pytest_config_files import scan_toml
+    from detlint.toml_positions import scan_toml
     from detlint.toml_reader import TOMLDecodeError, load_toml
 
     try:
