@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Sequence
 
 _BARE_KEY_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 
@@ -57,7 +58,7 @@ def _skip_string(line: str, pos: int, quote: str) -> int:
     return pos
 
 
-def _skip_multiline(lines: list[str], row: int, pos: int, quote: str) -> tuple[int, int]:
+def _skip_multiline(lines: Sequence[str], row: int, pos: int, quote: str) -> tuple[int, int]:
     """Row and index just after the multi-line string opened before (row, pos)."""
     while row < len(lines):
         line = lines[row]
@@ -129,3 +130,44 @@ def scan_toml(lines: list[str]) -> tuple[KeyLines, list[str]]:
         found.setdefault(table + key, (row + 1, end + 1, pos))
         row = end + 1
     return found, code
+
+
+def array_items(code: Sequence[str], first: int, column: int) -> list[tuple[int, int, int, int]]:
+    """Where each item of the array value starting at line ``first``, column ``column``
+    (as ``scan_toml`` gives them) is written: (line, column, end line, end column),
+    1-based, the end column exclusive. ``code`` is ``scan_toml``'s lines, comments
+    blanked. Empty when the value there is not an array."""
+    row, pos = first - 1, column
+    while row < len(code) and pos < len(code[row]) and code[row][pos] in " \t":
+        pos += 1
+    if row >= len(code) or not code[row].startswith("[", pos):
+        return []
+    items: list[tuple[int, int, int, int]] = []
+    depth, start = 0, None
+    while row < len(code):
+        line = code[row]
+        while pos < len(line):
+            char = line[pos]
+            if depth == 1 and start is None and char not in " \t,]":
+                start = (row, pos)
+            if line.startswith('"""', pos) or line.startswith("'''", pos):
+                row, pos = _skip_multiline(code, row, pos + 3, char)
+                line = code[row]
+            elif char in "\"'":
+                pos = _skip_string(line, pos + 1, char)
+            elif char in "[{":
+                depth += 1
+                pos += 1
+            elif char in "]}":
+                depth -= 1
+                pos += 1
+                if depth == 0:
+                    return items
+            else:
+                pos += 1
+            if depth == 1 and start is not None and (pos >= len(line) or line[pos] in ",]"):
+                end = len(line[:pos].rstrip())
+                items.append((start[0] + 1, start[1] + 1, row + 1, end + 1))
+                start = None
+        row, pos = row + 1, 0
+    return items

@@ -4,8 +4,8 @@ A step often runs pytest one level down: ``./ci/test.sh``, ``tox -e py311``,
 ``make test``. The pytest runs are then written in that file, with the rerun
 options and targets that matter, so each is read here into a ``Followed`` run
 located in that file: a shell script as a script (a new bash without errexit),
-``tox -e ENV`` as the ``commands`` of that environment in tox's INI configuration
-(``tox.ini``, else ``setup.cfg`` or pyproject.toml's ``legacy_tox_ini``) with
+``tox -e ENV`` as the ``commands`` of that environment in tox's configuration
+(``tox.ini``, else ``setup.cfg``, pyproject.toml's ``[tool.tox]`` or ``tox.toml``) with
 ``{posargs}`` replaced by what follows ``--`` (in ``changedir``, seeing only the
 variables tox passes), ``make TARGET`` as the recipe lines of the target and its
 prerequisites, each line a shell of its own. One level only: what those files
@@ -28,8 +28,8 @@ from detlint.ci_pass.targets import join
 from detlint.ci_pass.tox_ini import (
     TOX_CONFIG_FILES,
     ToxCommand,
-    ToxConfig,
     ToxEnv,
+    ToxSettings,
     read_tox_config,
     substitute,
 )
@@ -87,7 +87,7 @@ class Follower:
         self.read_file = read_file
         self.display = display
         self._scripts: dict[str, CommandFacts | None] = {}
-        self._tox: dict[str, ToxConfig | None] = {}
+        self._tox: dict[str, ToxSettings | None] = {}
         self._makefiles: dict[str, Makefile | None] = {}
         self._lines: dict[str, CommandFacts] = {}
         self._texts: dict[str, str | None] = {}
@@ -116,7 +116,7 @@ class Follower:
         self, run: PytestRun, at: Span, directory: str, base: str, env: Sequence[EnvSetting]
     ) -> list[Followed] | None:
         """The pytest runs of the tox environments ``run`` (a tox launcher written at
-        ``at``, started in ``directory``) runs, or None when no INI configuration of tox
+        ``at``, started in ``directory``) runs, or None when no configuration of tox
         (``TOX_CONFIG_FILES``) configures them
         (the run is then read as the pytest run tox stands for)."""
         if not runs_tox_commands(run.launcher):
@@ -225,7 +225,7 @@ class Follower:
             )
         return self._scripts[path]
 
-    def _tox_config(self, path: str) -> ToxConfig | None:
+    def _tox_config(self, path: str) -> ToxSettings | None:
         if path not in self._tox:
             text = self._text(path)
             name = posixpath.basename(path)

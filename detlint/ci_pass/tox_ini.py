@@ -1,8 +1,10 @@
 """Reading tox's INI configuration statically: the commands a tox environment runs.
 
 The configuration is ``tox.ini``, or failing that a ``setup.cfg`` with a
-``[tox:tox]`` section or the ``legacy_tox_ini`` string of pyproject.toml's
-``[tool.tox]``, which tox reads in that order (``read_tox_config``).
+``[tox:tox]`` section, pyproject.toml's ``[tool.tox]`` or ``tox.toml``, which
+tox reads in that order (``read_tox_config``). pyproject.toml's may be INI text
+in its ``legacy_tox_ini`` string, read here; native TOML tables are read by
+:mod:`detlint.ci_pass.tox_toml`.
 
 A CI step that runs ``tox -e py311`` runs pytest only through the ``commands``
 of ``[testenv:py311]`` (or of ``[testenv]``), with ``{posargs}`` replaced by
@@ -22,6 +24,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass
+from typing import Protocol
 
 from detlint.ini_lines import IniLine, ini_options
 
@@ -147,22 +150,36 @@ def read_tox_ini(text: str, core: str = "tox") -> ToxConfig:
     return ToxConfig(sections, core)
 
 
-# Where tox 4 looks for its configuration in a directory, in its order. The last two
-# count only when they hold it; tox's native TOML tables (``[tool.tox]`` without
-# ``legacy_tox_ini``, tox.toml) are not read.
-TOX_CONFIG_FILES = ("tox.ini", "setup.cfg", "pyproject.toml")
+# Where tox 4 looks for its configuration in a directory, in its order. setup.cfg and
+# pyproject.toml count only when they hold it.
+TOX_CONFIG_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")
 
 
-def read_tox_config(name: str, text: str) -> ToxConfig | None:
+class ToxSettings(Protocol):
+    """tox's settings as the CI pass asks them, from INI (``ToxConfig``) or native TOML
+    (:class:`~detlint.ci_pass.tox_toml.TomlToxConfig`)."""
+
+    @property
+    def envlist(self) -> tuple[str, ...]: ...
+
+    def env(self, name: str) -> ToxEnv | None: ...
+
+
+def read_tox_config(name: str, text: str) -> ToxSettings | None:
     """The tox configuration a file named ``name`` (one of ``TOX_CONFIG_FILES``) holds,
     or None: setup.cfg holds one when it has a ``[tox:tox]`` section, pyproject.toml
-    when its ``tool.tox`` table has ``legacy_tox_ini``, INI text inside TOML."""
+    when it has a ``tool.tox`` table (INI text in its ``legacy_tox_ini``, or native
+    TOML tables), tox.toml when it is valid TOML."""
     if name == "setup.cfg":
         config = read_tox_ini(text, core="tox:tox")
         return config if "tox:tox" in config.sections else None
-    if name == "pyproject.toml":
-        ini = legacy_tox_ini(text)
-        return read_tox_ini(ini) if ini is not None else None
+    if name in ("pyproject.toml", "tox.toml"):
+        from detlint.ci_pass.tox_toml import read_tox_toml
+
+        ini = legacy_tox_ini(text) if name == "pyproject.toml" else None
+        if ini is not None:
+            return read_tox_ini(ini)
+        return read_tox_toml(text, pyproject=name == "pyproject.toml")
     return read_tox_ini(text)
 
 

@@ -437,11 +437,11 @@ def test_tox_reads_the_first_file_that_holds_its_settings(tmp_path, first, expec
     "text",
     [
         '[project]\nname = "x"\n',
-        "[tool.tox]\nenv_list = ['py']\n",  # native TOML settings: not read
+        "[tool.toxic]\nenv_list = ['py']\n",
         "[tool.tox\nlegacy_tox_ini = 1\n",  # not TOML
     ],
 )
-def test_a_pyproject_without_legacy_tox_ini_configures_no_tox(text):
+def test_a_pyproject_without_a_tool_tox_table_configures_no_tox(text):
     assert read_tox_config("pyproject.toml", text) is None
 
 
