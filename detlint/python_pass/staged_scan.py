@@ -68,8 +68,8 @@ class PythonPass:
 
 
 def _import_parsing() -> None:
-    """Import what parsing a kept file needs (libcst above all: a tenth of a second
-    per process), while the worker waits for the pipelines anyway."""
+    """Import what parsing a kept file needs (the scanning modules and their facts,
+    about 25 ms per process), while the worker waits for the pipelines anyway."""
     import detlint.python_pass.module_scan
     import detlint.python_pass.narrowing
     import detlint.python_pass.parse  # noqa: F401
