@@ -17,6 +17,7 @@ pipelines set, which the parent is still reading) and finish with it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 from collections.abc import Callable, Sequence
@@ -87,16 +88,21 @@ def fork_map(function: Callable[[Item], Result], items: Sequence[Item], jobs: in
     for offset, item in enumerate(shares[0]):
         results[offset * jobs] = function(item)
     for share, pid, read_end in children:
-        came, found = _receive(read_end)
-        os.close(read_end)
-        _, status = os.waitpid(pid, 0)
-        if came and status == 0:
-            for offset, result in found:
-                results[share + offset * jobs] = result
-        else:
-            for offset, item in enumerate(shares[share]):
-                results[share + offset * jobs] = function(item)
+        found = _collected(pid, read_end)
+        if found is None:
+            found = [(offset, function(item)) for offset, item in enumerate(shares[share])]
+        for offset, result in found:
+            results[share + offset * jobs] = result
     return results
+
+
+def _collected(pid: int, fd: int) -> list[tuple[int, Any]] | None:
+    """The (offset, result) pairs a child sent, once it has exited; None when it failed
+    (its share is then done by the parent)."""
+    came, found = _receive(fd)
+    os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    return found if came and status == 0 else None
 
 
 def _staged_child(
@@ -166,22 +172,20 @@ class Staged(Generic[Message, Item, Result]):
 
     def results(self, message: Message) -> list[Result]:
         """Every item's result with ``message``, in order; call it once."""
-        for _, _, inbox, _ in self.children:
-            _send(inbox, message)
+        children, self.children = self.children, []
+        for _, _, inbox, _ in children:
+            with contextlib.suppress(OSError):  # a child that died: its share is done here
+                _send(inbox, message)
             os.close(inbox)
+        delivered = {share: _collected(pid, outbox) for share, pid, _, outbox in children}
         results: list[Result] = [None] * len(self.items)  # type: ignore[list-item]
-        if not self.children:
-            results[:] = self._share(message, 0)
-        for share, pid, _, outbox in self.children:
-            came, found = _receive(outbox)
-            os.close(outbox)
-            _, status = os.waitpid(pid, 0)
-            if came and status == 0:
+        for share in range(self.jobs):
+            found = delivered.get(share)
+            if found is None:
+                results[share :: self.jobs] = self._share(message, share)
+            else:
                 for offset, result in found:
                     results[share + offset * self.jobs] = result
-            else:
-                results[share :: self.jobs] = self._share(message, share)
-        self.children = []
         return results
 
     def __enter__(self) -> Staged[Message, Item, Result]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -106,3 +107,16 @@ def test_leaving_the_block_without_results_stops_the_children():
     for pid in pids:  # reaped: no such child any more
         with pytest.raises(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_staged_child_that_dies_before_its_message_has_its_share_redone():
+    parent = os.getpid()
+
+    def keep(n: int) -> bool:
+        if os.getpid() != parent and n == 3:
+            os._exit(3)  # dies while sifting, before it reads its message
+        return True
+
+    with Staged(keep, lambda m, n: n + m, list(range(8)), 2) as staged:
+        time.sleep(0.3)  # the child is gone: sending it the message fails
+        assert staged.results(10) == [n + 10 for n in range(8)]

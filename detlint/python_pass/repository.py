@@ -73,7 +73,7 @@ class PythonRepository:
         Only test modules and conftest.py files are read: a helper module holds
         no tests, and the aliases it defines are read when a test imports them.
         """
-        if path.name != "conftest.py" and not is_test_module(path.name, self.options.python_files):
+        if not self._reads(path):
             return None
         # Most files are ruled out by their bytes; how a path is shown (pathlib,
         # relative to the working directory) is worked out only for the others.
@@ -119,7 +119,7 @@ class PythonRepository:
         out for every set of variables: a variable counts in a file that reads the
         environment, and so does a trial loop (:func:`may_loop`).
         """
-        if path.name != "conftest.py" and not is_test_module(path.name, self.options.python_files):
+        if not self._reads(path):
             return False
         data = read_bytes(path, "")
         return (
@@ -127,6 +127,10 @@ class PythonRepository:
             or self.prefilter.wants(data)
             or self.prefilter.reads_environment(data)
         )
+
+    def _reads(self, path: Path) -> bool:
+        """Whether ``scan`` reads this file at all: a test module or a conftest.py."""
+        return path.name == "conftest.py" or is_test_module(path.name, self.options.python_files)
 
     def _scan_text(
         self, display: str, path: Path, text: str, narrowed: Narrowed | None = None
