@@ -26,6 +26,7 @@ EXIT_USAGE = 2
 COMMANDS = {
     "audit": "detlint.cli_audit",
     "check": "detlint.cli_check",
+    "clean": "detlint.cli_clean",
     "power": "detlint.cli_power",
     "rule": "detlint.cli_rule",
 }

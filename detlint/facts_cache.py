@@ -10,6 +10,11 @@ updated in place, so there is nothing to invalidate. (Facts that rest on other
 files too, a GitLab pipeline's includes, carry those files' digests, and the
 reader checks them before it takes the entry.)
 
+Entries of files that have since changed are never asked for again, so each
+entry's modification time says when a run last used it, and entries unused for
+``MAX_AGE`` are removed, at most once every ``PRUNE_EVERY`` per directory.
+``detlint clean`` removes the whole cache.
+
 The cache lives outside the repository (``--cache-dir``, ``$DETLINT_CACHE_DIR``,
 else the user's cache directory), so a run without ``--fix`` still writes nothing into the
 tree it lints. Each entry is one file, written to a temporary name and renamed,
@@ -21,15 +26,20 @@ is skipped without a word: it only ever saves time.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
+import time
 from pathlib import Path
 
 # hashlib (OpenSSL) and pickle are imported where they are used: a run that reads
 # no pipeline, such as a pre-commit check of one test file, never loads them.
 
 _FINGERPRINT_LENGTH = 32  # hex digits of the directory named after detlint's code
+MAX_AGE = 30 * 24 * 3600  # seconds an entry is kept after the last run that used it
+PRUNE_EVERY = 24 * 3600  # seconds between two looks for such entries
+_PRUNED = ".pruned"  # the file whose modification time says when the last look was
 
 
 def default_directory() -> Path:
@@ -86,11 +96,15 @@ class FactsCache:
             return None
         import pickle
 
+        path = self.directory / key
         try:
-            with open(self.directory / key, "rb") as stream:
-                return pickle.load(stream)  # type: ignore[no-any-return]
+            with open(path, "rb") as stream:
+                value = pickle.load(stream)
         except Exception:  # unreadable or not an entry: read the file instead
             return None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used now: kept for MAX_AGE more
+        return value  # type: ignore[no-any-return]
 
     def put(self, key: str, value: object) -> None:
         """Store ``value`` (not None) under ``key``; failures are ignored.
@@ -125,10 +139,34 @@ class FactsCache:
         failed ``open`` per file costs more than one listing.
         """
         self._make_directory()
+        self.prune()
         try:
             self._stored = frozenset(os.listdir(self.directory))
         except OSError:
             self._stored = frozenset()
+
+    def prune(self, now: float | None = None) -> None:
+        """Remove the entries no run has used for MAX_AGE (and temporary files a
+        writer left behind), unless that was done less than PRUNE_EVERY ago."""
+        now = time.time() if now is None else now
+        marker = self.directory / _PRUNED
+        try:
+            if now - marker.stat().st_mtime < PRUNE_EVERY:
+                return
+        except OSError:
+            pass  # never pruned
+        try:
+            marker.touch()
+            os.utime(marker, (now, now))
+            with os.scandir(self.directory) as found:
+                for entry in found:
+                    if entry.name == _PRUNED:
+                        continue
+                    age = MAX_AGE if not entry.name.endswith(".tmp") else PRUNE_EVERY
+                    if now - entry.stat(follow_symlinks=False).st_mtime > age:
+                        os.unlink(entry.path)
+        except OSError:
+            pass  # a cache that cannot be kept tidy still only saves time
 
     def _make_directory(self) -> None:
         """Create the directory for this code (once), and drop the ones of other code:
@@ -143,17 +181,45 @@ class FactsCache:
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not fresh:
                 return
-            for entry in os.scandir(self.root):
-                name = entry.name
-                if (
-                    name != self.fingerprint
-                    and len(name) == _FINGERPRINT_LENGTH
-                    and all(c in "0123456789abcdef" for c in name)
-                    and entry.is_dir(follow_symlinks=False)
-                ):
-                    shutil.rmtree(entry.path, ignore_errors=True)
+            for directory in code_directories(self.root):
+                if os.path.basename(directory) != self.fingerprint:
+                    shutil.rmtree(directory, ignore_errors=True)
         except OSError:
             pass  # put finds out for itself, and gives up quietly
+
+
+def code_directories(root: Path) -> list[str]:
+    """The directories under ``root`` that detlint made, one per version of its code
+    (named by ``code_fingerprint``); nothing else there is detlint's to remove."""
+    try:
+        with os.scandir(root) as found:
+            return sorted(
+                entry.path
+                for entry in found
+                if len(entry.name) == _FINGERPRINT_LENGTH
+                and all(c in "0123456789abcdef" for c in entry.name)
+                and entry.is_dir(follow_symlinks=False)
+            )
+    except OSError:
+        return []
+
+
+def clear(root: Path) -> tuple[int, int]:
+    """Remove every directory of detlint's cache under ``root``; the number of entries
+    and bytes removed."""
+    import shutil
+
+    entries = size = 0
+    for directory in code_directories(root):
+        for base, _, files in os.walk(directory):
+            for name in files:
+                if name == _PRUNED:
+                    continue
+                with contextlib.suppress(OSError):
+                    size += os.lstat(os.path.join(base, name)).st_size
+                    entries += 1
+        shutil.rmtree(directory, ignore_errors=True)
+    return entries, size
 
 
 def digest(*chunks: bytes) -> str:

@@ -8,12 +8,15 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from repo_expectations import repository_copy, run_check
 
-from detlint.facts_cache import FactsCache, code_fingerprint
+from detlint.cli import cli
+from detlint.facts_cache import MAX_AGE, PRUNE_EVERY, FactsCache, code_fingerprint
 
 REPO = Path(__file__).parent / "fixtures" / "repos" / "ci_pipelines"
 
@@ -29,7 +32,8 @@ def cache_dir() -> Path:
 
 
 def entries(cache_dir: Path) -> list[Path]:
-    return sorted(p for p in cache_dir.rglob("*") if p.is_file())
+    """The stored entries (not the file that records when the cache was last pruned)."""
+    return sorted(p for p in cache_dir.rglob("*") if p.is_file() and p.name != ".pruned")
 
 
 def no_yaml_reading(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -230,3 +234,57 @@ def test_parallel_runs_share_one_cache(repo: Path, cache_dir: Path) -> None:
     assert all(json.loads(output) == json.loads(expected) for output in outputs)
     assert entries(cache_dir)
     assert not [entry for entry in entries(cache_dir) if entry.name.endswith(".tmp")]
+
+
+def _aged(path: Path, now: float, age: float) -> None:
+    os.utime(path, (now - age, now - age))
+
+
+def test_entries_no_run_used_for_a_month_are_pruned_once_a_day(tmp_path: Path) -> None:
+    cache = FactsCache(tmp_path, "pipelines")
+    now = time.time()
+    for key in ("old", "recent"):
+        cache.put(key, {"facts": key})
+    left_over = cache.directory / "partial.123.tmp"  # a writer that died
+    left_over.write_bytes(b"")
+    _aged(cache.directory / "old", now, MAX_AGE + 60)
+    _aged(cache.directory / "recent", now, MAX_AGE - 3600)
+    _aged(left_over, now, PRUNE_EVERY + 60)
+    cache.prune(now)
+    assert sorted(p.name for p in entries(tmp_path)) == ["recent"]
+    # Another look within a day does nothing; a look a day later does.
+    _aged(cache.directory / "recent", now, MAX_AGE + 60)
+    cache.prune(now + PRUNE_EVERY - 60)
+    assert [p.name for p in entries(tmp_path)] == ["recent"]
+    cache.prune(now + PRUNE_EVERY + 60)
+    assert entries(tmp_path) == []
+
+
+def test_an_entry_a_run_reads_is_kept_another_month(repo: Path, cache_dir: Path) -> None:
+    run_check(repo)
+    stored = entries(cache_dir)
+    assert stored
+    now = time.time()
+    for entry in stored:
+        _aged(entry, now, MAX_AGE - 60)
+    run_check(repo)  # reads every entry
+    assert all(now - entry.stat().st_mtime < 60 for entry in stored)
+
+
+def test_clean_removes_the_cache_and_nothing_else_there(repo: Path, cache_dir: Path) -> None:
+    run_check(repo)
+    stored = entries(cache_dir)
+    assert stored
+    (cache_dir / "notes").mkdir()  # not detlint's: left alone
+    (cache_dir / "notes" / "todo.txt").write_text("keep")
+    size = sum(entry.stat().st_size for entry in stored)
+    assert size < 100_000  # a small cache is counted in KB
+    runner = CliRunner()
+    done = runner.invoke(cli, ["clean", "--cache-dir", str(cache_dir)])
+    assert done.exit_code == 0
+    assert done.output == (
+        f"Removed {len(stored)} cache entries ({size / 1e3:.1f} KB) from {cache_dir}\n"
+    )
+    assert entries(cache_dir) == [cache_dir / "notes" / "todo.txt"]
+    again = runner.invoke(cli, ["clean", "--cache-dir", str(cache_dir)])
+    assert (again.exit_code, again.output) == (0, f"Nothing to remove in {cache_dir}\n")
