@@ -69,6 +69,29 @@ def _child(function: Callable[[Item], Result], items: Sequence[Item], fd: int) -
         os._exit(status)  # never return into the parent's stack (click, atexit, buffers)
 
 
+def _fork(pipes: int) -> tuple[int, list[tuple[int, int]]] | None:
+    """``os.fork()`` with ``pipes`` new pipes (read end, write end) shared with the child;
+    None when the system refuses a pipe or a process (the caller then does the work)."""
+    made: list[tuple[int, int]] = []
+    try:
+        for _ in range(pipes):
+            made.append(os.pipe())
+        return os.fork(), made
+    except OSError:
+        for read_end, write_end in made:
+            os.close(read_end)
+            os.close(write_end)
+        return None
+
+
+def _reap(children: Sequence[tuple[int, int]]) -> None:
+    """Close the read end of each (pid, read end) child and wait for it: a child still
+    writing then fails on the closed pipe instead of waiting for a reader forever."""
+    for pid, read_end in children:
+        os.close(read_end)
+        os.waitpid(pid, 0)
+
+
 def fork_map(function: Callable[[Item], Result], items: Sequence[Item], jobs: int) -> list[Result]:
     """``[function(item) for item in items]``, over ``jobs`` processes where ``fork`` exists."""
     if jobs <= 1 or len(items) < 2 or not hasattr(os, "fork"):
@@ -76,8 +99,10 @@ def fork_map(function: Callable[[Item], Result], items: Sequence[Item], jobs: in
     shares = [list(items[start::jobs]) for start in range(jobs)]
     children: list[tuple[int, int, int]] = []  # (share, pid, read end)
     for share in range(1, jobs):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
+        forked = _fork(1)
+        if forked is None:
+            break
+        pid, ((read_end, write_end),) = forked
         if pid == 0:
             os.close(read_end)
             _child(function, shares[share], write_end)
@@ -85,8 +110,14 @@ def fork_map(function: Callable[[Item], Result], items: Sequence[Item], jobs: in
         children.append((share, pid, read_end))
     # A child sends only results that are not None, so None is every slot's start.
     results: list[Result] = [None] * len(items)  # type: ignore[list-item]
-    for offset, item in enumerate(shares[0]):
-        results[offset * jobs] = function(item)
+    done_here = [share for share in range(jobs) if share == 0 or share > len(children)]
+    try:
+        for share in done_here:
+            for offset, item in enumerate(shares[share]):
+                results[share + offset * jobs] = function(item)
+    except BaseException:
+        _reap([(pid, read_end) for _, pid, read_end in children])
+        raise
     for share, pid, read_end in children:
         found = _collected(pid, read_end)
         if found is None:
@@ -153,9 +184,10 @@ class Staged(Generic[Message, Item, Result]):
             self.jobs = 1
             return
         for share in range(jobs):
-            inbox_read, inbox_write = os.pipe()
-            outbox_read, outbox_write = os.pipe()
-            pid = os.fork()
+            forked = _fork(2)
+            if forked is None:
+                break  # results() does the shares no child took
+            pid, ((inbox_read, inbox_write), (outbox_read, outbox_write)) = forked
             if pid == 0:
                 for _, _, earlier_inbox, earlier_outbox in self.children:
                     os.close(earlier_inbox)
@@ -198,8 +230,7 @@ class Staged(Generic[Message, Item, Result]):
         trace: TracebackType | None,
     ) -> None:
         """Stop children that never got their message: they read no message and exit."""
-        for _, pid, inbox, outbox in self.children:
+        for _, _, inbox, _ in self.children:
             os.close(inbox)
-            os.close(outbox)
-            os.waitpid(pid, 0)
+        _reap([(pid, outbox) for _, pid, _, outbox in self.children])
         self.children = []

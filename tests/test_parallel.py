@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 import pytest
@@ -120,3 +121,43 @@ def test_staged_child_that_dies_before_its_message_has_its_share_redone():
     with Staged(keep, lambda m, n: n + m, list(range(8)), 2) as staged:
         time.sleep(0.3)  # the child is gone: sending it the message fails
         assert staged.results(10) == [n + 10 for n in range(8)]
+
+
+def _no_children_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def test_a_failure_in_the_parents_share_stops_the_children_without_a_hang():
+    parent = os.getpid()
+
+    def big(n: int) -> str:
+        if os.getpid() == parent:
+            raise ValueError("a bug in the parent's share")
+        return "x" * 200_000  # more than a pipe holds: the child waits for a reader
+
+    def hung(signum: int, frame: object) -> None:
+        raise TimeoutError("fork_map hung")
+
+    previous = signal.signal(signal.SIGALRM, hung)  # a hang fails the test, not the suite
+    signal.alarm(20)
+    try:
+        with pytest.raises(ValueError, match="parent's share"):
+            fork_map(big, list(range(6)), 2)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert _no_children_left()
+
+
+def test_when_the_system_refuses_a_process_the_parent_does_the_work(monkeypatch):
+    def refuse() -> int:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refuse)
+    assert fork_map(lambda n: n * 2, list(range(9)), 3) == [n * 2 for n in range(9)]
+    with Staged(lambda _: True, lambda m, n: n + m, list(range(9)), 3) as staged:
+        assert staged.results(1) == [n + 1 for n in range(9)]
