@@ -178,7 +178,7 @@ class Staged(Generic[Message, Item, Result]):
         jobs: int,
         prepare: Callable[[], object] = lambda: None,
     ) -> None:
-        self.keep, self.function, self.items, self.jobs = keep, function, items, jobs
+        self.function, self.items, self.jobs = function, items, jobs
         self.children: list[tuple[int, int, int, int]] = []  # (share, pid, inbox, outbox)
         if jobs <= 1 or len(items) < 2 or not hasattr(os, "fork"):
             self.jobs = 1

@@ -2,9 +2,9 @@
 
 The configuration is ``tox.ini``, or failing that a ``setup.cfg`` with a
 ``[tox:tox]`` section, pyproject.toml's ``[tool.tox]`` or ``tox.toml``, which
-tox reads in that order (``read_tox_config``). pyproject.toml's may be INI text
-in its ``legacy_tox_ini`` string, read here; native TOML tables are read by
-:mod:`detlint.ci_pass.tox_toml`.
+tox reads in that order (``read_tox_config``). The TOML files are read by
+:mod:`detlint.ci_pass.tox_toml`: native tables there, or the INI text of
+pyproject.toml's ``legacy_tox_ini`` string, which is read here.
 
 A CI step that runs ``tox -e py311`` runs pytest only through the ``commands``
 of ``[testenv:py311]`` (or of ``[testenv]``), with ``{posargs}`` replaced by
@@ -176,40 +176,8 @@ def read_tox_config(name: str, text: str) -> ToxSettings | None:
     if name in ("pyproject.toml", "tox.toml"):
         from detlint.ci_pass.tox_toml import read_tox_toml
 
-        ini = legacy_tox_ini(text) if name == "pyproject.toml" else None
-        if ini is not None:
-            return read_tox_ini(ini)
         return read_tox_toml(text, pyproject=name == "pyproject.toml")
     return read_tox_ini(text)
-
-
-def legacy_tox_ini(text: str) -> str | None:
-    """``tool.tox.legacy_tox_ini`` of a pyproject.toml, laid out as the file lays it out.
-
-    The INI text starts at the line of the key's opening quotes, or at the next line
-    when the quotes end theirs (TOML drops that newline); every line before it is
-    left empty, so that a command's line in the result is its line in
-    pyproject.toml. Columns hold when the TOML value is the text as written (a
-    literal string, or a basic string without escapes).
-    """
-    from detlint.toml_positions import scan_toml
-    from detlint.toml_reader import TOMLDecodeError, load_toml
-
-    try:
-        tool = load_toml(text).get("tool")
-    except (TOMLDecodeError, RecursionError):
-        return None
-    tox = tool.get("tox") if isinstance(tool, dict) else None
-    value = tox.get("legacy_tox_ini") if isinstance(tox, dict) else None
-    if not isinstance(value, str):
-        return None
-    lines = [line.removesuffix("\r") for line in text.split("\n")]
-    where = scan_toml(lines)[0].get(("tool", "tox", "legacy_tox_ini"))
-    if where is None:  # inside an inline table: no line of its own to start from
-        return value
-    first, _, column = where
-    below = lines[first - 1][column:].strip() in ('"""', "'''")
-    return "\n" * (first if below else first - 1) + value
 
 
 def substitute(text: str, posargs: tuple[str, ...] | None, tox_dir: str, env: str) -> str:

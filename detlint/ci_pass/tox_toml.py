@@ -1,5 +1,6 @@
-"""Reading tox's native TOML configuration statically: ``tox.toml``, or the
-``[tool.tox]`` tables of pyproject.toml.
+"""Reading tox's TOML configuration statically: ``tox.toml``, or the ``[tool.tox]``
+tables of pyproject.toml (whose ``legacy_tox_ini`` string, when it has one, is
+INI text that :mod:`~detlint.ci_pass.tox_ini` reads, laid out at its lines).
 
 tox 4 writes each command there as a list of arguments, run without a shell:
 ``commands = [["pytest", "--reruns", "2", { replace = "posargs", default = ["tests"] }]]``.
@@ -24,7 +25,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from detlint.ci_pass.tox_ini import DEFAULT_PASS_ENV, ToxCommand, ToxEnv
+from detlint.ci_pass.tox_ini import (
+    DEFAULT_PASS_ENV,
+    ToxCommand,
+    ToxEnv,
+    ToxSettings,
+    read_tox_ini,
+)
 from detlint.ini_lines import IniLine
 from detlint.toml_positions import KeyLines, array_items
 
@@ -177,9 +184,10 @@ class TomlToxConfig:
         return tuple(found)
 
 
-def read_tox_toml(text: str, pyproject: bool) -> TomlToxConfig | None:
-    """The native tox configuration in a tox.toml (``pyproject`` False) or a
-    pyproject.toml's ``[tool.tox]`` table; None without one, or for invalid TOML."""
+def read_tox_toml(text: str, pyproject: bool) -> ToxSettings | None:
+    """The tox configuration in a tox.toml (``pyproject`` False) or a pyproject.toml's
+    ``[tool.tox]`` table: INI text when that table has ``legacy_tox_ini``, else its
+    native tables; None without a table, or for invalid TOML."""
     from detlint.toml_positions import scan_toml
     from detlint.toml_reader import TOMLDecodeError, load_toml
 
@@ -195,8 +203,28 @@ def read_tox_toml(text: str, pyproject: bool) -> TomlToxConfig | None:
         prefix = ("tool", "tox")
     if not isinstance(table, dict):
         return None
-    keys, code = scan_toml([line.removesuffix("\r") for line in text.split("\n")])
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    keys, code = scan_toml(lines)
+    legacy = table.get("legacy_tox_ini") if pyproject else None
+    if isinstance(legacy, str):
+        return read_tox_ini(_laid_out(legacy, lines, keys.get((*prefix, "legacy_tox_ini"))))
     return TomlToxConfig(table, prefix, keys, tuple(code))
+
+
+def _laid_out(ini: str, lines: list[str], where: tuple[int, int, int] | None) -> str:
+    """``legacy_tox_ini``'s INI text laid out as pyproject.toml lays it out.
+
+    The INI text starts at the line of the key's opening quotes, or at the next line
+    when the quotes end theirs (TOML drops that newline); every line before it is
+    left empty, so that a command's line in the result is its line in
+    pyproject.toml. Columns hold when the TOML value is the text as written (a
+    literal string, or a basic string without escapes).
+    """
+    if where is None:  # inside an inline table: no line of its own to start from
+        return ini
+    first, _, column = where
+    below = lines[first - 1][column:].strip() in ('"""', "'''")
+    return "\n" * (first if below else first - 1) + ini
 
 
 def _quoted(word: str) -> str:
