@@ -528,13 +528,13 @@ def _header(ctx: FileContext, docstring: str, api_module: str) -> str:
 
 
 # The words of detlint's byte prefilter (detlint/python_pass/prefilter.py and the
-# FLAKY_WORDS and CONTEXT_STEMS of detlint/reasons.py) at the time of writing. A file
-# whose lowercased bytes hold one of them is parsed; update these when those change.
+# FLAKY_STEMS of detlint/reasons.py) at the time of writing. A file whose lowercased
+# bytes hold one of them is parsed; update these when those change.
 KNOB_WORDS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")
 FLAKY_WORDS = (
-    *(b"flak", b"intermittent", b"nondetermin", b"non-determin", b"sporadic"),
-    *(b"race condition", b"randomly fail", b"sometimes fail", b"fails sometimes"),
-    *(b"occasionally fail", b"timing-dependent", b"racy", b"unstable"),
+    *(b"flak", b"intermitten", b"nondetermin", b"non-determin", b"sporadic", b"racy"),
+    *(b"race condition", b"race", b"timing", b"probabilistic", b"unstable", b"unreliable"),
+    *(b"sometimes", b"occasional", b"randomly", b"too often", b"random fail"),
 )
 TRIAL_WORDS = (b"getenv", b"environ")
 

@@ -18,7 +18,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from detlint.reasons import CONTEXT_STEMS, FLAKY_WORDS
+from detlint.reasons import FLAKY_STEMS
 
 # A file is parsed only if its bytes hold one of these.
 KNOB_TOKENS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")
@@ -27,7 +27,7 @@ TRIAL_TOKENS = (b"getenv", b"environ")
 REASON_WINDOW = 400
 
 
-FLAKY_TOKENS = tuple(word.lower().encode() for word in (*FLAKY_WORDS, *CONTEXT_STEMS))
+FLAKY_TOKENS = tuple(stem.lower().encode() for stem in FLAKY_STEMS)
 
 
 def skip_says_flaky(data: bytes) -> bool:
@@ -103,8 +103,13 @@ class Prefilter:
         return self.trials and may_loop(data)
 
     def may_export(self, data: bytes) -> bool:
-        """Whether a helper or conftest.py can define a mark alias or a trial fixture."""
-        return self._knob(data) or any(token in data for token in TRIAL_TOKENS)
+        """Whether a helper or conftest.py can define a mark alias or a trial fixture.
+
+        A skip or xfail alias, a mark factory (``RunIf``) or a fixture that skips counts
+        too: it says where a test does not run. Such a module is read only when a test
+        file imports it or runs under it, so the broader test costs little.
+        """
+        return self._knob(data) or any(token in data for token in TRIAL_TOKENS) or b"skip" in data
 
     def wants_block(self, text: str) -> bool:
         """Whether one block of a candidate file must be parsed.
