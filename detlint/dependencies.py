@@ -7,7 +7,8 @@ What a marker hides can only be computed once the plugin is known, so this pass 
 repository's dependency declarations, statically: nothing scanned is imported or executed.
 
 The formats are read in :mod:`detlint.dependency_files` (requirements files, setup.cfg, tox.ini,
-setup.py) and :mod:`detlint.dependency_toml` (pyproject.toml, lock files, Pipfile); this module
+setup.py), :mod:`detlint.dependency_toml` (pyproject.toml, pixi.toml, lock files, Pipfile) and
+:mod:`detlint.dependency_conda` (conda environment files, pixi.lock, conda-lock.yml); this module
 picks the files by name, reads them without ever raising, and gathers the evidence.
 """
 
@@ -19,6 +20,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from detlint.dependency_conda import (
+    is_conda_environment,
+    read_conda_environment,
+    read_conda_lock,
+    read_pixi_lock,
+)
 from detlint.dependency_files import (
     Declared,
     DependencyFileError,
@@ -32,10 +39,11 @@ from detlint.dependency_toml import (
     read_package_lock,
     read_pipfile,
     read_pipfile_lock,
+    read_pixi_toml,
     read_pylock,
     read_pyproject,
 )
-from detlint.source import decode_text, read_bytes
+from detlint.source import MAX_BYTES, decode_text, read_bytes
 from detlint.span import Problem, Span, display_path
 
 __all__ = ["RERUN_PLUGINS", "PluginEvidence", "Requirement", "read_plugin_evidence"]
@@ -44,7 +52,11 @@ RERUN_PLUGINS: tuple[str, ...] = ("pytest-rerunfailures", "flaky", "pytest-retry
 """The plugins that give ``@pytest.mark.flaky`` a meaning, by canonical (PEP 503) name."""
 
 _WANTED = frozenset(RERUN_PLUGINS)
-"""Dependency files larger than this are skipped with a Problem; real ones are far smaller."""
+
+_MAX_LOCK_BYTES = 10 * MAX_BYTES
+"""pixi.lock and conda-lock.yml are only scanned for names, never parsed, and a multi-platform
+pixi.lock is often larger than the limit of parsed files: skipping it would be a DET901 for
+nothing. Every other dependency file larger than MAX_BYTES is skipped with a Problem."""
 
 # Files that mention no plugin are skipped before parsing, which keeps a large monorepo fast.
 # Case-insensitive and separator-tolerant, so that "Pytest.RerunFailures" is not filtered out.
@@ -59,13 +71,15 @@ class Requirement:
     (``"==14.0"``, Poetry's ``"^14.0"``, ``"==<version>"`` for a lock file, ``"@ <url>"`` for a
     direct reference, ``""`` for none); ``span`` covers the requirement text (without quotes) or,
     for ``name = ...`` tables and lock files, the name; ``source`` names the file (relative to
-    the repository root) and the table or option it sits in.
+    the repository root) and the table or option it sits in. ``locked`` marks an entry of a lock
+    file: it confirms what is installed, but the line to edit is the declaration it came from.
     """
 
     plugin: str
     specifier: str
     span: Span
     source: str
+    locked: bool = False
 
 
 @dataclass(frozen=True)
@@ -81,17 +95,22 @@ class PluginEvidence:
         return frozenset(requirement.plugin for requirement in self.requirements)
 
     def evidence_for(self, plugin: str) -> tuple[Requirement, ...]:
-        """The declarations of ``plugin`` (any spelling PEP 503 normalizes to it), by span."""
+        """The declarations of ``plugin`` (any spelling PEP 503 normalizes to it), by span, but
+        lock-file entries last: a finding cites the first, and the line a user edits is the one
+        in pixi.toml or pyproject.toml, not in pixi.lock or poetry.lock (which sort before them
+        but are generated from them)."""
         wanted = normalize_name(plugin)
-        return tuple(r for r in self.requirements if r.plugin == wanted)
+        return tuple(
+            sorted((r for r in self.requirements if r.plugin == wanted), key=lambda r: r.locked)
+        )
 
     def describe(self) -> str:
         """One line for reports: the first declaration of each plugin, by file and line."""
         parts = []
         for plugin in (p for p in RERUN_PLUGINS if p in self.plugins):
             first, *others = self.evidence_for(plugin)
-            separator = " " if first.specifier.startswith("@") else ""
-            text = f"{plugin}{separator}{first.specifier} in {first.span.path}:{first.span.line}"
+            where = f"{first.span.path}:{first.span.line}"
+            text = f"{requirement_text(plugin, first.specifier)} in {where}"
             parts.append(text + (f" (and {len(others)} more)" if others else ""))
         if not parts:
             text = "no rerun plugin declared"
@@ -126,7 +145,9 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
             continue
         seen.add(path)
         display = display_path(path, cwd)
-        text = _read_text(path, display)
+        locked = reader in _LOCK_READERS
+        limit = _MAX_LOCK_BYTES if reader in (read_pixi_lock, read_conda_lock) else MAX_BYTES
+        text = _read_text(path, display, limit)
         if isinstance(text, Problem):
             problems.append(text)
             continue
@@ -135,13 +156,13 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
         try:
             declared = reader(text, _relative(path, root), _WANTED)
         except DependencyFileError as error:
-            problems.append(Problem(Span.file(display), str(error)))
+            where = Span(display, error.line, error.column, error.line, error.column)
+            problems.append(Problem(where, str(error)))
             continue
         for item in declared:
             span = Span(display, item.line, item.column, item.end_line, item.end_column)
-            found.setdefault(
-                (item.name, span), Requirement(item.name, item.specifier, span, item.source)
-            )
+            requirement = Requirement(item.name, item.specifier, span, item.source, locked)
+            found.setdefault((item.name, span), requirement)
     requirements = sorted(found.values(), key=lambda r: (r.span, r.plugin, r.source))
     return PluginEvidence(
         tuple(requirements), tuple(sorted(problems, key=lambda p: (p.span, p.message)))
@@ -163,7 +184,10 @@ def _reader_for(path: Path, root: Path) -> _Reader | None:
         return _READERS[name]
     if name.startswith("pylock.") and name.endswith(".toml"):
         return read_pylock
-    if path.suffix.lower() not in (".txt", ".in"):
+    suffix = path.suffix.lower()
+    if suffix in (".yml", ".yaml"):
+        return _yaml_reader(path, root)
+    if suffix not in (".txt", ".in"):
         return None
     lowered = name.lower()
     if "requirements" in lowered or "constraints" in lowered:
@@ -172,9 +196,33 @@ def _reader_for(path: Path, root: Path) -> _Reader | None:
     return read_requirements_txt if "requirements" in (f.lower() for f in folders) else None
 
 
-def _read_text(path: Path, display: str) -> str | Problem | None:
+# Folders whose YAML files are conda environments when they have a top-level `dependencies:`
+# (pandas' ci/deps/*.yaml, xarray's ci/requirements/*.yml), whatever their names.
+_CONDA_FOLDERS = frozenset(
+    {"ci", ".ci", "continuous_integration", "conda", "envs", "environments", "requirements"}
+)
+
+
+# environment.yml, environment-dev.yaml, tests-environment.yml, env.yml, ci-env.yaml; not envoy.yml.
+_ENVIRONMENT_NAME = re.compile(r"environment|(?:^|[-_.])env(?:[-_.]|$)")
+
+
+def _yaml_reader(path: Path, root: Path) -> _Reader | None:
+    """conda-lock's lock files, and the YAML files that may be conda environments: named like
+    one or kept in a folder of environments. Which of those really are environments their text
+    decides (a workflow named ``deploy-environment.yml`` is not one)."""
+    lowered = path.name.lower()
+    if lowered.endswith(("conda-lock.yml", "conda-lock.yaml")):
+        return read_conda_lock
+    if _ENVIRONMENT_NAME.search(lowered):
+        return read_conda_environment
+    folders = Path(_relative(path, root)).parts[:-1]
+    return read_conda_environment if _CONDA_FOLDERS & {f.lower() for f in folders} else None
+
+
+def _read_text(path: Path, display: str, limit: int = MAX_BYTES) -> str | Problem | None:
     """The text of a file that mentions a plugin, None if it mentions none, or a Problem."""
-    data = read_bytes(path, display)
+    data = read_bytes(path, display, limit)
     if isinstance(data, Problem):
         return data
     if _MENTION.search(data) is None:
@@ -192,7 +240,14 @@ _READERS: dict[str, _Reader] = {
     "pdm.lock": read_package_lock,
     "Pipfile": read_pipfile,
     "Pipfile.lock": read_pipfile_lock,
+    "pixi.toml": read_pixi_toml,
+    "pixi.lock": read_pixi_lock,
 }
+
+# Readers of lock files, whose entries are cited after the declarations they were solved from.
+_LOCK_READERS = frozenset(
+    {read_package_lock, read_pylock, read_pipfile_lock, read_pixi_lock, read_conda_lock}
+)
 
 
 # Where dependency declarations live, as git pathspecs (any depth).
@@ -212,7 +267,17 @@ _DEPENDENCY_PATHSPECS = tuple(
         "uv.lock",
         "pdm.lock",
         "pylock*.toml",
+        "pixi.toml",
+        "pixi.lock",
     )
+) + tuple(  # conda's YAML files, by any capitalisation of their names and folders
+    f":(glob,icase)**/{pattern}.{suffix}"
+    for pattern in (
+        "*env*",
+        "*conda-lock",
+        *(f"{folder}/**/*" for folder in sorted(_CONDA_FOLDERS)),
+    )
+    for suffix in ("yml", "yaml")
 )
 
 
@@ -245,6 +310,24 @@ def declares_dependencies(project: Path, files: Sequence[Path]) -> bool:
     """Whether the project declares its dependencies anywhere detlint reads.
 
     Only then does "no rerun plugin declared" mean a `flaky` marker is inert;
-    a project with no dependency files at all says nothing either way.
+    a project with no dependency files at all says nothing either way. A YAML file
+    in a ``ci/`` folder (or named like an environment) counts only when it is a conda
+    environment, as its top-level ``dependencies:`` key shows.
     """
-    return any(_reader_for(path, project) is not None for path in files)
+    return any(_declares(path, project) for path in files)
+
+
+def _declares(path: Path, project: Path) -> bool:
+    """Whether one file declares dependencies: by its name, or for YAML by its top level."""
+    reader = _reader_for(path, project)
+    if reader is not read_conda_environment:
+        return reader is not None
+    data = read_bytes(path, str(path))
+    return not isinstance(data, Problem) and is_conda_environment(data)
+
+
+def requirement_text(plugin: str, specifier: str) -> str:
+    """A plugin with its specifier as people write it: "flaky>=3.8", "flaky @ <url>", and a
+    bare conda or Poetry version with a space, "flaky 3.8.*", not "flaky3.8.*"."""
+    separator = " " if specifier[:1].isalnum() or specifier[:1] == "@" else ""
+    return f"{plugin}{separator}{specifier}"

@@ -24,7 +24,16 @@ from detlint.ini_lines import IniOption, ini_options
 
 
 class DependencyFileError(Exception):
-    """A dependency file that cannot be parsed; the message is one line for a DET901 Problem."""
+    """A dependency file that cannot be parsed; the message is one line for a DET901 Problem.
+
+    ``line`` and ``column`` (1-based) say where, when the parser knows: a YAML error points at
+    the line to fix. The default, 1:1, is the whole file, as ``Span.file`` is.
+    """
+
+    def __init__(self, message: str, line: int = 1, column: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""Where dependencies are declared in the TOML and JSON formats: pyproject.toml, the lock files of
-Poetry, uv, PDM and PEP 751, Pipfile and Pipfile.lock.
+"""Where dependencies are declared in the TOML and JSON formats: pyproject.toml, pixi.toml, the lock
+files of Poetry, uv, PDM and PEP 751, Pipfile and Pipfile.lock.
 
 ``tomllib`` and ``json`` give values but no positions, and a finding must point at the line a user
 would edit. :class:`_TomlIndex` therefore scans the (already validated) text for the same string
@@ -199,8 +199,8 @@ def _pep508_lists(data: dict[str, Any]) -> Iterator[tuple[tuple[str, ...], str, 
 
 
 def _version_of(value: Any, nested: bool = False) -> str:
-    """A Poetry/Pipfile constraint as written: ``"^14"``, ``{version = "..."}``, a list of those
-    joined with ``||``; ``"*"`` (any version) and git/path dependencies give ``""``."""
+    """A Poetry/pixi/Pipfile constraint as written: ``"^14"``, ``{version = "..."}``, a list of
+    those joined with ``||``; ``"*"`` (any version) and git/path dependencies give ``""``."""
     if isinstance(value, str):
         return "" if value.strip() == "*" else value.strip()
     if isinstance(value, dict):
@@ -235,7 +235,55 @@ def read_pyproject(text: str, source: str, names: frozenset[str]) -> list[Declar
     for table, entries in tables:
         label = f"{source} [{'.'.join(table)}]"
         found.extend(_read_dict_table(index, table, _table(entries), names, label))
+    found.extend(_read_pixi(index, _table(data, "tool", "pixi"), ("tool", "pixi"), names, source))
     return found
+
+
+def read_pixi_toml(text: str, source: str, names: frozenset[str]) -> list[Declared]:
+    """pixi.toml: conda and PyPI dependency tables, of the workspace and of every feature."""
+    return list(_read_pixi(_TomlIndex(text), _load_toml(text), (), names, source))
+
+
+def _pixi_tables(
+    body: dict[str, Any], path: tuple[str, ...], depth: int = 0
+) -> Iterator[tuple[tuple[str, ...], dict[str, Any]]]:
+    """Every table of a pixi manifest that installs packages, with its path.
+
+    pixi installs from ``[dependencies]`` and ``[pypi-dependencies]`` (and, for a package it
+    builds, ``host-``/``build-``/``run-dependencies``), at the root and again under each
+    ``feature.<name>``, ``target.<platform>`` and ``feature.<name>.target.<platform>``: a test
+    plugin is typically declared in a ``test`` feature only, so every one of them is read.
+    """
+    if depth > 3:  # feature.<name>.target.<platform> is as deep as pixi nests
+        return
+    for key, value in body.items():
+        if not isinstance(value, dict):
+            continue
+        if key.endswith("dependencies"):
+            yield (*path, key), value
+        elif key in ("feature", "target"):
+            for name, nested in value.items():
+                if isinstance(nested, dict):
+                    yield from _pixi_tables(nested, (*path, key, name), depth + 1)
+        elif key == "package":
+            yield from _pixi_tables(value, (*path, key), depth + 1)
+
+
+def _read_pixi(
+    index: _TomlIndex,
+    manifest: dict[str, Any],
+    prefix: tuple[str, ...],
+    names: frozenset[str],
+    source: str,
+) -> Iterator[Declared]:
+    """The pixi tables of a manifest at ``prefix`` (``tool.pixi`` in pyproject.toml).
+
+    Keys are package names, values a match spec (``">=14"``, ``"*"``) or a table with a
+    ``version``; the name a conda package and its PyPI distribution share is what matters here.
+    """
+    for table, entries in _pixi_tables(manifest, prefix):
+        label = f"{source} [{'.'.join(table)}]"
+        yield from _read_dict_table(index, table, entries, names, label)
 
 
 def _read_dict_table(
@@ -245,7 +293,7 @@ def _read_dict_table(
     names: frozenset[str],
     label: str,
 ) -> Iterator[Declared]:
-    """``name = constraint`` tables: Poetry dependencies and Pipfile categories."""
+    """``name = constraint`` tables: Poetry and pixi dependencies, Pipfile categories."""
     for name, value in entries.items():
         if normalize_name(name) in names:
             start, end = index.entry(table, name)

@@ -97,5 +97,7 @@ def _declared_evidence(evidence: PluginEvidence, plugin: str) -> str:
     found = evidence.evidence_for(plugin)
     if not found:
         return plugin
+    from detlint.dependencies import requirement_text
+
     first = found[0]
-    return f"{plugin}{first.specifier} from {first.span.path}:{first.span.line}"
+    return f"{requirement_text(plugin, first.specifier)} from {first.span.path}:{first.span.line}"
