@@ -59,6 +59,27 @@ _GIT_LOCATION_VARIABLES = frozenset(
 
 _NOT_FOUND = "path does not exist"
 _BROKEN_LINK = "path does not exist (broken symbolic link)"
+# The kinds of file detlint reads: a broken link to any other (an image in the docs) is
+# none of its business, found while walking the tree. One the user names is reported.
+_READ_SUFFIXES = (
+    ".py",
+    ".yml",
+    ".yaml",
+    ".j2",
+    ".jinja",
+    ".toml",
+    ".ini",
+    ".cfg",
+    ".txt",
+    ".in",
+    ".lock",
+)
+
+
+def may_read(name: str) -> bool:
+    """Whether a file of this name is one detlint could read (a test, a pipeline, a
+    config, a dependency declaration)."""
+    return name.lower().endswith(_READ_SUFFIXES) or name in ("Pipfile", "setup.py")
 
 
 @dataclass(frozen=True)
@@ -225,7 +246,7 @@ def _walk(
                     continue
                 if entry.is_file():  # follows a symlink; costs a stat only for symlinks
                     files.add(entry.path)
-                elif entry.is_symlink() and not os.path.exists(entry.path):
+                elif entry.is_symlink() and may_read(name) and not os.path.exists(entry.path):
                     problems.append((entry.path, _BROKEN_LINK))
                 # else: a symlinked directory (never followed), FIFO, socket or device
             except OSError as error:  # e.g. a symlink pointing at itself

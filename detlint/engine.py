@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.discover import discover, repository_files
-from detlint.python_pass.options import ScanOptions
+from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import LoopOnly, PythonRepository
 from detlint.settings import Settings
@@ -47,7 +47,18 @@ PYTEST_CONFIG_FILES = frozenset(
 )
 
 # Files that make a directory a Python project whose dependencies apply below it.
-PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "Pipfile", "poetry.lock", "uv.lock")
+PROJECT_MARKERS = (
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "Pipfile",
+    "poetry.lock",
+    "uv.lock",
+    "pixi.toml",
+    "pixi.lock",
+    "environment.yml",
+    "environment.yaml",
+)
 
 # Below this many files, worker start-up costs more than reading them here.
 PARALLEL_THRESHOLD = 200
@@ -87,12 +98,12 @@ def _scan_all(
 def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
     """A stand-in test for each mark a collection hook adds (``item.add_marker``):
     it reaches tests detlint cannot enumerate statically, so it is judged once."""
-    from detlint.python_pass.facts import NO_TRIALS, TestFunction
+    from detlint.python_pass.facts import HOOK_TEST, NO_TRIALS, TestFunction
 
     return [
         TestFunction(
             path=module.path,
-            name="<tests marked by a hook>",
+            name=HOOK_TEST,
             class_name=None,
             span=mark.span,
             instances=None,
@@ -167,6 +178,15 @@ def analyse(
     options = ScanOptions(
         retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers
     )
+    config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
+    if config_files or any(
+        not is_test_module(path.name, options.python_files) for path in lint_files
+    ):
+        from detlint.collection import scan_options
+
+        # The tests a config collects under its own patterns (celery's test_* classes)
+        # must be read: the scan keeps whatever any config the run meets collects.
+        options = scan_options(options, config_files, lint_files, cwd)
     prefilter = Prefilter(extra=extra, trials="DET301" in selected, readers=readers)
     pipelines: tuple[PipelineFacts, ...] = ()
     if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):
@@ -211,6 +231,7 @@ def analyse(
     evidence: PluginEvidence | None = None
     if modules or pipelines:
         # Which plugin reads `flaky` matters only once there is a marker to read.
+        from detlint.collection import collects
         from detlint.dependencies import (
             declares_dependencies,
             dependency_files,
@@ -234,7 +255,8 @@ def analyse(
             if config is None:
                 config = configs[directory] = find_pytest_config(directory, cwd)
             for test in (*module.tests, *_hook_tests(module)):
-                gates += link_tests(test, config, evidence)
+                if collects(config, test, cwd):
+                    gates += link_tests(test, config, evidence)
     ci: CiAnalysis | None = None
     linted: frozenset[str] = frozenset()  # display paths of the linted Python files
     if pipelines and evidence is not None:
@@ -272,7 +294,6 @@ def analyse(
     # The configuration that applies to the linted files, even those without knobs
     # (global reruns reach every test), and that of a linted config file itself
     # (a pre-commit run on a changed pyproject.toml).
-    config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
     directories = {path.parent for path in (*lint_files, *config_files)} - set(configs)
     if modules or config_files or _config_may_rerun(directories):
         from detlint.pytest_config import find_pytest_config

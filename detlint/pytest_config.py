@@ -22,9 +22,24 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from detlint.pytest_config_files import RawConfig, RawValue, load_directory
+from detlint.python_pass.options import (
+    DEFAULT_PYTHON_CLASSES,
+    DEFAULT_PYTHON_FILES,
+    DEFAULT_PYTHON_FUNCTIONS,
+)
 from detlint.span import Problem, Span, display_path
 
-DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
+DEFAULT_NORECURSEDIRS = (
+    "*.egg",
+    ".*",
+    "_darcs",
+    "build",
+    "CVS",
+    "dist",
+    "node_modules",
+    "venv",
+    "{arch}",
+)
 DEFAULT_MAX_RUNS = 2
 DEFAULT_MIN_PASSES = 1
 
@@ -76,6 +91,9 @@ class PytestConfig:
     testpaths: tuple[str, ...]
     python_files: tuple[str, ...]
     problems: tuple[Problem, ...]
+    python_classes: tuple[str, ...] = DEFAULT_PYTHON_CLASSES
+    python_functions: tuple[str, ...] = DEFAULT_PYTHON_FUNCTIONS
+    norecursedirs: tuple[str, ...] = DEFAULT_NORECURSEDIRS
 
 
 EMPTY_CONFIG = PytestConfig(
@@ -200,10 +218,16 @@ class _Reader:
             strict_xfail_span=strict[1] if strict else None,
             markers=markers,
             testpaths=tuple(text for text, _ in self.strings("testpaths", shell=True) or ()),
-            python_files=tuple(text for text, _ in self.strings("python_files", shell=True) or ())
-            or DEFAULT_PYTHON_FILES,
+            python_files=self.words("python_files") or DEFAULT_PYTHON_FILES,
             problems=tuple(self.problems),
+            python_classes=self.words("python_classes") or DEFAULT_PYTHON_CLASSES,
+            python_functions=self.words("python_functions") or DEFAULT_PYTHON_FUNCTIONS,
+            norecursedirs=self.words("norecursedirs") or DEFAULT_NORECURSEDIRS,
         )
+
+    def words(self, key: str) -> tuple[str, ...]:
+        """An "args" ini option (``python_classes = Test* *Tests``), word by word."""
+        return tuple(text for text, _ in self.strings(key, shell=True) or ())
 
     def addopts_int(self, opts: _Addopts, option: str) -> IntSetting | None:
         if option not in opts.ints:

@@ -69,7 +69,7 @@ def test_pytest_retry_semantics():
         in find(document, "tests/test_retry.py", 9, "DET102")["message"]
     )
     ignored = find(document, "tests/test_retry.py", 14, "DET102")
-    assert "pytest-retry ignores reruns=" in ignored["message"]
+    assert "pytest-retry ignores `reruns=` (did you mean `retries=`?)" in ignored["message"]
     assert "pytest-retry==1.7.0 from setup.cfg:8" in ignored["message"]
 
 

@@ -435,3 +435,12 @@ def test_repository_files_name_each_file_as_discover_does(repo):
     discovered = {str(path) for path in discover([repo / "ci", repo / "tests"], repo).files}
     assert discovered
     assert discovered <= set(listed)
+
+
+def test_a_broken_link_to_a_file_detlint_never_reads_is_no_problem(tmp_path):
+    """cobaya's docs/img/*.png are links into a checkout they were not shipped with."""
+    (tmp_path / "docs").mkdir()
+    os.symlink(tmp_path / "missing.png", tmp_path / "docs" / "logo.png")
+    os.symlink(tmp_path / "missing.py", tmp_path / "docs" / "conf.py")
+    found = discover([tmp_path], tmp_path)
+    assert [problem.span.path for problem in found.problems] == ["docs/conf.py"]

@@ -27,7 +27,7 @@ FRAGMENTS = (
     'N = get_int("GPU_TRIALS", 3)\n',
     'LABEL = "GPU_TRIALS"\n',
     'HELPER = helper("SEEDS")\n',
-    "def test_loop():\n    for _ in range(N):\n        assert True\n",
+    "def test_loop():\n    for _ in range(N):\n        assert run_kernel() == EXPECTED\n",
     "def test_plain():\n    assert 1 + 1 == 2\n",
     "@pytest.mark.flaky(reruns=2)\ndef test_flaky():\n    pass\n",
     '@pytest.mark.skip(reason="flaky on CI")\ndef test_skipped():\n    pass\n',
@@ -87,7 +87,7 @@ TRIALS = int(os.getenv("{variable}", "30"))
 
 def test_kernel_{n}():
     for seed in range(TRIALS):
-        assert seed >= 0
+        assert run_kernel(seed) == EXPECTED
 """
 TRIALS_BY_READER = """\
 from ourlib.env import get_int
@@ -97,7 +97,7 @@ TRIALS = get_int("{variable}", 30)
 
 def test_reader_{n}():
     for seed in range(TRIALS):
-        assert seed >= 0
+        assert run_kernel(seed) == EXPECTED
 """
 FLAKY = """\
 import pytest

@@ -13,6 +13,7 @@ from detlint.model.gate import (
     MASKED_EXIT,
     SKIP,
     SOFT_FAIL,
+    STRICT_XFAIL,
     XFAIL,
     Gate,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "MASKED_EXIT",
     "SKIP",
     "SOFT_FAIL",
+    "STRICT_XFAIL",
     "XFAIL",
     "FlakyRuns",
     "Gate",

@@ -43,9 +43,11 @@ MarkKind = Literal[
     "retry-decorator",  # tenacity, backoff, configured names
     "repeat",  # pytest-repeat: raises detection
     "custom",  # a marker name the repository registered or uses (e.g. a flaky tag)
+    "unittest-skip",  # @unittest.skip / skipIf / skipUnless
+    "unittest-xfail",  # @unittest.expectedFailure: strict, an unexpected success fails
 ]
 
-Scope = Literal["function", "class", "module", "param", "body", "hook"]
+Scope = Literal["function", "class", "module", "param", "body", "fixture", "hook"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,15 @@ class Mark:
     via: tuple[str, ...] = ()
     definition: Span | None = None  # where an alias's mark is written, when not at the use site
     comment: str = ""  # the comment on the use line, for skip reasons
+    # Where the code that applies the mark runs only sometimes: the ``if`` around a
+    # ``pytest.skip()``, the branch an alias is defined in. Each clause is a phrase
+    # that quotes the code ("`sys.platform == 'win32'`", "not `HAS_GPU`"); all hold
+    # where the mark applies, and none means it is applied wherever the test runs.
+    guards: tuple[str, ...] = ()
+    # The code at the use site of a mark a factory made from its own arguments
+    # (``RunIf(min_cuda_gpus=2)``): its condition is quoted as that, since the
+    # factory's inner expression (``len(reasons) > 0``) says nothing where it is used.
+    written: str = ""
 
     def keyword(self, name: str) -> ArgValue | None:
         for argument in self.arguments:
@@ -96,11 +107,15 @@ class TrialCount:
         if self.env is not None:
             return f"{self.count} trial{'s' if self.count != 1 else ''} from {self.env}"
         if self.span is None:
-            return "1 attempt, no trial loop"
+            return "1 attempt, no trial loop recognised"
         return f"{self.count} trial{'s' if self.count != 1 else ''} ({self.origin})"
 
 
-NO_TRIALS = TrialCount(count=1, span=None)
+# The name of the stand-in test a collection hook's marks are judged on: it reaches
+# tests detlint cannot enumerate statically.
+HOOK_TEST = "<tests marked by a hook>"
+
+NO_TRIALS = TrialCount(count=1, span=None, origin="no trial loop recognised")
 
 
 @dataclass(frozen=True)
@@ -115,6 +130,7 @@ class TestFunction:
     marks: tuple[Mark, ...]  # function, class and module marks, closest first
     param_marks: tuple[tuple[int, Mark], ...]  # (instances covered, mark) from pytest.param
     trials: TrialCount
+    unittest: bool = False  # a method of a unittest.TestCase, which pytest collects its own way
 
     @property
     def nodeid(self) -> str:

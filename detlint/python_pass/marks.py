@@ -11,10 +11,12 @@ aliases statically and recording the path it took.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from detlint.python_pass.facts import Argument, Mark, MarkKind, Scope
+from detlint.python_pass.facts import Argument, Dynamic, Mark, MarkKind, Scope
+from detlint.python_pass.guards import negated, quoted
 from detlint.python_pass.module_index import Function, ModuleIndex
 from detlint.python_pass.names import dotted
 from detlint.span import Span
@@ -29,6 +31,18 @@ MARK_KINDS: dict[str, MarkKind] = {
 # Marker names that, though not a plugin's, say "this test is flaky": a repo's own tags.
 CUSTOM_MARK_WORDS = ("flak", "quarantin", "unstable", "intermittent", "nondetermin")
 FLAKY_PACKAGE_DECORATOR = "flaky.flaky"
+# unittest's decorators, which pytest honours on unittest.TestCase tests (and on
+# plain tests, where they raise SkipTest or mark an expected failure).
+UNITTEST_DECORATORS: dict[str, MarkKind] = {
+    "unittest.skip": "unittest-skip",
+    "unittest.skipIf": "unittest-skip",
+    "unittest.skipUnless": "unittest-skip",
+    "unittest.case.skip": "unittest-skip",
+    "unittest.case.skipIf": "unittest-skip",
+    "unittest.case.skipUnless": "unittest-skip",
+    "unittest.expectedFailure": "unittest-xfail",
+    "unittest.case.expectedFailure": "unittest-xfail",
+}
 RETRY_DECORATORS = frozenset(
     {
         "tenacity.retry",
@@ -93,6 +107,25 @@ class MarkResolver:
                 value = element.value if isinstance(element, ast.Starred) else element
                 marks += self._resolve(value, scope, use, via, depth + 1)
             return marks
+        if isinstance(expression, ast.IfExp):
+            # `pytest.mark.skip(...) if is_rocm() else (lambda f: f)`: each branch
+            # applies where its side of the condition holds.
+            condition = self.index.text(expression.test)
+            return [
+                *_guarded(
+                    self._resolve(expression.body, scope, use, via, depth + 1), quoted(condition)
+                ),
+                *_guarded(
+                    self._resolve(expression.orelse, scope, use, via, depth + 1),
+                    negated(condition),
+                ),
+            ]
+        if isinstance(expression, ast.BinOp) and isinstance(expression.op, ast.Add):
+            # `pytestmark = common_marks + [pytest.mark.flaky]`
+            return [
+                *self._resolve(expression.left, scope, use, via, depth + 1),
+                *self._resolve(expression.right, scope, use, via, depth + 1),
+            ]
         call = expression if isinstance(expression, ast.Call) else None
         target = call.func if call is not None else expression
         arguments = self.arguments(call) if call is not None else ()
@@ -111,12 +144,21 @@ class MarkResolver:
                 return make(kind, name) if kind is not None else []
             if qualified == FLAKY_PACKAGE_DECORATOR:
                 return make("flaky-decorator", qualified)
+            if qualified in UNITTEST_DECORATORS:
+                name = "unittest." + qualified.rsplit(".", 1)[-1]
+                return make(UNITTEST_DECORATORS[qualified], name)
             if qualified in RETRY_DECORATORS or qualified in self.retry_names:
                 return make("retry-decorator", qualified)
-            found = self.external(qualified, self.index.path)
-            if found is not None:
+            imported = self.external(qualified, self.index.path)
+            if imported is not None:
                 label = f"{dotted(target)} ({qualified})"
-                return self._applied(found, call, arguments, use, scope, (*via, label), comment)
+                written = self.index.text(expression)
+                return [
+                    replace(mark, written=written) if mark.written else mark
+                    for mark in self._applied(
+                        imported, call, arguments, use, scope, (*via, label), comment
+                    )
+                ]
             return []
         local = dotted(target)
         if local is None:
@@ -126,16 +168,61 @@ class MarkResolver:
             return make("retry-decorator", name)
         if "." in name:
             return []
-        if name in self.index.assignments:
-            inner = self._resolve(self.index.assignments[name], scope, use, (*via, name), depth + 1)
+        alternatives = self.index.alternatives.get(name)
+        if alternatives is not None and len(alternatives) > 1:
+            # Defined in several branches: each definition applies under its own.
+            found: list[Mark] = []
+            for alternative, guard in alternatives:
+                found += _guarded(
+                    self._definition(name, alternative, call, arguments, use, scope, via, depth),
+                    guard,
+                )
+            return found
+        defined: ast.expr | Function | None = self.index.assignments.get(name)
+        if defined is None:
+            defined = self.index.functions.get(name)
+        if defined is None:
+            return []
+        return self._definition(name, defined, call, arguments, use, scope, via, depth)
+
+    def _definition(
+        self,
+        name: str,
+        value: ast.expr | Function,
+        call: ast.Call | None,
+        arguments: tuple[Argument, ...],
+        use: Span,
+        scope: Scope,
+        via: tuple[str, ...],
+        depth: int,
+    ) -> list[Mark]:
+        """The marks one definition of ``name`` stands for: an alias, or a wrapper."""
+        comment = self.index.comment_on(use.line)
+        if isinstance(value, ast.expr):
+            inner = self._resolve(value, scope, use, (*via, name), depth + 1)
             return self._applied(inner, call, arguments, use, scope, (), comment)
-        function = self.index.functions.get(name)
-        if function is not None:
-            marks = []
-            for returned in returned_expressions(self.index, function):
-                marks += self._resolve(returned, scope, use, (*via, f"{name}()"), depth + 1)
-            return marks
-        return []
+        written = self.index.text(call) if call is not None else name
+        return self.factory_marks(value, scope, use, (*via, f"{name}()"), depth, written)
+
+    def factory_marks(
+        self,
+        function: Function,
+        scope: Scope,
+        use: Span,
+        via: tuple[str, ...] = (),
+        depth: int = 0,
+        written: str = "",
+    ) -> list[Mark]:
+        """The marks a wrapper or a mark factory applies; a mark whose condition uses
+        the factory's own names is quoted as ``written``, the call at the use site."""
+        marks = []
+        for returned in returned_expressions(self.index, function):
+            marks += self._resolve(returned, scope, use, via, depth + 1)
+        bound = _bound_names(function)
+        return [
+            replace(mark, written=written or function.name) if _mentions(mark, bound) else mark
+            for mark in marks
+        ]
 
     def _applied(
         self,
@@ -168,19 +255,82 @@ class MarkResolver:
         return result
 
 
-def returned_expressions(index: ModuleIndex, function: Function) -> list[ast.expr]:
-    """What a mark wrapper returns: ``return pytest.mark.flaky(reruns=2)(fn)`` -> the mark.
+def _bound_names(function: Function) -> set[str]:
+    """The parameters and local names of a mark factory (``RunIf(**kwargs)``)."""
+    arguments = function.args
+    names = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    names |= {arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
 
-    Only the function's own top-level ``return`` statements are read; a call
-    applying a mark to the wrapped function is unwrapped to the mark.
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _mentions(mark: Mark, names: set[str]) -> bool:
+    """Whether a mark's arguments use names bound inside the factory that made it:
+    its condition then says nothing at the use site (``len(reasons) > 0``)."""
+    return any(
+        isinstance(argument.value, Dynamic)
+        and names.intersection(_WORD.findall(argument.value.source))
+        for argument in mark.arguments
+    )
+
+
+def _guarded(marks: list[Mark], guard: str) -> list[Mark]:
+    return [replace(mark, guards=(*mark.guards, guard)) for mark in marks]
+
+
+def returned_expressions(index: ModuleIndex, function: Function) -> list[ast.expr]:
+    """The marks a wrapper applies, as expressions to resolve.
+
+    A mark factory returns the mark (``return pytest.mark.flaky(reruns=2)``); a
+    decorator applies marks or other wrappers to the function it is given
+    (``return pytest.mark.flaky(reruns=2)(fn)``, ``return with_timeout(rerun_mark(fn))``,
+    ``fn = gpu_flaky(fn)``). Only the function's own top-level statements are read,
+    and a local name bound to a mark in them is followed.
     """
     found: list[ast.expr] = []
     if not index.is_block(function.body):
         return found
+    parameters = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+    wrapped = parameters[0] if parameters else None
+    local: dict[str, ast.expr] = {}
     for statement in function.body:
-        if isinstance(statement, ast.Return) and statement.value is not None:
-            value = statement.value
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Call):
-                value = value.func  # pytest.mark.flaky(reruns=2)(fn)
-            found.append(value)
+        if isinstance(statement, ast.Assign):
+            targets = [t.id for t in statement.targets if isinstance(t, ast.Name)]
+            if wrapped in targets:
+                found += _applied_to(statement.value, wrapped, local)
+            for target in targets:
+                local[target] = statement.value
+        elif isinstance(statement, ast.Expr):
+            found += _applied_to(statement.value, wrapped, local)
+        elif isinstance(statement, ast.Return) and statement.value is not None:
+            applied = _applied_to(statement.value, wrapped, local)
+            found += applied or [_local(statement.value, local)]
     return found
+
+
+def _local(value: ast.expr, local: dict[str, ast.expr]) -> ast.expr:
+    if isinstance(value, ast.Name) and value.id in local:
+        return local[value.id]
+    return value
+
+
+def _applied_to(value: ast.expr, wrapped: str | None, local: dict[str, ast.expr]) -> list[ast.expr]:
+    """The callees of a chain of calls that ends in the wrapped function:
+    ``a(b(fn))`` -> [a, b]; ``pytest.mark.x(...)(fn)`` -> [pytest.mark.x(...)]."""
+    found: list[ast.expr] = []
+    while isinstance(value, ast.Call) and wrapped is not None:
+        positional = [arg for arg in value.args if not isinstance(arg, ast.Starred)]
+        if not positional or "mark" in (dotted(value.func) or "").split("."):
+            # `pytest.mark.skipif(condition)` in a factory configures the mark; a
+            # decorator applies one already configured: `pytest.mark.skipif(...)(fn)`.
+            return []
+        found.append(_local(value.func, local))
+        value = positional[0]
+    if isinstance(value, ast.Name) and value.id == wrapped:
+        return found
+    return []

@@ -14,8 +14,9 @@ import functools
 from dataclasses import dataclass, field
 
 from detlint.python_pass.facts import ArgValue, Dynamic
+from detlint.python_pass.guards import negated, quoted
 from detlint.python_pass.locations import Arg, Code, call_args
-from detlint.python_pass.names import ImportMap, NotLiteral, literal
+from detlint.python_pass.names import NOT_LITERAL, ImportMap, NotLiteral, literal
 from detlint.python_pass.narrowing import Narrowed
 from detlint.python_pass.parse import parse
 from detlint.python_pass.walk import NodeT, of_kind, walk
@@ -38,6 +39,13 @@ class ModuleIndex:
     pytestmark: list[ast.expr] = field(default_factory=list)
     functions: dict[str, Function] = field(default_factory=dict)
     classes: list[ast.ClassDef] = field(default_factory=list)
+    # A name defined in more than one branch of an ``if``/``try`` at the top level
+    # (``skip_rocm = pytest.mark.skip(...)`` in one, ``lambda f: f`` in the other):
+    # each definition with the guard of its branch. A name defined in one branch
+    # only is not here: a module that uses it fails to import where it is missing.
+    alternatives: dict[str, list[tuple[ast.expr | Function, str]]] = field(default_factory=dict)
+    # The guard of each module-level ``pytestmark`` assignment, when it sits in a branch.
+    pytestmark_guards: dict[int, str] = field(default_factory=dict)
     _bodies: dict[int, list[ast.AST]] = field(default_factory=dict)
 
     def _span(self, start: int, end: int) -> Span:
@@ -51,6 +59,16 @@ class ModuleIndex:
     def span(self, node: ast.expr) -> Span:
         """The span of an expression, without the parentheses around it."""
         return self._span(*self.code.expression(node))
+
+    def text(self, node: ast.AST) -> str:
+        """The code of an expression (or a statement's first line) as written."""
+        if isinstance(node, ast.expr):
+            start, end = self.code.expression(node)
+        elif isinstance(node, ast.stmt | ast.pattern):
+            start, end = self.code.start(node), self.code.end(node)  # type: ignore[arg-type]
+        else:
+            return ast.unparse(node)
+        return self.code.text[start:end]
 
     def name_span(self, function: Function) -> Span:
         return self._span(*self.code.name(function))
@@ -67,9 +85,22 @@ class ModuleIndex:
                 continue
             value = literal(arg.value)
             if isinstance(value, NotLiteral):
+                value = self._constant(arg.value)
+            if isinstance(value, NotLiteral):
                 value = Dynamic(self.code.source(value_start, end, self.module))
             found.append((arg, self._span(start, end), value))
         return found
+
+    def _constant(self, node: ast.expr) -> ArgValue | NotLiteral:
+        """A module constant's literal value (``RERUNS = 3`` then ``reruns=RERUNS``), when
+        it is defined once at the top level."""
+        if not isinstance(node, ast.Name) or node.id in self.alternatives:
+            return NOT_LITERAL
+        value = self.assignments.get(node.id)
+        if value is None:
+            return NOT_LITERAL
+        found = literal(value)
+        return NOT_LITERAL if isinstance(found, tuple) else found
 
     def body(self, function: Function, kinds: type[NodeT] | tuple[type[NodeT], ...]) -> list[NodeT]:
         """The nodes of ``kinds`` in a function's body, in walk order.
@@ -140,19 +171,23 @@ def _assign_targets(statement: ast.stmt) -> list[tuple[str, ast.expr]]:
 Guarded = ast.If | ast.Try | ast.With | ast.AsyncWith
 
 
-def _index_statement(index: ModuleIndex, statement: ast.stmt) -> None:
+def _index_statement(index: ModuleIndex, statement: ast.stmt, guard: str | None = None) -> None:
     if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
         index.functions[statement.name] = statement
+        _note_definition(index, statement.name, statement, guard)
     elif isinstance(statement, ast.ClassDef):
         index.classes.append(statement)
     elif isinstance(statement, ast.Import | ast.ImportFrom):
         index.imports.add(statement)
     elif isinstance(statement, Guarded):
         # Imports and definitions guarded by `if`/`try` (e.g. optional plugins)
-        # still define names; read every branch.
-        for block in _blocks(index, statement):
+        # still define names; read every branch, noting which one each is in.
+        for block, branch in _blocks(index, statement):
+            within = (
+                guard if branch is None else branch if guard is None else f"{guard} and {branch}"
+            )
             for inner in block:
-                _index_statement(index, inner)
+                _index_statement(index, inner, within)
     else:
         if (
             isinstance(statement, ast.AugAssign)
@@ -161,33 +196,69 @@ def _index_statement(index: ModuleIndex, statement: ast.stmt) -> None:
             and isinstance(statement.op, ast.Add)
         ):
             index.pytestmark.append(statement.value)
+            if guard is not None:
+                index.pytestmark_guards[id(statement.value)] = guard
         for name, value in _assign_targets(statement):
             if name == "pytestmark":
                 index.pytestmark = [value]
+                if guard is not None:
+                    index.pytestmark_guards[id(value)] = guard
             index.assignments[name] = value
+            _note_definition(index, name, value, guard)
 
 
-def _blocks(index: ModuleIndex, statement: Guarded) -> list[list[ast.stmt]]:
+def _note_definition(
+    index: ModuleIndex, name: str, value: ast.expr | Function, guard: str | None
+) -> None:
+    """Keep every branch's definition of a name defined under a guard."""
+    found = index.alternatives.get(name)
+    if guard is None:
+        if found is not None:
+            del index.alternatives[name]  # redefined unconditionally: the last one wins
+        return
+    if found is None:
+        found = index.alternatives[name] = []
+    found.append((value, guard))
+
+
+def _blocks(index: ModuleIndex, statement: Guarded) -> list[tuple[list[ast.stmt], str | None]]:
     """The indented blocks of an ``if`` (with its ``elif``s and ``else``), a
-    ``try`` (with its ``except`` clauses) or a ``with``."""
-    blocks: list[list[ast.stmt]] = []
-    if index.is_block(statement.body):
-        blocks.append(statement.body)
-    if isinstance(statement, ast.If) and statement.orelse:
+    ``try`` (with its ``except`` clauses) or a ``with``, each with the guard
+    under which it runs (None for the ones that always run)."""
+    blocks: list[tuple[list[ast.stmt], str | None]] = []
+    if isinstance(statement, ast.If):
+        condition = index.text(statement.test)
+        if index.is_block(statement.body):
+            blocks.append((statement.body, quoted(condition)))
         orelse = statement.orelse
-        first = orelse[0]
-        if (
-            len(orelse) == 1
-            and isinstance(first, ast.If)
-            and index.code.text.startswith("elif", index.code.start(first))
-        ):
-            blocks += _blocks(index, first)
-        elif index.is_block(orelse):
-            blocks.append(orelse)
+        if orelse:
+            first = orelse[0]
+            if (
+                len(orelse) == 1
+                and isinstance(first, ast.If)
+                and index.code.text.startswith("elif", index.code.start(first))
+            ):
+                blocks += [
+                    (block, f"{negated(condition)} and {guard}" if guard else negated(condition))
+                    for block, guard in _blocks(index, first)
+                ]
+            elif index.is_block(orelse):
+                blocks.append((orelse, negated(condition)))
+        return blocks
     if isinstance(statement, ast.Try):
+        if index.is_block(statement.body):
+            blocks.append((statement.body, f"the `try:` on line {statement.lineno} succeeds"))
         for handler in statement.handlers:
             if index.is_block(handler.body):
-                blocks.append(handler.body)
+                raised = (
+                    f"{quoted(index.text(handler.type))} is raised"
+                    if handler.type is not None
+                    else "an exception is raised"
+                )
+                blocks.append((handler.body, f"{raised} on line {statement.lineno}"))
+        return blocks
+    if index.is_block(statement.body):
+        blocks.append((statement.body, None))
     return blocks
 
 

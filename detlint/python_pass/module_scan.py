@@ -1,10 +1,13 @@
 """Reading one module: its tests, the marks that reach each, and its exports.
 
-Marks reach a test from its own decorators, its class (decorators and the
-class ``pytestmark``), the module ``pytestmark``, ``pytest.param(...,
-marks=...)`` entries of its parametrization, and imperative
-``pytest.xfail()`` / ``pytest.skip()`` calls in its body. The closest mark
-comes first, the order in which pytest's ``get_closest_marker`` sees them.
+Marks reach a test from its own decorators, its class and the classes it
+inherits from (decorators and the class ``pytestmark``), the module
+``pytestmark``, ``pytest.param(..., marks=...)`` entries of its
+parametrization, imperative ``pytest.xfail()`` / ``pytest.skip()`` calls in its
+body and in the fixtures it uses (``body_marks``). The closest mark comes
+first, the order in which pytest's ``get_closest_marker`` sees them. Which
+functions and classes are tests follows pytest's collection rules
+(``test_classes``, and the configured patterns in ``options``).
 
 A module also exports what other modules can use: aliases that are marks
 (``gpu_flaky = pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that
@@ -15,23 +18,31 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
+from dataclasses import replace
 
-from detlint.python_pass.facts import Mark, MarkKind, ModuleFacts, TestFunction, TrialCount
-from detlint.python_pass.locations import call_args
-from detlint.python_pass.marks import (
-    ExternalLookup,
-    MarkResolver,
-    no_external,
-    returned_expressions,
+from detlint.python_pass.body_marks import BodyMarks
+from detlint.python_pass.facts import Mark, ModuleFacts, TestFunction, TrialCount
+from detlint.python_pass.fixtures import (
+    AUTOUSE,
+    FixtureMarksLookup,
+    is_autouse,
+    is_fixture,
+    no_fixture_marks,
 )
+from detlint.python_pass.locations import call_args
+from detlint.python_pass.marks import ExternalLookup, MarkResolver, no_external
 from detlint.python_pass.module_index import Function, ModuleIndex, index_module
 from detlint.python_pass.names import dotted, literal
 from detlint.python_pass.narrowing import Narrowed
-from detlint.python_pass.options import ScanOptions, is_test_module
+from detlint.python_pass.options import (
+    UNITTEST_METHOD_PREFIX,
+    ScanOptions,
+    is_test_module,
+    matches_name,
+)
+from detlint.python_pass.test_classes import ClassTree, class_pytestmark
 from detlint.python_pass.trials import FixtureLookup, TrialResolver, no_fixture
 from detlint.python_pass.walk import find_all
-
-IMPERATIVE: dict[str, MarkKind] = {"pytest.xfail": "xfail-call", "pytest.skip": "skip-call"}
 
 
 class ModuleExports:
@@ -45,6 +56,7 @@ class ModuleExports:
         self._scanner = scanner
         self._marks: dict[str, tuple[Mark, ...]] = {}
         self._fixtures: dict[str, TrialCount | None] = {}
+        self._fixture_marks: dict[str, tuple[Mark, ...]] = {}
 
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The marks ``name`` stands for: an alias or a mark wrapper; empty otherwise."""
@@ -58,41 +70,30 @@ class ModuleExports:
             self._fixtures[name] = self._scanner.fixture_trials(name)
         return self._fixtures[name]
 
+    def defines_fixture(self, name: str) -> bool:
+        function = self._scanner.index.functions.get(name)
+        return function is not None and is_fixture(self._scanner.index, function)
 
-def _is_fixture(index: ModuleIndex, function: Function) -> bool:
-    for decorator in function.decorator_list:
-        target = decorator
-        if isinstance(target, ast.Call):
-            target = target.func
-        if index.imports.qualify(target) in ("pytest.fixture", "pytest_asyncio.fixture"):
-            return True
-    return False
+    def fixture_marks(self, name: str) -> tuple[Mark, ...]:
+        """The skips and xfails fixture ``name`` applies (``AUTOUSE``: every autouse one)."""
+        found = self._fixture_marks.get(name)
+        if found is None:
+            found = self._fixture_marks[name] = self._find_fixture_marks(name)
+        return found
 
-
-def _is_test_class(node: ast.ClassDef) -> bool:
-    if node.name.startswith("Test"):
-        return True
-    return any(
-        (dotted(base.value if isinstance(base, ast.Starred) else base) or "").endswith("TestCase")
-        for base in node.bases
-    )
-
-
-def _class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:
-    found: list[ast.expr] = []
-    for statement in node.body:
-        if isinstance(statement, ast.Assign) and any(
-            isinstance(target, ast.Name) and target.id == "pytestmark"
-            for target in statement.targets
-        ):
-            found = [statement.value]
-        elif (
-            isinstance(statement, ast.AugAssign)
-            and isinstance(statement.target, ast.Name)
-            and statement.target.id == "pytestmark"
-        ):
-            found.append(statement.value)
-    return found
+    def _find_fixture_marks(self, name: str) -> tuple[Mark, ...]:
+        scanner = self._scanner
+        if name == AUTOUSE:
+            return tuple(
+                mark
+                for fixture_name, fixture in scanner.index.functions.items()
+                if is_fixture(scanner.index, fixture) and is_autouse(scanner.index, fixture)
+                for mark in scanner.body.of_fixture(fixture_name, fixture)
+            )
+        fixture = scanner.index.functions.get(name)
+        if fixture is None or not is_fixture(scanner.index, fixture):
+            return ()
+        return tuple(scanner.body.of_fixture(name, fixture))
 
 
 class ModuleScanner:
@@ -104,14 +105,14 @@ class ModuleScanner:
         options: ScanOptions,
         external: ExternalLookup = no_external,
         fixtures: FixtureLookup = no_fixture,
+        fixture_marks: FixtureMarksLookup = no_fixture_marks,
     ) -> None:
         self.index = index
         self.options = options
         self.marks = MarkResolver(index, external, options.retry_names)
-        # Walking every test body for calls is the costliest search; most modules
-        # have no imperative skip or xfail at all.
-        self.has_imperative_calls = "skip(" in index.source or "xfail(" in index.source
         self.trials = TrialResolver(index, fixtures, options.env_readers)
+        self.body = BodyMarks(index, self.marks, fixture_marks)
+        self.classes = ClassTree(index)
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         marks: list[Mark] = []
@@ -165,59 +166,24 @@ class ModuleScanner:
                     found += [(1, mark) for mark in self.marks.resolve(arg.value, "param")]
         return found
 
-    def _body_marks(self, function: Function) -> list[Mark]:
-        """Knobs a test applies to itself while it runs.
-
-        Imperative ``pytest.xfail()`` / ``pytest.skip()`` calls, and marks added
-        with ``request.applymarker(...)``. Of the latter only xfail and skip are
-        read (pytest evaluates them when it makes the report); a rerun marker
-        added this late is left out, since whether a plugin sees it depends on
-        when the plugin reads markers (pytest-rerunfailures decides before the
-        test runs).
-        """
-        marks: list[Mark] = []
-        if not self.has_imperative_calls:
-            return marks
-        for call in self.index.body(function, ast.Call):
-            func = call.func
-            if isinstance(func, ast.Attribute) and func.attr == "applymarker" and _has_args(call):
-                marks += [
-                    mark
-                    for mark in self.marks.resolve(call_args(call)[0].value, "body")
-                    if mark.kind in ("xfail", "skip", "skipif")
-                ]
-                continue
-            qualified = self.index.imports.qualify(func) or ""
-            kind = IMPERATIVE.get(qualified)
-            if kind is None:
-                continue
-            span = self.index.span(call)
-            marks.append(
-                Mark(
-                    kind,
-                    qualified,
-                    self.marks.arguments(call),
-                    False,
-                    span,
-                    "body",
-                    comment=self.index.comment_on(span.line),
-                )
-            )
-        return marks
-
     def _module_marks(self) -> list[Mark]:
         marks: list[Mark] = []
         for expression in self.index.pytestmark:
-            marks += self.marks.resolve(expression, "module")
+            found = self.marks.resolve(expression, "module")
+            guard = self.index.pytestmark_guards.get(id(expression))
+            if guard is not None:
+                found = [replace(mark, guards=(*mark.guards, guard)) for mark in found]
+            marks += found
         return marks
 
     def _test(
         self,
         function: Function,
-        class_node: ast.ClassDef | None,
+        classes: list[ast.ClassDef],
         outer_marks: list[Mark],
         class_instances: int | None,
         class_params: list[tuple[int, Mark]],
+        unittest: bool = False,
     ) -> TestFunction:
         instances, param_marks = self._parametrization(function.decorator_list)
         if instances is not None and class_instances is not None:
@@ -225,42 +191,89 @@ class ModuleScanner:
         elif class_instances is None:
             instances = None
         own = self._decorator_marks(function.decorator_list, "function")
-        own += self._body_marks(function)
+        own += self.body.of(function)
+        own += self.body.of_fixtures(function, classes[-1] if classes else None)
         return TestFunction(
             path=self.index.path,
             name=function.name,
-            class_name=class_node.name if class_node is not None else None,
+            class_name="::".join(node.name for node in classes) if classes else None,
             span=self.index.name_span(function),
             instances=instances,
             marks=tuple(own + outer_marks),
             param_marks=tuple(param_marks + class_params),
             trials=self.trials.trials_of(function),
+            unittest=unittest,
         )
 
     def tests(self) -> list[TestFunction]:
+        """Every test pytest could collect here under some config the run met.
+
+        Functions and classes are matched against the ``python_functions`` and
+        ``python_classes`` patterns of every such config (the link step keeps
+        only what the module's own config collects). A class's test methods
+        include those it inherits from classes of the same module, and its
+        marks those of its bases, as pytest reads them along the MRO.
+        """
+        if self.index.assignments.get("__test__") is not None and _is_false_constant(
+            self.index.assignments["__test__"]
+        ):
+            return []
         module_marks = self._module_marks()
+        options = self.options
         tests = []
         for name, function in self.index.functions.items():
-            if name.startswith("test") and not _is_fixture(self.index, function):
-                tests.append(self._test(function, None, module_marks, 1, []))
+            if matches_name(name, options.python_functions) and not is_fixture(
+                self.index, function
+            ):
+                tests.append(self._test(function, [], module_marks, 1, []))
         for node in self.index.classes:
-            if not _is_test_class(node) or not self.index.is_block(node.body):
-                continue
-            class_marks = self._decorator_marks(node.decorator_list, "class")
-            for expression in _class_pytestmark(node):
+            tests += self._class_tests([node], module_marks, 1, [])
+        return tests
+
+    def _class_tests(
+        self,
+        chain: list[ast.ClassDef],
+        outer_marks: list[Mark],
+        outer_instances: int | None,
+        outer_params: list[tuple[int, Mark]],
+    ) -> list[TestFunction]:
+        node = chain[-1]
+        collected = self.classes.collected(node, self.options.python_classes)
+        if collected is False:
+            return []
+        unittest = collected is None
+        lineage = self.classes.lineage(node)
+        class_marks: list[Mark] = []
+        for klass in lineage:
+            class_marks += self._decorator_marks(klass.decorator_list, "class")
+            for expression in class_pytestmark(klass):
                 class_marks += self.marks.resolve(expression, "class")
-            class_instances, class_params = self._parametrization(node.decorator_list)
+        class_instances, class_params = self._parametrization(node.decorator_list)
+        instances = (
+            None
+            if class_instances is None or outer_instances is None
+            else class_instances * outer_instances
+        )
+        params = class_params + outer_params
+        marks = class_marks + outer_marks
+        tests = []
+        seen: set[str] = set()
+        for klass in lineage:
+            for statement in klass.body:
+                if not isinstance(statement, Function) or statement.name in seen:
+                    continue
+                seen.add(statement.name)
+                collected = (
+                    statement.name.startswith(UNITTEST_METHOD_PREFIX)
+                    if unittest
+                    else matches_name(statement.name, self.options.python_functions)
+                )
+                if collected and not is_fixture(self.index, statement):
+                    tests.append(self._test(statement, chain, marks, instances, params, unittest))
+        if not unittest:
             for statement in node.body:
-                if isinstance(statement, Function) and statement.name.startswith("test"):
-                    tests.append(
-                        self._test(
-                            statement,
-                            node,
-                            class_marks + module_marks,
-                            class_instances,
-                            class_params,
-                        )
-                    )
+                if isinstance(statement, ast.ClassDef):
+                    tests += self._class_tests([*chain, statement], marks, instances, params)
         return tests
 
     def marks_named(self, name: str) -> list[Mark]:
@@ -271,31 +284,17 @@ class ModuleScanner:
         function = self.index.functions.get(name)
         if function is None or function.decorator_list or name.startswith("test"):
             return []
-        marks: list[Mark] = []
-        for returned in returned_expressions(self.index, function):
-            marks += self.marks.resolve(returned, "function")
-        return marks
+        return self.marks.factory_marks(function, "function", self.index.name_span(function))
 
     def fixture_trials(self, name: str) -> TrialCount | None:
         function = self.index.functions.get(name)
-        if function is None or not _is_fixture(self.index, function):
+        if function is None or not is_fixture(self.index, function):
             return None
         return self.trials.fixture_trials(function)
 
-    def hook_marks(self) -> list[Mark]:
-        """Marks added by ``item.add_marker(...)`` in hooks: they reach many tests at once."""
-        marks: list[Mark] = []
-        if "add_marker" not in self.index.source:
-            return marks
-        for call in find_all(self.index.module, ast.Call):
-            func = call.func
-            if isinstance(func, ast.Attribute) and func.attr == "add_marker" and _has_args(call):
-                marks += self.marks.resolve(call_args(call)[0].value, "hook")
-        return marks
 
-
-def _has_args(call: ast.Call) -> bool:
-    return bool(call.args or call.keywords)
+def _is_false_constant(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
 
 
 def scan_module(
@@ -305,18 +304,19 @@ def scan_module(
     external: ExternalLookup = no_external,
     fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
+    fixture_marks: FixtureMarksLookup = no_fixture_marks,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module.
 
     Raises what :func:`~detlint.python_pass.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
-    scanner = ModuleScanner(index, options, external, fixtures)
+    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks)
     filename = path.rsplit("/", 1)[-1]
     tests = scanner.tests() if is_test_module(filename, options.python_files) else []
     facts = ModuleFacts(
         path=path,
         tests=tuple(tests),
-        hook_marks=tuple(scanner.hook_marks()),
+        hook_marks=tuple(scanner.body.in_hooks()),
     )
     return facts, ModuleExports(scanner)

@@ -47,7 +47,17 @@ _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 _TRIAL_HINTS = ("range(", "getenv", "environ")
 # What a test body can hold that detlint reads: trial loops, env reads, imperative
 # skip/xfail calls.
-_BODY_HINTS = (*_TRIAL_HINTS, "skip(", "xfail(", "applymarker(")
+_BODY_HINTS = (
+    *_TRIAL_HINTS,
+    "skip(",
+    "xfail(",
+    "applymarker(",
+    "add_marker(",
+    "skipTest(",
+    "SkipTest",
+)
+# What makes a helper matter to a trial loop that calls it: it checks what a trial computed.
+_CHECK_HINTS = ("assert", "fail(")
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
 
@@ -177,12 +187,13 @@ def _can_matter(block: str) -> bool:
 
     Assignments (trial constants, parametrize tables, aliases) always can; a
     function or class only if it loops or reads the environment (a trial helper,
-    a fixture returning a trial count). Others (assertion helpers, base
-    classes) are left out, which keeps large real suites cheap to parse.
+    a fixture returning a trial count) or checks something (a helper a trial
+    loop calls makes it a trial loop; a base class lends its tests). Others
+    are left out, which keeps large real suites cheap to parse.
     """
     if _head(block) is None:
         return True
-    return any(token in block for token in _TRIAL_HINTS)
+    return any(token in block for token in (*_TRIAL_HINTS, *_CHECK_HINTS))
 
 
 class _Words:
@@ -206,19 +217,35 @@ def _uses(names: set[str], block: str, words: _Words, index: int) -> bool:
     return any(name in block for name in names) and not names.isdisjoint(words[index])
 
 
+_GUARDED = ("if ", "if(", "try:", "with ")
+# A name bound inside a guarded block: `    name = ...`, `    def name(`, `    class name`.
+_BOUND_INSIDE = re.compile(
+    r"^[ \t]+(?:([A-Za-z_]\w*)\s*(?::[^=\n]*)?=(?!=)|(?:async[ \t]+)?(?:def|class)[ \t]+(\w+))",
+    re.M,
+)
+
+
+def _bound_in_branches(block: str) -> set[str]:
+    """The names an ``if``/``try``/``with`` block binds in its branches: a skip alias
+    defined per platform, a fallback for an optional import."""
+    return {first or second for first, second in _BOUND_INSIDE.findall(block)}
+
+
 def _referenced_closure(
     keep: list[bool],
     words: _Words,
     defined: list[str | None],
     extra: set[str],
     candidates: list[bool],
+    branches: list[set[str]] | None = None,
 ) -> list[bool]:
     """Grow ``keep`` with the definitions kept blocks use, a few levels deep."""
+    bound = branches or [set() for _ in keep]
     for _ in range(4):
         referenced = set(extra).union(*(words[index] for index, k in enumerate(keep) if k))
         grown = [
-            k or (n is not None and c and n in referenced)
-            for k, n, c in zip(keep, defined, candidates, strict=True)
+            k or (c and ((n is not None and n in referenced) or not b.isdisjoint(referenced)))
+            for k, n, c, b in zip(keep, defined, candidates, bound, strict=True)
         ]
         if grown == keep:
             break
@@ -263,7 +290,9 @@ def _class_members(block: str, wanted: Wanted, masked: str) -> list[tuple[int, s
     ):
         return None
     keep = [
-        wanted(member) or not s.startswith(("def ", "async ", "@"))
+        wanted(member)
+        or not s.startswith(("def ", "async ", "@"))
+        or s.startswith("def __init__")  # pytest does not collect a class that has one
         for member, s in zip(members, stripped, strict=True)
     ]
     defined = [_defined_name(member) for member in members]
@@ -318,12 +347,18 @@ def _stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[
     A test body matters only for trial loops, imperative skip/xfail calls, calls
     to trial helpers and knob tokens (a mark wrapper); otherwise the decorators
     and signature carry every fact, and the body is the bulk of a large suite.
+    A helper's checks matter too: a trial loop that calls a helper which
+    asserts is a trial loop.
     """
     split = _split_def(block)
     if split is None:
         return None
     header, body = split
     if wanted(body) or any(hint in body for hint in _BODY_HINTS):
+        return None
+    head = _head(block)
+    helper = head is not None and not head.group(2).startswith("test")
+    if helper and any(hint in body for hint in _CHECK_HINTS):
         return None
     if not trial_names.isdisjoint(_IDENTIFIER.findall(body)):
         return None
@@ -377,15 +412,22 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
         elif name is not None:
             aliases.add(name)
     aliases -= _COMMON_WORDS
+    branches = [
+        _bound_in_branches(block) if s.startswith(_GUARDED) else set()
+        for block, s in zip(blocks, stripped, strict=True)
+    ]
     keep = [
         token
         or s.startswith(("import ", "from "))
-        or (s.startswith(("if ", "try:")) and "import" in s)
+        or (s.startswith(_GUARDED) and ("import" in s or "pytestmark" in branch))
+        or s.startswith("__test__")  # a module that opts out of collection
         or _uses(aliases, blocks[index], words, index)
-        for index, (s, token) in enumerate(zip(stripped, holds_token, strict=True))
+        for index, (s, token, branch) in enumerate(
+            zip(stripped, holds_token, branches, strict=True)
+        )
     ]
     candidates = [_can_matter(block) for block in blocks]
-    keep = _referenced_closure(keep, words, defined, set(), candidates)
+    keep = _referenced_closure(keep, words, defined, set(), candidates, branches)
     trial_names = {
         name
         for name, block, candidate in zip(defined, blocks, candidates, strict=True)

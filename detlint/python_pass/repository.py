@@ -12,6 +12,7 @@ looked up by the paths its import statement allows.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -137,13 +138,15 @@ class PythonRepository:
     ) -> tuple[ModuleFacts, ModuleExports]:
         from detlint.python_pass.module_scan import scan_module
 
+        lookup = FixtureLookupForFile(self, path)
         return scan_module(
             display,
             text,
             self.options,
             external=self._external,
-            fixtures=FixtureLookupForFile(self, path),
+            fixtures=lookup,
             narrowed=narrowed,
+            fixture_marks=lookup.marks,
         )
 
     # -- context -----------------------------------------------------------
@@ -214,7 +217,8 @@ class FixtureLookupForFile:
     repository: PythonRepository
     path: Path
 
-    def __call__(self, name: str) -> TrialCount | None:
+    def _conftests(self) -> Iterator[ModuleExports]:
+        """The conftest.py files that reach this file, nearest first."""
         own = os.path.abspath(self.path)
         directory = Path(own).parent
         root = Path(os.path.abspath(self.repository.root))
@@ -222,9 +226,28 @@ class FixtureLookupForFile:
             conftest = base / "conftest.py"
             if str(conftest) != own and self.repository.exists(conftest):
                 exports = self.repository.exports(conftest)
-                found = exports.fixture_trials(name) if exports is not None else None
-                if found is not None:
-                    return found
+                if exports is not None:
+                    yield exports
             if base == root:
                 break
+
+    def __call__(self, name: str) -> TrialCount | None:
+        for exports in self._conftests():
+            found = exports.fixture_trials(name)
+            if found is not None:
+                return found
         return None
+
+    def marks(self, name: str) -> tuple[Mark, ...]:
+        """The skips and xfails of conftest fixture ``name`` (the nearest that defines
+        it), or of every autouse fixture that reaches the file (``AUTOUSE``)."""
+        from detlint.python_pass.fixtures import AUTOUSE
+
+        if name == AUTOUSE:
+            return tuple(
+                mark for exports in self._conftests() for mark in exports.fixture_marks(name)
+            )
+        for exports in self._conftests():
+            if exports.defines_fixture(name):
+                return exports.fixture_marks(name)
+        return ()

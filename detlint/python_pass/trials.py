@@ -17,6 +17,7 @@ from detlint.python_pass.facts import NO_TRIALS, TrialCount
 from detlint.python_pass.locations import call_args
 from detlint.python_pass.module_index import Function, ModuleIndex
 from detlint.python_pass.names import dotted, literal
+from detlint.python_pass.trial_checks import TrialChecks
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5
@@ -110,9 +111,10 @@ class TrialResolver:
 
     def _loop_trials(self, function: Function, depth: int) -> TrialCount | None:
         literal_bound: TrialCount | None = None
+        checks = TrialChecks(self.index, function)
         for node in self.index.body(function, _LOOPS):
             bound = _range_bound(node.iter)
-            if bound is None:
+            if bound is None or not checks.each_iteration(node):
                 continue
             count = self._bound(bound, function, depth)
             if count is None:

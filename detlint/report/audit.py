@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
 from detlint.engine import Analysis
-from detlint.link import TestGate
+from detlint.link import Environment, TestGate
 from detlint.python_pass.facts import ArgValue, Dynamic, Mark
 from detlint.report.findings import finding_json
 from detlint.report.power import gate_json, layer_json
@@ -55,6 +55,7 @@ def _mark_json(mark: Mark, tests: list[str]) -> dict[str, Any]:
         "arguments": {"positional": positional, "keywords": keywords},
         "via": list(mark.via),
         "definition": _where(mark.definition) if mark.definition is not None else None,
+        "guards": list(mark.guards),
         "tests": tests,
     }
 
@@ -86,8 +87,14 @@ def _test_json(
         },
         "layers": [layer_json(layer) for layer in policy.layers],
         "gate": gate_json(policy.gate),
-        "knobs": [{"kind": knob.kind, **_where(knob.span)} for knob in gate.knobs],
+        "knobs": [
+            {"kind": knob.kind, **_where(knob.span), "condition": knob.condition or None}
+            for knob in gate.knobs
+        ],
         "notes": list(gate.notes),
+        "environments": [
+            _environment_json(environment, reference_rate) for environment in gate.environments
+        ],
         "numbers": {
             "reference_rate": reference_rate,
             "target": target,
@@ -100,6 +107,20 @@ def _test_json(
             "trials_needed": baseline.trials_needed(reference_rate, target),
         },
         "ci": [_ci_gate_json(ci_gate, reference_rate) for ci_gate in ci or ()],
+    }
+
+
+def _environment_json(environment: Environment, reference_rate: float) -> dict[str, Any]:
+    """One environment besides the primary one: where, what the knob does there, and
+    the policy and numbers it gives."""
+    policy = environment.policy
+    return {
+        "condition": environment.condition,
+        "effect": environment.effect,
+        "layers": [layer_json(layer) for layer in policy.layers],
+        "gate": gate_json(policy.gate),
+        "reported": policy.reported(reference_rate),
+        "visible": policy.visible(reference_rate),
     }
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from detlint.finding import Finding, Loss
 from detlint.pytest_config import PytestConfig
-from detlint.python_pass.facts import Mark, TestFunction
+from detlint.python_pass.facts import HOOK_TEST, Mark, TestFunction
 from detlint.report.numbers import percent, percent_label
 from detlint.rules.catalogue import RULES
 from detlint.span import Span
@@ -22,7 +22,8 @@ from detlint.span import Span
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
     from detlint.ci_pass.facts import CiKnob, CiStep
-    from detlint.link import TestGate
+    from detlint.link import Knob, TestGate
+    from detlint.model import Policy
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
 
@@ -76,7 +77,7 @@ def covers(gates: Sequence[TestGate]) -> str:
 
     e.g. "; covers 3 tests, 12 test instances".
     """
-    if any(gate.rerun_mark is not None and gate.rerun_mark.scope == "hook" for gate in gates):
+    if any(gate.test.name == HOOK_TEST for gate in gates):
         return "; reaches every test the hook marks"
     tests = {gate.label for gate in gates}
     counts = [gate.instances for gate in gates]
@@ -92,11 +93,70 @@ def covers(gates: Sequence[TestGate]) -> str:
 
 
 def loss_phrase(numbers: Loss) -> str:
+    """ "a 10% violation is reported 2.8% of the time instead of 41.0%", never "X instead
+    of X": where both round alike, more digits tell them apart, or it says so."""
     q = percent_label(numbers.reference_rate)
-    return (
-        f"a {q} violation is reported {percent(numbers.reported)} of the time "
-        f"instead of {percent(numbers.reported_without)}"
-    )
+    with_knob, without = distinct_percents(numbers.reported, numbers.reported_without)
+    if with_knob == without:
+        return f"a {q} violation is reported {with_knob} of the time with or without it"
+    return f"a {q} violation is reported {with_knob} of the time instead of {without}"
+
+
+def distinct_percents(first: float, second: float) -> tuple[str, str]:
+    """Two probabilities as percentages with enough digits to differ, when they do.
+
+    Near 100% the digits that differ are decimals far down (99.9998% against
+    99.99999%); up to six are shown. Past that the two are shown alike.
+    """
+    shown = percent(first), percent(second)
+    if shown[0] != shown[1] or first == second:
+        return shown
+    for digits in range(2, 7):
+        if min(first, second) >= 0.5:
+            pair = tuple(f"{value * 100:.{digits}f}%" for value in (first, second))
+            if any(
+                text.startswith("100.") and value < 1
+                for text, value in zip(pair, (first, second), strict=True)
+            ):
+                continue  # "100.00%" for a chance under 1 says too much
+        else:
+            pair = tuple(f"{value * 100:.{digits + 1}g}%" for value in (first, second))
+        if pair[0] != pair[1]:
+            return pair[0], pair[1]
+    return shown
+
+
+def policy_where(gate: TestGate, knob: Knob) -> Policy:
+    """The test's policy where a knob applies: its primary policy, or the environment
+    its condition opens."""
+    if not knob.condition:
+        return gate.policy
+    for environment in gate.environments:
+        if environment.condition == knob.condition:
+            return environment.policy
+    return gate.policy
+
+
+def elsewhere(gate: TestGate, reference_rate: float, skip: str = "") -> str:
+    """The test's other environments as a message lists them, after its headline:
+    "; elsewhere: skipped where `is_rocm()`, XFAIL where `is_xpu()`"."""
+    parts = []
+    for environment in gate.environments:
+        if environment.condition == skip:
+            continue
+        effect = environment.effect.split(":", 1)[0]
+        if environment.policy.gate.blocks:
+            reported = percent(environment.policy.reported(reference_rate))
+            parts.append(f"{effect} where {environment.condition} (reported {reported} there)")
+        else:
+            parts.append(f"{effect} where {environment.condition}")
+    return f"; elsewhere: {', '.join(parts)}" if parts else ""
+
+
+def runs_somewhere_else(gate: TestGate) -> bool:
+    """Whether a conditional skip or xfail takes the test out somewhere: then the
+    headline numbers are those "where the test runs"."""
+    return any(not environment.policy.gate.blocks for environment in gate.environments)
 
 
 def alternatives(test: TestFunction, numbers: Loss, drop: str) -> str:
@@ -146,4 +206,16 @@ def group_by_mark(
         for knob in gate.knobs:
             if knob.kind in kinds and knob.mark is not None:
                 groups.setdefault(knob.span, (knob.mark, []))[1].append(gate)
+    return groups
+
+
+def group_by_knob(
+    gates: Iterable[TestGate], kinds: tuple[str, ...]
+) -> dict[Span, tuple[Knob, list[TestGate]]]:
+    """Like ``group_by_mark``, keeping each group's knob (with its condition)."""
+    groups: dict[Span, tuple[Knob, list[TestGate]]] = {}
+    for gate in gates:
+        for knob in gate.knobs:
+            if knob.kind in kinds and knob.mark is not None:
+                groups.setdefault(knob.span, (knob, []))[1].append(gate)
     return groups

@@ -1,0 +1,160 @@
+"""Knobs code applies while it runs: in a test's body, a fixture it uses, or a hook.
+
+``pytest.skip()``, ``pytest.xfail()``, unittest's ``self.skipTest()`` and
+``SkipTest``, and marks added late with ``request.applymarker(...)``,
+``request.node.add_marker(...)`` or, in a collection hook, ``item.add_marker(...)``.
+Each keeps the guards on the path to it (see ``guards``): real suites put nearly
+all of them under an ``if``, and only a call every path reaches applies wherever
+the test runs.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+
+from detlint.python_pass.facts import Mark, MarkKind, Scope
+from detlint.python_pass.fixtures import (
+    AUTOUSE,
+    FixtureMarksLookup,
+    fixtures_of,
+    is_autouse,
+)
+from detlint.python_pass.guards import GuardedWalk
+from detlint.python_pass.locations import call_args
+from detlint.python_pass.marks import MarkResolver
+from detlint.python_pass.module_index import Function, ModuleIndex
+from detlint.python_pass.names import dotted
+
+IMPERATIVE: dict[str, MarkKind] = {
+    "pytest.xfail": "xfail-call",
+    "pytest.skip": "skip-call",
+    # Raising unittest's or pytest's skip exception skips as pytest.skip() does.
+    "unittest.SkipTest": "skip-call",
+    "unittest.case.SkipTest": "skip-call",
+    "pytest.skip.Exception": "skip-call",
+}
+# What marks a test can add to itself as it runs: only the gates, which pytest
+# evaluates when it makes the report; a rerun marker added this late may come after
+# the plugin read the test's markers (pytest-rerunfailures decides before it runs).
+LATE_MARK_KINDS = frozenset({"xfail", "skip", "skipif"})
+# Tokens of a module that can hold an imperative knob (a cheap check before the walk).
+IMPERATIVE_TOKENS = ("skip(", "xfail(", "skipTest(", "SkipTest", "applymarker(", "add_marker(")
+# Fixtures a test names that are pytest's own: they apply no knob.
+_BUILTIN_FIXTURES = frozenset({"self", "cls", "request"})
+
+
+def _has_args(call: ast.Call) -> bool:
+    return bool(call.args or call.keywords)
+
+
+class BodyMarks:
+    """The knobs the functions of one module apply while they run."""
+
+    def __init__(
+        self, index: ModuleIndex, resolver: MarkResolver, fixture_marks: FixtureMarksLookup
+    ) -> None:
+        self.index = index
+        self.resolver = resolver
+        self.fixture_marks = fixture_marks
+        self.walk = GuardedWalk(index.text)
+        # Walking every body for calls is the costliest search; most modules have
+        # no imperative skip or xfail at all.
+        self.any = any(token in index.source for token in IMPERATIVE_TOKENS)
+        self._of_fixture: dict[str, list[Mark]] = {}
+
+    def of(self, function: Function, scope: Scope = "body") -> list[Mark]:
+        """The skips and xfails in one function's body, each with its guards."""
+        marks: list[Mark] = []
+        if not self.any or not self.index.is_block(function.body):
+            return marks
+        for call, guards in self.walk.calls(function.body):
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr in ("applymarker", "add_marker"):
+                if _has_args(call):
+                    marks += [
+                        replace(mark, guards=(*mark.guards, *guards))
+                        for mark in self.resolver.resolve(call_args(call)[0].value, scope)
+                        if mark.kind in LATE_MARK_KINDS
+                    ]
+                continue
+            if isinstance(func, ast.Attribute) and func.attr == "skipTest":
+                kind: MarkKind | None = "skip-call"
+                name = f"{dotted(func.value) or 'self'}.skipTest"
+            else:
+                name = self.index.imports.qualify(func) or ""
+                kind = IMPERATIVE.get(name)
+            if kind is None:
+                continue
+            span = self.index.span(call)
+            marks.append(
+                Mark(
+                    kind,
+                    name,
+                    self.resolver.arguments(call),
+                    False,
+                    span,
+                    scope,
+                    comment=self.index.comment_on(span.line),
+                    guards=guards,
+                )
+            )
+        return marks
+
+    def of_fixtures(self, function: Function, class_node: ast.ClassDef | None) -> list[Mark]:
+        """Skips and xfails in the fixtures a test uses: those it names and the
+        autouse ones of its module and class, here or in a conftest.py."""
+        arguments = function.args
+        names = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
+        names += [arg.arg for arg in arguments.kwonlyargs]
+        local = dict(fixtures_of(self.index, class_node))
+        autouse = [name for name, fixture in local.items() if is_autouse(self.index, fixture)]
+        marks: list[Mark] = []
+        seen: set[str] = set()
+        for name in [*names, *autouse]:
+            if name in seen or name in _BUILTIN_FIXTURES:
+                continue
+            seen.add(name)
+            fixture = local.get(name)
+            if fixture is not None:
+                marks += self.of_fixture(name, fixture)
+            else:
+                marks += self.fixture_marks(name)
+        marks += self.fixture_marks(AUTOUSE)
+        return marks
+
+    def of_fixture(self, name: str, fixture: Function) -> list[Mark]:
+        """The skips and xfails one fixture applies to every test that uses it."""
+        found = self._of_fixture.get(name)
+        if found is None:
+            found = self._of_fixture[name] = [
+                replace(mark, via=(f"fixture {name}", *mark.via))
+                for mark in self.of(fixture, "fixture")
+            ]
+        return found
+
+    def in_hooks(self) -> list[Mark]:
+        """Marks added by ``item.add_marker(...)`` in pytest's hooks (``pytest_*``
+        functions, in conftest.py or a plugin): they reach the tests the hook picks, so
+        each keeps the guards on its path and names the hook it is in."""
+        marks: list[Mark] = []
+        if "add_marker" not in self.index.source:
+            return marks
+        for name, function in self.index.functions.items():
+            if not name.startswith("pytest_") or not self.index.is_block(function.body):
+                continue
+            for call, guards in self.walk.calls(function.body):
+                func = call.func
+                if not (
+                    isinstance(func, ast.Attribute)
+                    and func.attr == "add_marker"
+                    and _has_args(call)
+                ):
+                    continue
+                # A hook loops over the items it marks: the loop is no condition.
+                chosen = tuple(g for g in guards if not g.startswith("inside `for "))
+                marks += [
+                    replace(mark, via=(f"hook {name}", *mark.via), guards=(*mark.guards, *chosen))
+                    for mark in self.resolver.resolve(call_args(call)[0].value, "hook")
+                ]
+        return marks

@@ -1,0 +1,122 @@
+"""Test classes as pytest collects them: their bases in this module, ``__test__``,
+``__init__``, the class ``pytestmark`` and unittest.TestCase subclasses.
+
+pytest collects a class that matches ``python_classes`` and has no ``__init__``
+(any ``unittest.TestCase`` subclass, whatever its name), unless its
+``__test__`` is false, and a subclass gets the test methods and the marks of
+its bases. A mixin that holds a flaky test is never collected itself; each
+class that inherits it runs the test.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from detlint.python_pass.module_index import Function, ModuleIndex
+from detlint.python_pass.names import dotted
+
+MAX_DEPTH = 10  # how far bases are followed; cycles end here
+
+
+def base_names(node: ast.ClassDef) -> list[str]:
+    return [
+        name
+        for base in node.bases
+        if (name := dotted(base.value if isinstance(base, ast.Starred) else base)) is not None
+    ]
+
+
+def own_test_flag(node: ast.ClassDef) -> bool | None:
+    """The class's own ``__test__ = True/False``, if it sets one."""
+    for statement in node.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__test__" for t in statement.targets)
+            and isinstance(statement.value, ast.Constant)
+        ):
+            return bool(statement.value.value)
+    return None
+
+
+def has_init(node: ast.ClassDef) -> bool:
+    """pytest does not collect a test class with an ``__init__`` (it warns instead)."""
+    return any(
+        isinstance(statement, Function) and statement.name == "__init__" for statement in node.body
+    )
+
+
+def class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:
+    found: list[ast.expr] = []
+    for statement in node.body:
+        if isinstance(statement, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytestmark"
+            for target in statement.targets
+        ):
+            found = [statement.value]
+        elif (
+            isinstance(statement, ast.AugAssign)
+            and isinstance(statement.target, ast.Name)
+            and statement.target.id == "pytestmark"
+        ):
+            found.append(statement.value)
+    return found
+
+
+class ClassTree:
+    """The classes of one module, and what each inherits from the others."""
+
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self._classes = {node.name: node for node in index.classes}
+
+    def _bases(self, node: ast.ClassDef) -> list[ast.ClassDef]:
+        return [
+            base
+            for name in base_names(node)
+            if (base := self._classes.get(name)) is not None and base is not node
+        ]
+
+    def lineage(self, node: ast.ClassDef) -> list[ast.ClassDef]:
+        """The class and the bases defined in this module, in method resolution order
+        (depth first, as far as this module tells)."""
+        found: list[ast.ClassDef] = []
+        stack = [node]
+        while stack and len(found) < 2 * MAX_DEPTH:
+            klass = stack.pop(0)
+            if klass in found:
+                continue
+            found.append(klass)
+            stack = self._bases(klass) + stack
+        return found
+
+    def is_unittest(self, node: ast.ClassDef, depth: int = 0) -> bool:
+        """A unittest.TestCase subclass (also through bases of this module)."""
+        if depth > MAX_DEPTH:
+            return False
+        for name in base_names(node):
+            qualified = self.index.imports.names.get(name.split(".")[0])
+            if name.endswith("TestCase") or (qualified or "").endswith("TestCase"):
+                return True
+        return any(self.is_unittest(base, depth + 1) for base in self._bases(node))
+
+    def test_flag(self, node: ast.ClassDef, depth: int = 0) -> bool | None:
+        """``__test__`` as the class reads it: its own, else its bases'."""
+        own = own_test_flag(node)
+        if own is not None or depth > MAX_DEPTH:
+            return own
+        for base in self._bases(node):
+            found = self.test_flag(base, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def collected(self, node: ast.ClassDef, patterns: tuple[str, ...]) -> bool | None:
+        """Whether pytest collects the class: True for a plain test class, None for a
+        unittest.TestCase (collected its own way), False when it is not collected."""
+        from detlint.python_pass.options import matches_name
+
+        if not self.index.is_block(node.body) or self.test_flag(node) is False:
+            return False
+        if self.is_unittest(node):
+            return None
+        return matches_name(node.name, patterns) and not has_init(node)

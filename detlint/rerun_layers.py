@@ -1,0 +1,68 @@
+"""The rerun layer a ``flaky`` marker stands for, under the plugin that reads it.
+
+The same marker means three things: pytest-rerunfailures reads ``reruns``
+(bare: one rerun; a positional condition: int() of it), the flaky package
+``max_runs`` and ``min_passes`` (bare: 2 runs, 1 pass), pytest-retry
+``retries`` (bare: the configured ``retries``, else 1). A count detlint cannot
+read is noted, and no layer is claimed.
+"""
+
+from __future__ import annotations
+
+from detlint.model import FlakyRuns, Layer, Reruns
+from detlint.plugins import FLAKY, FLAKY_KEYWORDS, RERUNFAILURES, RETRY, PluginChoice
+from detlint.pytest_config import PytestConfig
+from detlint.python_pass.facts import Dynamic, Mark
+from detlint.retry_counts import count_value, looks_boolean
+
+
+def marker_layer(
+    mark: Mark, choice: PluginChoice, config: PytestConfig, notes: list[str]
+) -> Layer | None:
+    """The rerun layer of a ``@pytest.mark.flaky`` under the plugin that reads it."""
+    plugin = choice.plugin
+    if plugin == RERUNFAILURES:
+        if config.force_reruns is not None:
+            notes.append("--force-reruns overrides the marker")
+            return Reruns(config.force_reruns.value)
+        value = mark.keyword("reruns") if mark.has_keyword("reruns") else None
+        if value is None and mark.positional():
+            value = mark.positional()[0]
+            if isinstance(value, Dynamic) and looks_boolean(value.source):
+                value = 1  # int(True): one rerun where the condition holds (see conditions)
+        count = 1 if value is None and not mark.has_keyword("reruns") else count_value(value)
+        if count is None:
+            notes.append(f"reruns is not a literal ({value}); its count is unknown")
+            return None
+        if config.reruns_mode == "append" and config.reruns is not None:
+            count += config.reruns.value
+        return Reruns(max(count, 0))
+    if plugin == RETRY:
+        value = mark.keyword("retries")
+        retries = count_value(value)
+        if value is None:
+            retries = config.retries.value if config.retries is not None else 1
+        if retries is None:
+            notes.append(f"retries is not a literal ({value}); its count is unknown")
+            return None
+        return Reruns(max(retries, 0), RETRY)
+    if plugin == FLAKY:
+        foreign = [a.name for a in mark.arguments if a.name and a.name not in FLAKY_KEYWORDS]
+        if foreign:
+            notes.append(f"`{foreign[0]}=` under the flaky package is a TypeError: the test errors")
+            return None
+        return flaky_layer(mark, notes)
+    return None
+
+
+def flaky_layer(mark: Mark, notes: list[str]) -> Layer | None:
+    """``max_runs`` and ``min_passes``, by keyword or position (bare: 2 and 1)."""
+    positional = mark.positional()
+    max_runs = count_value(mark.keyword("max_runs") or (positional[0] if positional else 2))
+    min_passes = count_value(
+        mark.keyword("min_passes") or (positional[1] if len(positional) > 1 else 1)
+    )
+    if max_runs is None or min_passes is None or not 1 <= min_passes <= max_runs:
+        notes.append("max_runs/min_passes are not literals the flaky package accepts")
+        return None
+    return FlakyRuns(max_runs, min_passes)

@@ -1,0 +1,133 @@
+"""Quarantines judged by what their reasons say, and the numbers beside them.
+
+Distilled from numpyro, fastmcp, DeepSpeed and vllm-ascend (xfails for known
+limitations were taken for untracked quarantines), dask/distributed (issue
+references written `GH#5409`, `distributed#5723`, `distributed/issues/4543`),
+spyder (`@flaky(max_runs=20)` on an xfailed test) and celery's conftest hooks.
+"""
+
+from __future__ import annotations
+
+import pytest
+from realworld_cases import FLAKY, RERUNFAILURES, check, findings, only
+
+
+def _xfail(tmp_path, marker: str, deps: dict[str, str] = RERUNFAILURES) -> dict:
+    return check(
+        tmp_path,
+        {
+            **deps,
+            "tests/test_q.py": f"""\
+                import pytest
+                from flaky import flaky
+
+
+                {marker}
+                def test_quarantined():
+                    assert run() == 1
+                """,
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "jit+pmap does not work in CPU yet",  # numpyro
+        "Elicitation is not supported in stateless HTTP mode",  # fastmcp
+        "known limit: select_num_idx=0 does not initialize all output",  # vllm-ascend
+        "Only checks 0th element for now.",  # distributed
+    ],
+)
+def test_an_xfail_for_a_known_limitation_is_no_quarantine(tmp_path, reason):
+    assert findings(_xfail(tmp_path, f'@pytest.mark.xfail(reason="{reason}")')) == []
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "very high flakiness; see distributed/issues/4543",
+        "GH#5409 Dask-Default-Threads are frequently detected",
+        "distributed#5723: flaky on the scheduler",
+        "flaky, https://github.com/org/repo/issues/12.",
+    ],
+)
+def test_a_tracked_quarantine_is_fine(tmp_path, reason):
+    assert findings(_xfail(tmp_path, f'@pytest.mark.xfail(reason="{reason}")')) == []
+
+
+def test_an_untracked_flaky_xfail_is_reported_with_its_reason_on_one_line(tmp_path):
+    document = _xfail(
+        tmp_path,
+        '@pytest.mark.xfail(reason="""Freeing keys is very timing sensitive\n'
+        '                   and subject to a race condition""")',
+    )
+    found = only(document, "DET201")
+    assert "quarantines a test as 'timing sensitive' with no tracking issue" in found["message"]
+    assert (
+        'reason "Freeing keys is very timing sensitive and subject to a race condition"'
+        in (found["message"])
+    )
+    assert "\n" not in found["message"]
+
+
+def test_an_xfailed_failure_shows_once_whatever_the_reruns(tmp_path):
+    """spyder: `@flaky(max_runs=20)` over `@pytest.mark.xfail(reason="Test is too flaky")`
+    used to say the violation "shows as XFAIL <0.001% of the time"."""
+    document = _xfail(
+        tmp_path,
+        '@flaky(max_runs=20)\n                @pytest.mark.xfail(reason="Test is too flaky")',
+        FLAKY,
+    )
+    found = only(document, "DET201")
+    assert found["numbers"]["visible"] == pytest.approx(0.1)
+    assert "shows as XFAIL 10.0% of the time" in found["message"]
+    assert findings(document, "DET101") == []
+
+
+def test_a_hook_that_skips_flaky_tests_is_reported_where_it_applies(tmp_path):
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/conftest.py": """\
+                import pytest
+
+
+                def pytest_collection_modifyitems(config, items):
+                    for item in items:
+                        if "gpu" in item.keywords:
+                            item.add_marker(pytest.mark.skip(reason="flaky on shared GPUs"))
+                """,
+            "tests/test_kernels.py": """\
+                def test_kernel():
+                    assert run() == 1
+                """,
+        },
+    )
+    found = only(document, "DET202")
+    assert (found["path"], found["line"]) == ("tests/conftest.py", 7)
+    assert 'where `"gpu" in item.keywords`' in found["message"]
+    assert "reaches every test the hook marks" in found["message"]
+
+
+def test_a_long_trial_loop_does_not_print_x_instead_of_x(tmp_path):
+    """distributed: 256 trials per attempt under reruns=10 printed "100% instead of 100%"."""
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/test_long.py": """\
+                import pytest
+
+
+                @pytest.mark.flaky(reruns=10)
+                def test_many_trials():
+                    for _ in range(256):
+                        assert compute() == EXPECTED
+                """,
+        },
+    )
+    message = only(document, "DET101")["message"]
+    assert "100% of the time instead of 100%" not in message
+    assert "with or without it, but a violation is reported half the time only from" in message
