@@ -12,6 +12,7 @@ import json
 import os
 from pathlib import Path
 
+import jsonschema
 from click.testing import CliRunner
 from repo_expectations import run_check, written_repository
 
@@ -20,6 +21,7 @@ from detlint.cli import cli
 RERUNFAILURES = {"requirements-test.txt": "pytest-rerunfailures==16.7\n"}
 FLAKY = {"requirements-test.txt": "flaky==3.8.1\n"}
 RETRY = {"requirements-test.txt": "pytest-retry==1.7.0\n"}
+AUDIT_SCHEMA = Path(__file__).parent.parent / "docs" / "json-schema" / "audit-1.json"
 
 
 def check(root: Path, files: dict[str, str], *args: str) -> dict:
@@ -29,6 +31,7 @@ def check(root: Path, files: dict[str, str], *args: str) -> dict:
 
 
 def audit(root: Path, files: dict[str, str]) -> dict:
+    """``detlint audit`` on a repository of ``files``, checked against its JSON schema."""
     repo = written_repository(root, files)
     previous = Path.cwd()
     os.chdir(repo)
@@ -37,7 +40,9 @@ def audit(root: Path, files: dict[str, str]) -> dict:
     finally:
         os.chdir(previous)
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    document = json.loads(result.output)
+    jsonschema.validate(document, json.loads(AUDIT_SCHEMA.read_text(encoding="utf-8")))
+    return document
 
 
 def findings(document: dict, code: str | None = None) -> list[dict]:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
@@ -16,6 +17,7 @@ from detlint.cli import cli
 
 REPOS = Path(__file__).parent / "fixtures" / "repos"
 NEEDLE = Path(__file__).parent.parent / "examples" / "needle"
+AUDIT_SCHEMA = Path(__file__).parent.parent / "docs" / "json-schema" / "audit-1.json"
 
 
 @pytest.fixture
@@ -35,7 +37,7 @@ def test_concise_output_and_exit_status(needle):
     result = invoke("check")
     assert result.exit_code == 1
     first, help_line, summary = result.output.splitlines()
-    assert first.startswith("tests/test_batch_invariance.py:21:2: DET101 rerun marker hides")
+    assert first.startswith("tests/test_batch_invariance.py:25:2: DET101 rerun marker hides")
     assert "reported 2.8% of the time instead of 41.0%" in first
     assert "5 trials from NEEDLE_TRIALS" in first
     assert help_line.startswith("  help: drop the marker and raise NEEDLE_TRIALS to 29")
@@ -141,24 +143,29 @@ def test_audit_inventory(needle):
     assert result.exit_code == 0
     document = json.loads(result.output)
     assert document["schema"] == "detlint.audit/1"
-    (knob,) = document["knobs"]
+    skip, knob = document["knobs"]
     assert (knob["kind"], knob["path"], knob["line"], knob["end_line"]) == (
         "flaky",
         "tests/test_batch_invariance.py",
-        21,
-        21,
+        25,
+        25,
     )
     assert knob["arguments"]["keywords"] == {"reruns": 3}
     assert knob["tests"] == [
         "tests/test_batch_invariance.py::test_generation_is_deterministic_across_batch_sizes"
     ]
+    assert (skip["kind"], skip["line"]) == ("skipif", 24)
     (test,) = document["tests"]
     assert test["trials"] == {
         "count": 5,
         "env": "NEEDLE_TRIALS",
         "origin": "NEEDLE_TRIALS (default 5)",
-        "line": 13,
+        "line": 16,
     }
+    (environment,) = test["environments"]
+    assert environment["condition"] == '`sys.platform == "darwin"`'
+    assert (environment["effect"], environment["gate"]["kind"]) == ("skipped", "skip")
+    assert (environment["reported"], environment["visible"]) == (0.0, 0.0)
     assert test["plugin"]["name"] == "pytest-rerunfailures"
     assert test["layers"][0]["kind"] == "reruns"
     numbers = test["numbers"]
@@ -166,6 +173,7 @@ def test_audit_inventory(needle):
     assert numbers["q50"] == pytest.approx(0.3076, abs=1e-4)
     assert numbers["q50_without"] == pytest.approx(0.1294, abs=1e-4)
     assert numbers["trials_needed"] == 29
+    jsonschema.validate(document, json.loads(AUDIT_SCHEMA.read_text(encoding="utf-8")))
 
 
 def test_audit_lists_quiet_knobs_too():

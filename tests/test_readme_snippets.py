@@ -133,7 +133,7 @@ def test_buildkite_snippet_annotates_the_build_and_fails_the_step(
     markdown = Path(f"{calls}.stdin").read_text()
     table = [line for line in markdown.splitlines() if line.startswith("| [DET")]
     assert sorted(row.split("]")[0] for row in table) == ["| [DET101", "| [DET411", "| [DET501"]
-    assert "`tests/test_batch_invariance.py:21:2`" in markdown
+    assert "`tests/test_batch_invariance.py:25:2`" in markdown
 
 
 def test_buildkite_snippet_leaves_no_annotation_on_a_clean_tree(repo: Path, tmp_path: Path) -> None:

@@ -3,10 +3,13 @@
 The test runs NEEDLE_TRIALS trials and fails if any trial's output differs
 between batch sizes. After one red CI run that passed on rerun, a rerun marker
 was added; `detlint power --trials 5 --reruns 3` shows what that marker costs.
+Like most real GPU tests it does not run everywhere: where it is skipped, it
+reports nothing, and detlint quotes its numbers for where it runs.
 """
 
 import os
 import random
+import sys
 
 import pytest
 
@@ -18,6 +21,7 @@ def generate(prompt: str, batch_size: int) -> str:
     return prompt.upper()
 
 
+@pytest.mark.skipif(sys.platform == "darwin", reason="needs CUDA")
 @pytest.mark.flaky(reruns=3)
 @pytest.mark.parametrize("backend", ["FLASH_ATTN", "FLEX_ATTENTION"])
 def test_generation_is_deterministic_across_batch_sizes(backend: str) -> None:
