@@ -12,8 +12,9 @@ only if the config that applies to its module collects it.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from detlint.pytest_config import PytestConfig, find_pytest_config
@@ -34,15 +35,22 @@ def _union(*groups: Iterable[str]) -> tuple[str, ...]:
 
 
 def scan_options(
-    options: ScanOptions, config_files: Iterable[Path], lint_files: Iterable[Path], cwd: Path
+    options: ScanOptions,
+    config_files: Sequence[Path],
+    lint_files: Sequence[Path],
+    root: Path,
+    cwd: Path,
 ) -> ScanOptions:
-    """``options`` with the collection patterns of every config the run can meet:
-    the configs next to the config files discovered, and those of linted files whose
-    names the default patterns would not collect (a run on a few files)."""
-    directories = {path.parent for path in config_files}
-    directories |= {
-        path.parent for path in lint_files if not is_test_module(path.name, DEFAULT_PYTHON_FILES)
-    }
+    """``options`` with the collection patterns of every config the run can meet.
+
+    A run over a tree discovers every config file in it: those, and the one that
+    applies at the root (it may sit above), are all the configs there are. A run on
+    a few files asks the config of each file's directory.
+    """
+    if config_files:
+        directories = {path.parent for path in config_files} | {root}
+    else:
+        directories = {path.parent for path in lint_files}
     configs = [find_pytest_config(directory, cwd) for directory in sorted(directories)]
     return ScanOptions(
         python_files=_union(DEFAULT_PYTHON_FILES, *(c.python_files for c in configs)),
@@ -57,33 +65,38 @@ def collects(config: PytestConfig, test: TestFunction, cwd: Path) -> bool:
     """Whether pytest, under ``config``, collects ``test`` when it walks the tree."""
     if test.name == HOOK_TEST:
         return True  # a stand-in for the tests a collection hook marks
-    filename = test.path.rsplit("/", 1)[-1]
-    if not is_test_module(filename, config.python_files):
+    if not _collects_module(config.path, config.python_files, config.norecursedirs, test.path, cwd):
         return False
     if test.unittest:
         if not test.name.startswith(UNITTEST_METHOD_PREFIX):
             return False
     elif not matches_name(test.name, config.python_functions):
         return False
-    if (
-        test.class_name is not None
-        and not test.unittest
-        and not all(
-            matches_name(name, config.python_classes) for name in test.class_name.split("::")
-        )
-    ):
-        return False
-    return not _in_skipped_directory(config, test.path, cwd)
+    return (
+        test.class_name is None
+        or test.unittest
+        or all(matches_name(name, config.python_classes) for name in test.class_name.split("::"))
+    )
 
 
-def _in_skipped_directory(config: PytestConfig, path: str, cwd: Path) -> bool:
-    """Whether a directory between the config's and the module matches ``norecursedirs``."""
-    if config.path is None:
+@functools.lru_cache(maxsize=4096)
+def _collects_module(
+    config: str | None,
+    python_files: tuple[str, ...],
+    norecursedirs: tuple[str, ...],
+    path: str,
+    cwd: Path,
+) -> bool:
+    """Whether pytest collects a module: its name matches ``python_files``, and no
+    directory between the config's and the module's matches ``norecursedirs``
+    (worked out once per module, though each of its tests asks)."""
+    if not is_test_module(path.rsplit("/", 1)[-1], python_files):
         return False
-    root = os.path.dirname(os.path.abspath(cwd / config.path))
-    module = os.path.abspath(cwd / path)
-    relative = os.path.relpath(os.path.dirname(module), root)
+    if config is None:
+        return True
+    root = os.path.dirname(os.path.abspath(cwd / config))
+    relative = os.path.relpath(os.path.dirname(os.path.abspath(cwd / path)), root)
     if relative.startswith(".."):
-        return False
+        return True
     parts = [] if relative == "." else relative.split(os.sep)
-    return any(fnmatch.fnmatch(part, pattern) for part in parts for pattern in config.norecursedirs)
+    return not any(fnmatch.fnmatch(part, pattern) for part in parts for pattern in norecursedirs)

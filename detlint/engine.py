@@ -186,7 +186,7 @@ def analyse(
 
         # The tests a config collects under its own patterns (celery's test_* classes)
         # must be read: the scan keeps whatever any config the run meets collects.
-        options = scan_options(options, config_files, lint_files, cwd)
+        options = scan_options(options, config_files, lint_files, root, cwd)
     prefilter = Prefilter(extra=extra, trials="DET301" in selected, readers=readers)
     pipelines: tuple[PipelineFacts, ...] = ()
     if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):

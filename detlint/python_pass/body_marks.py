@@ -25,6 +25,7 @@ from detlint.python_pass.locations import call_args
 from detlint.python_pass.marks import MarkResolver
 from detlint.python_pass.module_index import Function, ModuleIndex
 from detlint.python_pass.names import dotted
+from detlint.python_pass.prefilter import IMPERATIVE_TOKENS
 
 IMPERATIVE: dict[str, MarkKind] = {
     "pytest.xfail": "xfail-call",
@@ -39,7 +40,7 @@ IMPERATIVE: dict[str, MarkKind] = {
 # the plugin read the test's markers (pytest-rerunfailures decides before it runs).
 LATE_MARK_KINDS = frozenset({"xfail", "skip", "skipif"})
 # Tokens of a module that can hold an imperative knob (a cheap check before the walk).
-IMPERATIVE_TOKENS = ("skip(", "xfail(", "skipTest(", "SkipTest", "applymarker(", "add_marker(")
+_TOKENS = tuple(token.decode() for token in IMPERATIVE_TOKENS)
 # Fixtures a test names that are pytest's own: they apply no knob.
 _BUILTIN_FIXTURES = frozenset({"self", "cls", "request"})
 
@@ -60,7 +61,7 @@ class BodyMarks:
         self.walk = GuardedWalk(index.text)
         # Walking every body for calls is the costliest search; most modules have
         # no imperative skip or xfail at all.
-        self.any = any(token in index.source for token in IMPERATIVE_TOKENS)
+        self.any = any(token in index.source for token in _TOKENS)
         self._of_fixture: dict[str, list[Mark]] = {}
 
     def of(self, function: Function, scope: Scope = "body") -> list[Mark]:

@@ -23,6 +23,15 @@ from detlint.reasons import FLAKY_STEMS
 # A file is parsed only if its bytes hold one of these.
 KNOB_TOKENS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")
 TRIAL_TOKENS = (b"getenv", b"environ")
+# What code that skips or xfails while it runs holds (a test body, a fixture, a hook).
+IMPERATIVE_TOKENS = (
+    b"skip(",
+    b"xfail(",
+    b"skipTest(",
+    b"SkipTest",
+    b"applymarker(",
+    b"add_marker(",
+)
 # How far after a `skip` its reason (or the comment on its line) is looked for.
 REASON_WINDOW = 400
 

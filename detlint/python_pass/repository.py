@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.python_pass.options import ScanOptions, is_test_module
-from detlint.python_pass.prefilter import Prefilter, may_loop
+from detlint.python_pass.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop
 from detlint.source import decode_python, read_bytes
 from detlint.span import Problem, Span, display_path
 
@@ -56,6 +56,7 @@ class PythonRepository:
         self._exports: dict[str, ModuleExports | None] = {}
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
+        self._skipping: dict[str, tuple[ModuleExports, ...]] = {}
 
     def exists(self, path: Path) -> bool:
         """Whether a helper module or conftest.py is there to read (asked per import,
@@ -172,6 +173,30 @@ class PythonRepository:
         self._exports[key] = exports
         return exports
 
+    def skipping_conftests(self, directory: str, own: str = "") -> tuple[ModuleExports, ...]:
+        """The conftest.py files that reach a directory and can skip or xfail in a
+        fixture, nearest first (worked out once per directory: every test asks).
+        ``own`` is the file asking, when it is a conftest.py itself."""
+        found = self._skipping.get(directory)
+        if found is None:
+            parent = os.path.dirname(directory)
+            above = directory != os.path.abspath(self.root) and parent != directory
+            inherited = self.skipping_conftests(parent) if above else ()
+            found = self._skipping[directory] = self._skipping_conftest(directory) + inherited
+        if not found or not own.endswith("conftest.py"):
+            return found
+        return tuple(exports for exports in found if exports is not self._exports.get(own))
+
+    def _skipping_conftest(self, directory: str) -> tuple[ModuleExports, ...]:
+        conftest = Path(directory, "conftest.py")
+        if not self.exists(conftest):
+            return ()
+        data = read_bytes(conftest, "")
+        if isinstance(data, Problem) or not any(token in data for token in IMPERATIVE_TOKENS):
+            return ()
+        exports = self.exports(conftest)
+        return (exports,) if exports is not None else ()
+
     def _module_file(self, module: str, importer: Path) -> Path | None:
         level = len(module) - len(module.lstrip("."))
         parts = [part for part in module.lstrip(".").split(".") if part]
@@ -240,14 +265,15 @@ class FixtureLookupForFile:
 
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The skips and xfails of conftest fixture ``name`` (the nearest that defines
-        it), or of every autouse fixture that reaches the file (``AUTOUSE``)."""
+        it), or of every autouse fixture that reaches the file (``AUTOUSE``). Only
+        conftest files whose bytes can hold a skip or an xfail are read for them."""
         from detlint.python_pass.fixtures import AUTOUSE
 
+        directory = os.path.dirname(os.path.abspath(self.path))
+        skipping = self.repository.skipping_conftests(directory, os.path.abspath(self.path))
         if name == AUTOUSE:
-            return tuple(
-                mark for exports in self._conftests() for mark in exports.fixture_marks(name)
-            )
-        for exports in self._conftests():
+            return tuple(mark for exports in skipping for mark in exports.fixture_marks(name))
+        for exports in skipping:
             if exports.defines_fixture(name):
                 return exports.fixture_marks(name)
         return ()

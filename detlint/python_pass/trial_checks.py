@@ -68,6 +68,7 @@ class TrialChecks:
         self.index = index
         self.function = function
         self._asserting: dict[str, bool] = {}
+        self._nodes: list[ast.AST] | None = None
 
     def each_iteration(self, loop: ast.For | ast.AsyncFor | ast.comprehension) -> bool:
         if isinstance(loop, ast.comprehension):
@@ -120,7 +121,7 @@ class TrialChecks:
         if not counted:
             return False
         inside = {id(node) for node in nodes}
-        for node in _own_nodes(self.function.body):
+        for node in self._function_nodes():
             if id(node) in inside or getattr(node, "lineno", 0) <= loop.lineno:
                 continue
             if isinstance(node, ast.Assert) and _names(node.test) & counted:
@@ -133,8 +134,13 @@ class TrialChecks:
                 return True
         return False
 
+    def _function_nodes(self) -> list[ast.AST]:
+        if self._nodes is None:
+            self._nodes = _own_nodes(self.function.body)
+        return self._nodes
+
     def _in_assert(self, loop: ast.comprehension) -> bool:
-        for node in _own_nodes(self.function.body):
+        for node in self._function_nodes():
             if isinstance(node, ast.Assert) and any(inner is loop for inner in ast.walk(node.test)):
                 return True
         return False

@@ -111,13 +111,18 @@ class TrialResolver:
 
     def _loop_trials(self, function: Function, depth: int) -> TrialCount | None:
         literal_bound: TrialCount | None = None
-        checks = TrialChecks(self.index, function)
+        checks: TrialChecks | None = None
         for node in self.index.body(function, _LOOPS):
             bound = _range_bound(node.iter)
-            if bound is None or not checks.each_iteration(node):
+            if bound is None:
                 continue
             count = self._bound(bound, function, depth)
             if count is None:
+                continue
+            # Whether the loop checks what it computes costs a walk of its body: asked
+            # only of loops whose bound is a trial count.
+            checks = checks or TrialChecks(self.index, function)
+            if not checks.each_iteration(node):
                 continue
             if count.env is not None:
                 return count
