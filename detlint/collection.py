@@ -28,6 +28,8 @@ from detlint.python_pass.options import (
     is_test_module,
     matches_name,
 )
+from detlint.source import read_bytes
+from detlint.span import Problem
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:
@@ -48,7 +50,8 @@ def scan_options(
     a few files asks the config of each file's directory.
     """
     if config_files:
-        directories = {path.parent for path in config_files} | {root}
+        # Only a config that names its own patterns can change them: the bytes say.
+        directories = {path.parent for path in config_files if _names_patterns(path)} | {root}
     else:
         directories = {path.parent for path in lint_files}
     configs = [find_pytest_config(directory, cwd) for directory in sorted(directories)]
@@ -61,11 +64,20 @@ def scan_options(
     )
 
 
+def _names_patterns(path: Path) -> bool:
+    data = read_bytes(path, "")
+    return not isinstance(data, Problem) and any(
+        key in data for key in (b"python_files", b"python_classes", b"python_functions")
+    )
+
+
 def collects(config: PytestConfig, test: TestFunction, cwd: Path) -> bool:
     """Whether pytest, under ``config``, collects ``test`` when it walks the tree."""
     if test.name == HOOK_TEST:
         return True  # a stand-in for the tests a collection hook marks
-    if not _collects_module(config.path, config.python_files, config.norecursedirs, test.path, cwd):
+    if not _collects_module(
+        config.path, config.python_files, config.norecursedirs, test.path, str(cwd)
+    ):
         return False
     if test.unittest:
         if not test.name.startswith(UNITTEST_METHOD_PREFIX):
@@ -85,7 +97,7 @@ def _collects_module(
     python_files: tuple[str, ...],
     norecursedirs: tuple[str, ...],
     path: str,
-    cwd: Path,
+    cwd: str,
 ) -> bool:
     """Whether pytest collects a module: its name matches ``python_files``, and no
     directory between the config's and the module's matches ``norecursedirs``
@@ -94,8 +106,8 @@ def _collects_module(
         return False
     if config is None:
         return True
-    root = os.path.dirname(os.path.abspath(cwd / config))
-    relative = os.path.relpath(os.path.dirname(os.path.abspath(cwd / path)), root)
+    root = os.path.dirname(os.path.abspath(os.path.join(cwd, config)))
+    relative = os.path.relpath(os.path.dirname(os.path.abspath(os.path.join(cwd, path))), root)
     if relative.startswith(".."):
         return True
     parts = [] if relative == "." else relative.split(os.sep)

@@ -251,33 +251,31 @@ _LOCK_READERS = frozenset(
 
 
 # Where dependency declarations live, as git pathspecs (any depth).
-_DEPENDENCY_PATHSPECS = tuple(
-    f":(glob)**/{pattern}"
-    for pattern in (
-        "*requirements*",
-        "*constraints*",
-        "requirements/**",
-        "pyproject.toml",
-        "setup.cfg",
-        "setup.py",
-        "tox.ini",
-        "Pipfile",
-        "Pipfile.lock",
-        "poetry.lock",
-        "uv.lock",
-        "pdm.lock",
-        "pylock*.toml",
-        "pixi.toml",
-        "pixi.lock",
-    )
-) + tuple(  # conda's YAML files, by any capitalisation of their names and folders
-    f":(glob,icase)**/{pattern}.{suffix}"
-    for pattern in (
-        "*env*",
-        "*conda-lock",
-        *(f"{folder}/**/*" for folder in sorted(_CONDA_FOLDERS)),
-    )
-    for suffix in ("yml", "yaml")
+_DEPENDENCY_PATHSPECS = (
+    *(
+        f":(glob)**/{pattern}"
+        for pattern in (
+            "*requirements*",
+            "*constraints*",
+            "requirements/**",
+            "pyproject.toml",
+            "setup.cfg",
+            "setup.py",
+            "tox.ini",
+            "Pipfile",
+            "Pipfile.lock",
+            "poetry.lock",
+            "uv.lock",
+            "pdm.lock",
+            "pylock*.toml",
+            "pixi.toml",
+            "pixi.lock",
+        )
+    ),
+    # conda's YAML files: all YAML, sorted out by name and folder below (a pathspec per
+    # name and folder, case-insensitive, would double the time git takes to answer).
+    "*.[yY][mM][lL]",
+    "*.[yY][aA][mM][lL]",
 )
 
 
@@ -303,7 +301,16 @@ def dependency_files(project: Path, every_file: Callable[[], Sequence[str]]) -> 
         every = map(Path, every_file())
         return [path for path in every if project in path.parents or path.parent == project]
     names = listed.decode("utf-8", "surrogateescape").split("\0")
-    return [project / name for name in names if name and (project / name).is_file()]
+    found = []
+    for name in names:
+        if not name:
+            continue
+        path = project / name
+        if name.lower().endswith((".yml", ".yaml")) and _reader_for(path, project) is None:
+            continue  # a workflow, a manifest: YAML that is no conda environment
+        if path.is_file():
+            found.append(path)
+    return found
 
 
 def declares_dependencies(project: Path, files: Sequence[Path]) -> bool:

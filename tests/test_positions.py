@@ -203,6 +203,9 @@ def check_argument(expected: Reference, argument: Argument) -> None:
     assert argument.name == keyword
     if isinstance(argument.value, Dynamic):
         assert argument.value.source == code
+    elif code.lstrip().startswith(("f'", 'f"')):
+        # An f-string reads as its text, each replacement field as written in it.
+        assert argument.value == code.lstrip()[2:-1]
     else:
         assert as_written(ast.literal_eval(f"(\n{code}\n)")) == argument.value
 

@@ -221,3 +221,32 @@ def test_norecursedirs(tmp_path, directory, found):
         },
     )
     assert len(findings(document, "DET101")) == found
+
+
+def test_a_skip_on_a_subclass_reaches_the_tests_it_inherits(tmp_path):
+    """celery: the knob is on the subclass, the tests are in a base without any knob."""
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/test_drainers.py": """\
+                import pytest
+
+
+                class DrainerTests:
+                    def test_drain_events(self):
+                        assert self.drainer.drain() == []
+
+                    def test_drain_timeout(self):
+                        assert self.drainer.drain(timeout=1) == []
+
+
+                @pytest.mark.skip(reason="hangs forever intermittently on windows")
+                class TestEventletDrainer(DrainerTests):
+                    drainer = None
+                """,
+        },
+    )
+    found = only(document, "DET202")
+    assert found["line"] == 12
+    assert "covers 2 tests" in found["message"]

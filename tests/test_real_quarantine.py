@@ -131,3 +131,30 @@ def test_a_long_trial_loop_does_not_print_x_instead_of_x(tmp_path):
     message = only(document, "DET101")["message"]
     assert "100% of the time instead of 100%" not in message
     assert "with or without it, but a violation is reported half the time only from" in message
+
+
+def test_an_f_string_reason_is_read_as_its_text(tmp_path):
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/test_f.py": """\
+                import sys
+
+                import pytest
+
+
+                @pytest.mark.skip(reason=f"flaky on {sys.platform}, see the dashboard")
+                def test_f():
+                    assert run() == 1
+
+
+                @pytest.mark.xfail(reason=f"intermittent on {sys.platform}, see #4321")
+                def test_tracked():
+                    assert run() == 1
+                """,
+        },
+    )
+    found = only(document, "DET202")
+    assert found["line"] == 6
+    assert "test skipped as 'flaky'" in found["message"]

@@ -63,11 +63,18 @@ class BodyMarks:
         # no imperative skip or xfail at all.
         self.any = any(token in index.source for token in _TOKENS)
         self._of_fixture: dict[str, list[Mark]] = {}
+        self._fixtures: dict[int, tuple[dict[str, Function], list[str]]] = {}
 
     def of(self, function: Function, scope: Scope = "body") -> list[Mark]:
         """The skips and xfails in one function's body, each with its guards."""
         marks: list[Mark] = []
         if not self.any or not self.index.is_block(function.body):
+            return marks
+        # The walk with guards is the costly part; most functions of a module that
+        # skips somewhere do not, and their text says so.
+        code = self.index.code
+        text = code.text[code.start(function) : code.end(function)]
+        if not any(token in text for token in _TOKENS):
             return marks
         for call, guards in self.walk.calls(function.body):
             func = call.func
@@ -108,8 +115,7 @@ class BodyMarks:
         arguments = function.args
         names = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
         names += [arg.arg for arg in arguments.kwonlyargs]
-        local = dict(fixtures_of(self.index, class_node))
-        autouse = [name for name, fixture in local.items() if is_autouse(self.index, fixture)]
+        local, autouse = self._local_fixtures(class_node)
         marks: list[Mark] = []
         seen: set[str] = set()
         for name in [*names, *autouse]:
@@ -123,6 +129,19 @@ class BodyMarks:
                 marks += self.fixture_marks(name)
         marks += self.fixture_marks(AUTOUSE)
         return marks
+
+    def _local_fixtures(
+        self, class_node: ast.ClassDef | None
+    ) -> tuple[dict[str, Function], list[str]]:
+        """The fixtures of the module (and class), and the autouse ones among them:
+        the same for every test of a class, so worked out once per class."""
+        key = id(class_node)
+        found = self._fixtures.get(key)
+        if found is None:
+            local = dict(fixtures_of(self.index, class_node))
+            autouse = [name for name, fixture in local.items() if is_autouse(self.index, fixture)]
+            found = self._fixtures[key] = (local, autouse)
+        return found
 
     def of_fixture(self, name: str, fixture: Function) -> list[Mark]:
         """The skips and xfails one fixture applies to every test that uses it."""

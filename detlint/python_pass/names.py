@@ -90,6 +90,17 @@ def literal(node: ast.AST) -> ArgValue | NotLiteral:
         if isinstance(inner, int | float) and not isinstance(inner, bool):
             return -inner
         return NOT_LITERAL
+    if isinstance(node, ast.JoinedStr):
+        # An f-string reason ("flaky on {platform}, see #12") is read as its text, with
+        # each replacement field as written: what it says is in the constant parts.
+        parts: list[str] = []
+        for piece in node.values:
+            if isinstance(piece, ast.Constant) and isinstance(piece.value, str):
+                parts.append(piece.value)
+            else:
+                field = piece.value if isinstance(piece, ast.FormattedValue) else piece
+                parts.append("{" + ast.unparse(field) + "}")
+        return "".join(parts)
     if isinstance(node, ast.List | ast.Tuple):
         items = [
             literal(item.value if isinstance(item, ast.Starred) else item) for item in node.elts

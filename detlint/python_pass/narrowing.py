@@ -187,13 +187,84 @@ def _can_matter(block: str) -> bool:
 
     Assignments (trial constants, parametrize tables, aliases) always can; a
     function or class only if it loops or reads the environment (a trial helper,
-    a fixture returning a trial count) or checks something (a helper a trial
-    loop calls makes it a trial loop; a base class lends its tests). Others
-    are left out, which keeps large real suites cheap to parse.
+    a fixture returning a trial count). Others (assertion helpers, base classes)
+    are left out, which keeps large real suites cheap to parse; the few that
+    matter are kept by ``_checked_by_loops`` and ``_bases_of_kept``.
     """
     if _head(block) is None:
         return True
-    return any(token in block for token in (*_TRIAL_HINTS, *_CHECK_HINTS))
+    return any(token in block for token in _TRIAL_HINTS)
+
+
+_CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
+
+
+def _bases_of_kept(
+    blocks: list[str], keep: list[bool], defined: list[str | None], wanted: Wanted
+) -> set[int]:
+    """The class blocks that kept classes with a knob of their own inherit from, to
+    keep whole: a subclass runs its base's tests under its own marks (a skip on
+    `TestGevent(DrainerTests)`). A class whose knobs sit on its own methods needs no
+    base: the tests it inherits carry none."""
+    classes = {
+        name: index
+        for index, (block, name) in enumerate(zip(blocks, defined, strict=True))
+        if name is not None
+        and block.lstrip().startswith(("class", "@"))
+        and (head := _head(block)) is not None
+        and head.group(1) == "class"
+    }
+    found: set[int] = set()
+    pending = [
+        index
+        for index, kept in enumerate(keep)
+        if kept
+        and blocks[index].lstrip().startswith(("class", "@"))
+        and _class_knob(blocks[index], wanted)
+    ]
+    while pending:
+        index = pending.pop()
+        head = _head(blocks[index])
+        if head is None or head.group(1) != "class":
+            continue
+        bases = _CLASS_BASES.search(blocks[index], head.start())
+        for name in _IDENTIFIER.findall(bases.group(1)) if bases else ():
+            base = classes.get(name)
+            if base is not None and base not in found and base != index:
+                found.add(base)
+                pending.append(base)
+    return found
+
+
+def _class_knob(block: str, wanted: Wanted) -> bool:
+    """Whether a class block holds a knob on the class itself: in its decorators or
+    class line, or in a class-level ``pytestmark``."""
+    head = _head(block)
+    if head is None or head.group(1) != "class":
+        return False
+    line_end = block.find("\n", head.end())
+    header = block[: line_end if line_end >= 0 else len(block)]
+    return wanted(header) or ("pytestmark" in block and wanted(block))
+
+
+def _checked_by_loops(
+    blocks: list[str], keep: list[bool], defined: list[str | None], words: _Words
+) -> list[bool]:
+    """``keep`` with the helpers that check something and that a kept block with a
+    loop calls: a trial loop that calls a helper which asserts is a trial loop."""
+    looping = set().union(
+        *(words[index] for index, k in enumerate(keep) if k and "range(" in blocks[index])
+    )
+    return [
+        k
+        or (
+            name is not None
+            and name in looping
+            and _head(block) is not None
+            and any(hint in block for hint in _CHECK_HINTS)
+        )
+        for block, k, name in zip(blocks, keep, defined, strict=True)
+    ]
 
 
 class _Words:
@@ -428,6 +499,9 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     ]
     candidates = [_can_matter(block) for block in blocks]
     keep = _referenced_closure(keep, words, defined, set(), candidates, branches)
+    keep = _checked_by_loops(blocks, keep, defined, words)
+    inherited = _bases_of_kept(blocks, keep, defined, wanted)
+    keep = [k or index in inherited for index, k in enumerate(keep)]
     trial_names = {
         name
         for name, block, candidate in zip(defined, blocks, candidates, strict=True)
@@ -441,9 +515,13 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     line = 1
     offset = 0  # the blocks cover the text in order
     whole = True
-    for block, kept in zip(blocks, keep, strict=True):
+    for index, (block, kept) in enumerate(zip(blocks, keep, strict=True)):
         if kept:
-            members = _class_members(block, wanted, masked[offset : offset + len(block)])
+            members = (
+                None
+                if index in inherited
+                else _class_members(block, wanted, masked[offset : offset + len(block)])
+            )
             if members is None:
                 pieces.append((line, block))
             else:

@@ -11,6 +11,7 @@ looked up by the paths its import statement allows.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
@@ -242,6 +243,12 @@ class FixtureLookupForFile:
     repository: PythonRepository
     path: Path
 
+    @functools.cached_property
+    def _skipping(self) -> tuple[ModuleExports, ...]:
+        """Asked once per file, though each test's fixtures ask."""
+        own = os.path.abspath(self.path)
+        return self.repository.skipping_conftests(os.path.dirname(own), own)
+
     def _conftests(self) -> Iterator[ModuleExports]:
         """The conftest.py files that reach this file, nearest first."""
         own = os.path.abspath(self.path)
@@ -269,8 +276,9 @@ class FixtureLookupForFile:
         conftest files whose bytes can hold a skip or an xfail are read for them."""
         from detlint.python_pass.fixtures import AUTOUSE
 
-        directory = os.path.dirname(os.path.abspath(self.path))
-        skipping = self.repository.skipping_conftests(directory, os.path.abspath(self.path))
+        skipping = self._skipping
+        if not skipping:
+            return ()
         if name == AUTOUSE:
             return tuple(mark for exports in skipping for mark in exports.fixture_marks(name))
         for exports in skipping:
