@@ -20,9 +20,6 @@ from pathlib import Path
 from detlint.pytest_config import PytestConfig, find_pytest_config
 from detlint.python_pass.facts import HOOK_TEST, TestFunction
 from detlint.python_pass.options import (
-    DEFAULT_PYTHON_CLASSES,
-    DEFAULT_PYTHON_FILES,
-    DEFAULT_PYTHON_FUNCTIONS,
     UNITTEST_METHOD_PREFIX,
     ScanOptions,
     is_test_module,
@@ -56,11 +53,11 @@ def scan_options(
         directories = {path.parent for path in lint_files}
     configs = [find_pytest_config(directory, cwd) for directory in sorted(directories)]
     return ScanOptions(
-        python_files=_union(DEFAULT_PYTHON_FILES, *(c.python_files for c in configs)),
+        python_files=_union(options.python_files, *(c.python_files for c in configs)),
         retry_names=options.retry_names,
         env_readers=options.env_readers,
-        python_classes=_union(DEFAULT_PYTHON_CLASSES, *(c.python_classes for c in configs)),
-        python_functions=_union(DEFAULT_PYTHON_FUNCTIONS, *(c.python_functions for c in configs)),
+        python_classes=_union(options.python_classes, *(c.python_classes for c in configs)),
+        python_functions=_union(options.python_functions, *(c.python_functions for c in configs)),
     )
 
 

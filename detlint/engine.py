@@ -178,14 +178,20 @@ def analyse(
     options = ScanOptions(
         retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers
     )
+    # The tests a config collects under its own patterns (celery's test_* classes) must
+    # be read: the scan keeps whatever a config the run meets collects, and linking keeps
+    # what the module's own config does. A run over a tree reads its config files for
+    # the patterns; a run on a few files keeps every class and function of those that
+    # hold a knob (linking reads their configs anyway), and asks the configs only when a
+    # file's name is not one the default patterns take.
     config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
+    if not config_files:
+        options = dataclasses.replace(options, python_classes=("",), python_functions=("",))
     if config_files or any(
         not is_test_module(path.name, options.python_files) for path in lint_files
     ):
         from detlint.collection import scan_options
 
-        # The tests a config collects under its own patterns (celery's test_* classes)
-        # must be read: the scan keeps whatever any config the run meets collects.
         options = scan_options(options, config_files, lint_files, root, cwd)
     prefilter = Prefilter(extra=extra, trials="DET301" in selected, readers=readers)
     pipelines: tuple[PipelineFacts, ...] = ()

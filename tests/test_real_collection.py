@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from realworld_cases import RERUNFAILURES, check, findings, only
+from repo_expectations import run_check
 
 FLAKY_METHOD = """\
     @pytest.mark.flaky(reruns=2)
@@ -250,3 +251,33 @@ def test_a_skip_on_a_subclass_reaches_the_tests_it_inherits(tmp_path):
     found = only(document, "DET202")
     assert found["line"] == 12
     assert "covers 2 tests" in found["message"]
+
+
+def test_a_check_of_one_file_collects_as_its_config_says(tmp_path):
+    """A pre-commit run on celery's t/integration/test_canvas.py found nothing: the
+    scan of one file took the default `Test` prefix for its `test_*` classes."""
+    repo = tmp_path / "repo"
+    check(
+        repo,
+        {
+            **RERUNFAILURES,
+            "pyproject.toml": '[tool.pytest.ini_options]\npython_classes = "test_*"\n',
+            "t/test_canvas.py": """\
+                import pytest
+
+
+                class test_chain:
+                    @pytest.mark.flaky(reruns=2)
+                    def test_simple(self):
+                        assert chain() == 7
+
+
+                class Helper:
+                    @pytest.mark.flaky(reruns=2)
+                    def test_not_collected(self):
+                        assert chain() == 7
+                """,
+        },
+    )
+    _, document = run_check(repo, "t/test_canvas.py")
+    assert [(f["code"], f["line"]) for f in document["findings"]] == [("DET101", 5)]

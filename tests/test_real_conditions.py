@@ -338,3 +338,31 @@ def test_a_factory_condition_is_quoted_as_the_call_that_uses_it(tmp_path):
     message = only(document, "DET101")["message"]
     assert "skipped where `RunIf(skip_windows=True)` says so" in message
     assert "len(reasons)" not in message
+
+
+def test_a_guard_quotes_the_line_of_the_file_not_of_the_parsed_part(tmp_path):
+    """celery test_canvas.py: "past line 634" for a `try` on line 1660; only the blocks
+    that matter are parsed, and their lines are mapped back."""
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/test_chord.py": "import pytest\n\n\n"
+            + "".join(f"def helper_{n}():\n    return {n}\n\n\n" for n in range(30))
+            + """\
+@pytest.mark.flaky(reruns=5)
+def test_chord(manager):
+    try:
+        manager.app.backend.ensure_chords_allowed()
+    except NotImplementedError as error:
+        raise pytest.skip(error.args[0])
+    if not redis(manager):
+        pytest.skip("requires redis")
+    assert chord() == 3
+""",
+        },
+    )
+    message = only(document, "DET101")["message"]
+    # The `try` is on line 126: 3 lines of imports, 30 helpers of 4 lines, the marker.
+    assert "skipped where the test gets past line 126 and `not redis(manager)`" in message
+    assert "skipped where `NotImplementedError` is raised" in message

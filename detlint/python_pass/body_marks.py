@@ -58,7 +58,7 @@ class BodyMarks:
         self.index = index
         self.resolver = resolver
         self.fixture_marks = fixture_marks
-        self.walk = GuardedWalk(index.text)
+        self.walk = GuardedWalk(index.text, index.original_line)
         # Walking every body for calls is the costliest search; most modules have
         # no imperative skip or xfail at all.
         self.any = any(token in index.source for token in _TOKENS)

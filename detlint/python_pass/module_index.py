@@ -60,6 +60,10 @@ class ModuleIndex:
         """The span of an expression, without the parentheses around it."""
         return self._span(*self.code.expression(node))
 
+    def original_line(self, line: int) -> int:
+        """A line of the parsed text as a line of the file (narrowing drops lines)."""
+        return self.narrowed.original_line(line) if self.narrowed is not None else line
+
     def text(self, node: ast.AST) -> str:
         """The code of an expression (or a statement's first line) as written."""
         if isinstance(node, ast.expr):
@@ -247,7 +251,12 @@ def _blocks(index: ModuleIndex, statement: Guarded) -> list[tuple[list[ast.stmt]
         return blocks
     if isinstance(statement, ast.Try):
         if index.is_block(statement.body):
-            blocks.append((statement.body, f"the `try:` on line {statement.lineno} succeeds"))
+            blocks.append(
+                (
+                    statement.body,
+                    f"the `try:` on line {index.original_line(statement.lineno)} succeeds",
+                )
+            )
         for handler in statement.handlers:
             if index.is_block(handler.body):
                 raised = (
@@ -255,7 +264,9 @@ def _blocks(index: ModuleIndex, statement: Guarded) -> list[tuple[list[ast.stmt]
                     if handler.type is not None
                     else "an exception is raised"
                 )
-                blocks.append((handler.body, f"{raised} on line {statement.lineno}"))
+                blocks.append(
+                    (handler.body, f"{raised} on line {index.original_line(statement.lineno)}")
+                )
         return blocks
     if index.is_block(statement.body):
         blocks.append((statement.body, None))
