@@ -44,7 +44,7 @@ def scan_options(
 
     A run over a tree discovers every config file in it: those, and the one that
     applies at the root (it may sit above), are all the configs there are. A run on
-    a few files asks the config of each file's directory.
+    a directory without one asks the config of each file's directory.
     """
     if config_files:
         # Only a config that names its own patterns can change them: the bytes say.

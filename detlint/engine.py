@@ -180,15 +180,18 @@ def analyse(
     )
     # The tests a config collects under its own patterns (celery's test_* classes) must
     # be read: the scan keeps whatever a config the run meets collects, and linking keeps
-    # what the module's own config does. A run over a tree reads its config files for
-    # the patterns; a run on a few files keeps every class and function of those that
-    # hold a knob (linking reads their configs anyway), and asks the configs only when a
-    # file's name is not one the default patterns take.
+    # what the module's own config does. A run over a tree reads the patterns of the
+    # configs it meets; a run on files named one by one (pre-commit) keeps every class and
+    # function of those that hold a knob (linking reads their configs anyway), and asks
+    # the configs only when a file's name is not one the default patterns take.
     config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
-    if not config_files:
+    named = bool(paths) and all(os.path.isfile(cwd / path) for path in paths)
+    if named and not config_files:
         options = dataclasses.replace(options, python_classes=("",), python_functions=("",))
-    if config_files or any(
-        not is_test_module(path.name, options.python_files) for path in lint_files
+    if (
+        not named
+        or config_files
+        or any(not is_test_module(path.name, options.python_files) for path in lint_files)
     ):
         from detlint.collection import scan_options
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from detlint.python_pass.body_marks import BodyMarks
 from detlint.python_pass.facts import Mark, ModuleFacts, TestFunction, TrialCount
@@ -43,6 +43,7 @@ from detlint.python_pass.options import (
 from detlint.python_pass.test_classes import ClassTree, class_pytestmark
 from detlint.python_pass.trials import FixtureLookup, TrialResolver, no_fixture
 from detlint.python_pass.walk import find_all
+from detlint.span import Span
 
 
 class ModuleExports:
@@ -96,6 +97,17 @@ class ModuleExports:
         return tuple(scanner.body.of_fixture(name, fixture))
 
 
+@dataclass(frozen=True)
+class _Method:
+    """A test function's own facts, before a class collects it."""
+
+    span: Span
+    instances: int | None
+    param_marks: tuple[tuple[int, Mark], ...]
+    marks: tuple[Mark, ...]
+    trials: TrialCount
+
+
 class ModuleScanner:
     """Turns one parsed module into facts."""
 
@@ -113,6 +125,7 @@ class ModuleScanner:
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
         self.classes = ClassTree(index)
+        self._methods: dict[int, _Method] = {}
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         marks: list[Mark] = []
@@ -185,25 +198,41 @@ class ModuleScanner:
         class_params: list[tuple[int, Mark]],
         unittest: bool = False,
     ) -> TestFunction:
-        instances, param_marks = self._parametrization(function.decorator_list)
+        facts = self._method(function)
+        instances = facts.instances
         if instances is not None and class_instances is not None:
             instances *= class_instances
         elif class_instances is None:
             instances = None
-        own = self._decorator_marks(function.decorator_list, "function")
-        own += self.body.of(function)
-        own += self.body.of_fixtures(function, classes[-1] if classes else None)
+        own = [*facts.marks, *self.body.of_fixtures(function, classes[-1] if classes else None)]
         return TestFunction(
             path=self.index.path,
             name=function.name,
             class_name="::".join(node.name for node in classes) if classes else None,
-            span=self.index.name_span(function),
+            span=facts.span,
             instances=instances,
             marks=tuple(own + outer_marks),
-            param_marks=tuple(param_marks + class_params),
-            trials=self.trials.trials_of(function),
+            param_marks=(*facts.param_marks, *class_params),
+            trials=facts.trials,
             unittest=unittest,
         )
+
+    def _method(self, function: Function) -> _Method:
+        """What a test function says of itself, whatever class runs it: a base class's
+        test is read once, though each subclass that inherits it collects it."""
+        found = self._methods.get(id(function))
+        if found is None:
+            instances, param_marks = self._parametrization(function.decorator_list)
+            marks = self._decorator_marks(function.decorator_list, "function")
+            marks += self.body.of(function)
+            found = self._methods[id(function)] = _Method(
+                self.index.name_span(function),
+                instances,
+                tuple(param_marks),
+                tuple(marks),
+                self.trials.trials_of(function),
+            )
+        return found
 
     def tests(self) -> list[TestFunction]:
         """Every test pytest could collect here under some config the run met.
