@@ -229,11 +229,16 @@ def analyse(
             modules.append(result)
 
     as_context = False  # the pipelines were read only as context for the linted files
-    if modules and not pipelines and not _covers_tree(paths, root, cwd):
-        # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
-        # the CI steps that run them: DET501 on a marker the job retries again.
-        pipelines = _context_pipelines(every_file(), set(discovery.files), root, cwd, jobs, cache)
-        as_context = bool(pipelines)
+    if modules and not pipelines:
+        from detlint.context_pipelines import context_pipelines, covers_tree
+
+        if not covers_tree(paths, root, cwd):
+            # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
+            # the CI steps that run them: DET501 on a marker the job retries again.
+            pipelines = context_pipelines(
+                every_file(), set(discovery.files), root, cwd, jobs, cache
+            )
+            as_context = bool(pipelines)
     configs: dict[Path, PytestConfig] = {}
     gates: list[TestGate] = []
     dependencies_declared = False
@@ -326,7 +331,9 @@ def analyse(
             ci,
         )
     if as_context:
-        findings = _about_linted_files(findings, linted, unique_configs)
+        from detlint.context_pipelines import about_linted_files
+
+        findings = about_linted_files(findings, linted, unique_configs)
     return Analysis(
         root=root,
         modules=tuple(modules),
@@ -362,83 +369,6 @@ def _one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:
             seen.add(problem.span.path)
         kept.append(problem)
     return tuple(kept)
-
-
-def _context_tree(root: Path, cwd: Path) -> Path:
-    """Where context pipelines are looked for: the tree under the working directory
-    (the repository root, for pre-commit and CI), or the whole repository."""
-    here = Path(os.path.abspath(cwd))
-    return here if here.is_relative_to(root) else root
-
-
-def _covers_tree(paths: Sequence[Path], root: Path, cwd: Path) -> bool:
-    """Whether the paths given already hold every file of the context tree: then the
-    run has read every pipeline there is, and there is no context to add."""
-    top = _context_tree(root, cwd)
-    for path in paths or [cwd]:
-        absolute = Path(os.path.abspath(cwd / path))
-        if absolute.is_dir() and top.is_relative_to(absolute):
-            return True
-    return False
-
-
-def _context_pipelines(
-    files: Sequence[str],
-    linted: set[Path],
-    root: Path,
-    cwd: Path,
-    jobs: int | None,
-    cache: FactsCache | None,
-) -> tuple[PipelineFacts, ...]:
-    """The pipelines of the repository tree under the working directory (its root, for
-    pre-commit and CI), read for a run on files that include none.
-
-    Problems in them are not the run's business: a broken pipeline is reported
-    when it is linted itself, not on every commit that touches a test.
-    """
-    from detlint.ci_pass.pipelines import read_pipelines
-
-    top = str(_context_tree(root, cwd))
-    below = top.rstrip(os.sep) + os.sep
-    linted_names = {str(path) for path in linted}
-    candidates = [
-        path
-        for name in files
-        if name.lower().endswith(YAML_SUFFIXES)
-        and name not in linted_names
-        and (name == top or name.startswith(below))
-        and _may_retry(path := Path(name))
-    ]
-    if not candidates:
-        return ()
-    return read_pipelines(candidates, root, cwd, jobs=jobs or default_jobs(), cache=cache).pipelines
-
-
-# What a context pipeline can add to a run on test files is a job retry stacked on a
-# marker (DET501): only files that can hold one, or hand control to one, are read.
-_CONTEXT_TOKENS = (b"retry", b"include", b"pipeline upload", b"extends")
-
-
-def _may_retry(path: Path) -> bool:
-    from detlint.source import read_bytes
-
-    data = read_bytes(path, path.name)
-    return isinstance(data, bytes) and any(token in data for token in _CONTEXT_TOKENS)
-
-
-def _about_linted_files(
-    findings: tuple[Finding, ...], linted: frozenset[str], configs: tuple[PytestConfig, ...]
-) -> tuple[Finding, ...]:
-    """A run with the repository's pipelines as context reports what is in the linted
-    files and the pytest config that reaches them, and a finding elsewhere (a pipeline,
-    a file it includes, tox.ini) only when it involves a linted file: a related span
-    there, such as the marker a job retries again."""
-    keep = linted | {config.path for config in configs if config.path is not None}
-    return tuple(
-        finding
-        for finding in findings
-        if finding.span.path in keep or any(related.path in linted for related in finding.related)
-    )
 
 
 def _judge(

@@ -106,12 +106,12 @@ def test_a_run_over_the_whole_tree_lists_no_context(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`detlint check` from the root read every pipeline already: no second listing."""
-    import detlint.engine as engine
+    import detlint.context_pipelines as context
 
     calls: list[object] = []
-    real = engine._context_pipelines
+    real = context.context_pipelines
     monkeypatch.setattr(
-        engine, "_context_pipelines", lambda *a, **k: calls.append(a) or real(*a, **k)
+        context, "context_pipelines", lambda *a, **k: calls.append(a) or real(*a, **k)
     )
     (repo / ".buildkite" / "pipeline.yml").unlink()  # no YAML among the linted files
     (repo / ".github" / "workflows" / "ci.yml").unlink()

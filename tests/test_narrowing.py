@@ -8,7 +8,8 @@ import pytest
 from repo_expectations import run_check
 
 import detlint.python_pass.narrowing as narrowing
-from detlint.python_pass.narrowing import narrow, top_level_starts
+from detlint.python_pass.blocks import top_level_starts
+from detlint.python_pass.narrowing import narrow
 from detlint.python_pass.prefilter import Prefilter
 
 REPOS = Path(__file__).parent / "fixtures" / "repos"

@@ -21,29 +21,20 @@ trusted the caller parses the whole file.
 from __future__ import annotations
 
 import bisect
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-# A string ends at the first closing quote(s) not escaped by a backslash; the
-# loops are unrolled (runs of ordinary characters at once) for speed.
-_STRINGS_AND_COMMENTS = (
-    r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
-    r"|'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
-    r'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
-    r"|'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
-    r"|\#[^\n]*"
+from detlint.python_pass.blocks import (
+    IDENTIFIER,
+    blank_strings,
+    defined_name,
+    definition_head,
+    split_blocks,
+    split_def,
+    statement_starts,
 )
-_TOKENS = re.compile(_STRINGS_AND_COMMENTS + r"|[()\[\]{}]|\n", re.DOTALL)
-_STRING_OR_COMMENT = re.compile(_STRINGS_AND_COMMENTS, re.DOTALL)
-# Brackets of any kind as "(" and ")", everything else deleted.
-_ONE_KIND = bytes.maketrans(b"[]{}", b"()()")
-_NOT_BRACKETS = bytes(set(range(256)) - set(b"()[]{}"))
-_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=\n]*)?=[^=]")
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-_LEADING_SPACE = re.compile(r"\s*")  # what str.lstrip() removes
-_CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
+
 _TRIAL_HINTS = ("range(", "getenv", "environ")
 # What a test body can hold that detlint reads: trial loops, env reads, imperative
 # skip/xfail calls.
@@ -80,108 +71,6 @@ class Narrowed:
         return line + self.shifts[max(index, 0)][1]
 
 
-def statement_starts(text: str, indent: str = "", masked: str | None = None) -> list[int] | None:
-    """Offsets where statements at ``indent`` begin; None if the tokenizer is unsure.
-
-    The first entry is always 0 (the text's start, a header for indented text).
-    A statement begins after a line break outside strings, comments and
-    brackets, and not after a backslash, at a line that starts with ``indent``
-    and then code. A Python loop over every token would cost more than
-    parsing what is kept, so strings and comments are blanked first and the
-    rest is counted with string methods. ``masked`` is ``text`` blanked
-    already (a block of a file that was blanked as a whole).
-    """
-    if masked is None:
-        masked = _STRING_OR_COMMENT.sub(_blank, text)
-    brackets = masked.encode("utf-8", "surrogatepass").translate(_ONE_KIND, _NOT_BRACKETS)
-    while b"()" in brackets:
-        brackets = brackets.replace(b"()", b"")
-    if brackets:
-        return None  # a bracket closes one never opened, or one stays open
-    starts = [0]
-    depth = 0
-    previous = 0
-    count = masked.count
-    for match in _line_start(indent).finditer(masked):
-        position = match.end()
-        depth += count("(", previous, position) + count("[", previous, position)
-        depth += count("{", previous, position) - count(")", previous, position)
-        depth -= count("]", previous, position) + count("}", previous, position)
-        previous = position
-        if not depth and text[match.start() - 1 : match.start()] != "\\":
-            starts.append(position)
-    return starts
-
-
-def _blank(match: re.Match[str]) -> str:
-    """A string or comment token as filler of the same length, without brackets,
-    quotes or line breaks (a comment keeps its ``#``)."""
-    token = match.group()
-    return ("#" if token[0] == "#" else "_") + "_" * (len(token) - 1)
-
-
-@functools.lru_cache(maxsize=16)
-def _line_start(indent: str) -> re.Pattern[str]:
-    return re.compile(rf"\n(?={re.escape(indent)}[^ \t\r\n#])")
-
-
-def top_level_starts(text: str) -> list[int] | None:
-    """Offsets where top-level statements begin; None if the text defeats the tokenizer."""
-    return statement_starts(text)
-
-
-def _blocks(text: str, starts: list[int], indent: str = "") -> list[str]:
-    """Statements at one level; decorators join the definition they decorate and
-    ``else``/``except``/``finally`` clauses join the statement they continue."""
-    ends = [*starts[1:], len(text)]
-    blocks: list[str] = []
-    pending = ""
-    for start, end in zip(starts, ends, strict=True):
-        block = text[start:end]
-        body = block[len(indent) :]
-        if body.startswith("@"):
-            pending += block
-        elif blocks and not pending and _CLAUSE.match(body):
-            blocks[-1] += block
-        else:
-            blocks.append(pending + block)
-            pending = ""
-    if pending:
-        blocks.append(pending)
-    return blocks
-
-
-@functools.lru_cache(maxsize=16)
-def _head_pattern(indent: str) -> re.Pattern[str]:
-    return re.compile(rf"^{re.escape(indent)}(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
-
-
-def _head(block: str) -> re.Match[str] | None:
-    """The ``def``/``class`` line of a (possibly decorated) definition block.
-
-    Decorators may span lines (``@case(a,\n       b)``), so the head is the
-    first line at the block's own indentation that starts a definition.
-    """
-    leading = _LEADING_SPACE.match(block)
-    first = leading.end() if leading is not None else 0
-    if not block.startswith(("@", "def", "class", "async"), first):
-        return None
-    indent = block[block.rfind("\n", 0, first) + 1 : first]
-    return _head_pattern(indent).search(block)
-
-
-def _defined_name(block: str) -> str | None:
-    """The name a block defines: a function, a class or an assigned variable."""
-    head = _head(block)
-    if head is not None:
-        return head.group(2)
-    stripped = block.lstrip()
-    if _ASSIGNMENT.match(stripped):
-        target = _IDENTIFIER.match(stripped)
-        return target.group() if target else None
-    return None
-
-
 def _can_matter(block: str) -> bool:
     """Whether a definition a kept block uses can change its facts.
 
@@ -191,7 +80,7 @@ def _can_matter(block: str) -> bool:
     are left out, which keeps large real suites cheap to parse; the few that
     matter are kept by ``_checked_by_loops`` and ``_bases_of_kept``.
     """
-    if _head(block) is None:
+    if definition_head(block) is None:
         return True
     return any(token in block for token in _TRIAL_HINTS)
 
@@ -211,7 +100,7 @@ def _bases_of_kept(
         for index, (block, name) in enumerate(zip(blocks, defined, strict=True))
         if name is not None
         and block.lstrip().startswith(("class", "@"))
-        and (head := _head(block)) is not None
+        and (head := definition_head(block)) is not None
         and head.group(1) == "class"
     }
     found: set[int] = set()
@@ -224,11 +113,11 @@ def _bases_of_kept(
     ]
     while pending:
         index = pending.pop()
-        head = _head(blocks[index])
+        head = definition_head(blocks[index])
         if head is None or head.group(1) != "class":
             continue
         bases = _CLASS_BASES.search(blocks[index], head.start())
-        for name in _IDENTIFIER.findall(bases.group(1)) if bases else ():
+        for name in IDENTIFIER.findall(bases.group(1)) if bases else ():
             base = classes.get(name)
             if base is not None and base not in found and base != index:
                 found.add(base)
@@ -239,7 +128,7 @@ def _bases_of_kept(
 def _class_knob(block: str, wanted: Wanted) -> bool:
     """Whether a class block holds a knob on the class itself: in its decorators or
     class line, or in a class-level ``pytestmark``."""
-    head = _head(block)
+    head = definition_head(block)
     if head is None or head.group(1) != "class":
         return False
     line_end = block.find("\n", head.end())
@@ -260,7 +149,7 @@ def _checked_by_loops(
         or (
             name is not None
             and name in looping
-            and _head(block) is not None
+            and definition_head(block) is not None
             and any(hint in block for hint in _CHECK_HINTS)
         )
         for block, k, name in zip(blocks, keep, defined, strict=True)
@@ -278,7 +167,7 @@ class _Words:
     def __getitem__(self, index: int) -> set[str]:
         found = self._found[index]
         if found is None:
-            found = self._found[index] = set(_IDENTIFIER.findall(self._blocks[index]))
+            found = self._found[index] = set(IDENTIFIER.findall(self._blocks[index]))
         return found
 
 
@@ -331,7 +220,7 @@ def _class_members(block: str, wanted: Wanted, masked: str) -> list[tuple[int, s
     whole class is kept when the header or a class ``pytestmark`` holds a knob,
     because then every test method carries it.
     """
-    head = _head(block)
+    head = definition_head(block)
     if head is None or head.group(1) != "class":
         return None
     lines = block.split("\n")
@@ -352,7 +241,7 @@ def _class_members(block: str, wanted: Wanted, masked: str) -> list[tuple[int, s
     starts = statement_starts(block, indent, masked)
     if starts is None or len(starts) < 3:
         return None
-    header, *members = _blocks(block, starts, indent)
+    header, *members = split_blocks(block, starts, indent)
     if wanted(header):
         return None
     stripped = [member.lstrip() for member in members]
@@ -366,10 +255,10 @@ def _class_members(block: str, wanted: Wanted, masked: str) -> list[tuple[int, s
         or s.startswith("def __init__")  # pytest does not collect a class that has one
         for member, s in zip(members, stripped, strict=True)
     ]
-    defined = [_defined_name(member) for member in members]
+    defined = [defined_name(member) for member in members]
     candidates = [_can_matter(member) for member in members]
     keep = _referenced_closure(
-        keep, _Words(members), defined, set(_IDENTIFIER.findall(header)), candidates
+        keep, _Words(members), defined, set(IDENTIFIER.findall(header)), candidates
     )
     if all(keep):
         return None
@@ -386,32 +275,6 @@ def _class_members(block: str, wanted: Wanted, masked: str) -> list[tuple[int, s
     return pieces
 
 
-def _split_def(block: str) -> tuple[str, str] | None:
-    """(header, body) of a function block whose body starts on its own line.
-
-    The header is the decorators and the signature up to its line end; the
-    signature may span lines (brackets are respected). None for anything else.
-    """
-    head = _head(block)
-    if head is None or head.group(1) != "def":
-        return None
-    depth = 0
-    comment_start: int | None = None
-    for match in _TOKENS.finditer(block, head.start()):
-        token = match.group()
-        if token == "\n" and depth == 0:
-            signature = block[head.start() : comment_start or match.start()].rstrip()
-            if not signature.endswith(":"):
-                return None  # a one-line body: nothing to cut
-            return block[: match.end()], block[match.end() :]
-        comment_start = match.start() if token.startswith("#") else None
-        if token in "([{":
-            depth += 1
-        elif token in ")]}":
-            depth -= 1
-    return None
-
-
 def _stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[int, str]] | None:
     """A function's header with ``pass`` for a body nothing can be read from.
 
@@ -421,17 +284,17 @@ def _stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[
     A helper's checks matter too: a trial loop that calls a helper which
     asserts is a trial loop.
     """
-    split = _split_def(block)
+    split = split_def(block)
     if split is None:
         return None
     header, body = split
     if wanted(body) or any(hint in body for hint in _BODY_HINTS):
         return None
-    head = _head(block)
+    head = definition_head(block)
     helper = head is not None and not head.group(2).startswith("test")
     if helper and any(hint in body for hint in _CHECK_HINTS):
         return None
-    if not trial_names.isdisjoint(_IDENTIFIER.findall(body)):
+    if not trial_names.isdisjoint(IDENTIFIER.findall(body)):
         return None
     first = next((line for line in body.split("\n") if line.strip()), None)
     if first is None:
@@ -460,17 +323,17 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     when nothing would be dropped, when the tokenizer is unsure, and when a
     module-level ``pytestmark`` reaches tests that hold no token themselves.
     """
-    masked = _STRING_OR_COMMENT.sub(_blank, text)
+    masked = blank_strings(text)
     starts = statement_starts(text, "", masked)
     if starts is None or len(starts) < 3:
         return None
-    blocks = _blocks(text, starts)
+    blocks = split_blocks(text, starts)
     stripped = [block.lstrip() for block in blocks]
     holds_token = [wanted(block) for block in blocks]
     if any(s.startswith("pytestmark") and w for s, w in zip(stripped, holds_token, strict=True)):
         return None
     words = _Words(blocks)
-    defined = [_defined_name(block) for block in blocks]
+    defined = [defined_name(block) for block in blocks]
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
     # function, an imported alias): a block that uses one is kept, though it
     # holds no token itself (`@gpu_flaky` alone says nothing).
@@ -479,7 +342,7 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
         if not token:
             continue
         if s.startswith(("import ", "from ")):
-            aliases.update(_IDENTIFIER.findall(s.split("import", 1)[-1]))
+            aliases.update(IDENTIFIER.findall(s.split("import", 1)[-1]))
         elif name is not None:
             aliases.add(name)
     aliases -= _COMMON_WORDS
@@ -505,7 +368,7 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     trial_names = {
         name
         for name, block, candidate in zip(defined, blocks, candidates, strict=True)
-        if name is not None and candidate and _head(block) is not None
+        if name is not None and candidate and definition_head(block) is not None
     }
     trial_names |= {
         name for member_names in map(_member_trial_names, blocks) for name in member_names
@@ -545,7 +408,7 @@ _METHOD = re.compile(r"\n" + _METHOD_FIRST.pattern)
 
 def _member_trial_names(block: str) -> set[str]:
     """Methods of a class that loop or read the environment (trial helpers)."""
-    if not any(hint in block for hint in _TRIAL_HINTS) or _head(block) is None:
+    if not any(hint in block for hint in _TRIAL_HINTS) or definition_head(block) is None:
         return set()
     names = set()
     # A method ends where the next one at its indentation starts.
