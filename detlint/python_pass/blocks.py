@@ -123,9 +123,9 @@ def definition_head(block: str) -> re.Match[str] | None:
     return _head_pattern(indent).search(block)
 
 
-def defined_name(block: str) -> str | None:
-    """The name a block defines: a function, a class or an assigned variable."""
-    head = definition_head(block)
+def defined_name(block: str, head: re.Match[str] | None) -> str | None:
+    """The name a block defines: a function, a class or an assigned variable
+    (``head`` is the block's ``definition_head``, which callers have at hand)."""
     if head is not None:
         return head.group(2)
     stripped = block.lstrip()
@@ -135,13 +135,13 @@ def defined_name(block: str) -> str | None:
     return None
 
 
-def split_def(block: str) -> tuple[str, str] | None:
+def split_def(block: str, head: re.Match[str] | None) -> tuple[str, str] | None:
     """(header, body) of a function block whose body starts on its own line.
 
     The header is the decorators and the signature up to its line end; the
     signature may span lines (brackets are respected). None for anything else.
+    ``head`` is the block's ``definition_head``.
     """
-    head = definition_head(block)
     if head is None or head.group(1) != "def":
         return None
     depth = 0

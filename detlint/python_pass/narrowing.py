@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from detlint.python_pass.blocks import (
@@ -71,49 +71,68 @@ class Narrowed:
         return line + self.shifts[max(index, 0)][1]
 
 
-def _can_matter(block: str) -> bool:
-    """Whether a definition a kept block uses can change its facts.
+@dataclass(frozen=True)
+class _Level:
+    """The statements of one level (a module, or a class body) with what each one
+    defines, found once: every step of the cut asks about them."""
 
-    Assignments (trial constants, parametrize tables, aliases) always can; a
-    function or class only if it loops or reads the environment (a trial helper,
-    a fixture returning a trial count). Others (assertion helpers, base classes)
-    are left out, which keeps large real suites cheap to parse; the few that
-    matter are kept by ``_checked_by_loops`` and ``_bases_of_kept``.
-    """
-    if definition_head(block) is None:
-        return True
-    return any(token in block for token in _TRIAL_HINTS)
+    blocks: tuple[str, ...]
+    heads: tuple[re.Match[str] | None, ...]  # the def/class line of a definition
+    defined: tuple[str | None, ...]
+    # Whether a block holds a trial hint: it may loop or read the environment.
+    hinted: tuple[bool, ...]
+
+    @classmethod
+    def of(cls, blocks: list[str]) -> _Level:
+        heads = tuple(map(definition_head, blocks))
+        return cls(
+            tuple(blocks),
+            heads,
+            tuple(map(defined_name, blocks, heads)),
+            tuple(any(hint in block for hint in _TRIAL_HINTS) for block in blocks),
+        )
+
+    def is_class(self, index: int) -> bool:
+        head = self.heads[index]
+        return head is not None and head.group(1) == "class"
+
+    def candidates(self) -> list[bool]:
+        """Whether each definition a kept block uses can change its facts.
+
+        Assignments (trial constants, parametrize tables, aliases) always can; a
+        function or class only if it loops or reads the environment (a trial helper,
+        a fixture returning a trial count). Others (assertion helpers, base classes)
+        are left out, which keeps large real suites cheap to parse; the few that
+        matter are kept by ``_checked_by_loops`` and ``_bases_of_kept``.
+        """
+        return [
+            head is None or hinted for head, hinted in zip(self.heads, self.hinted, strict=True)
+        ]
 
 
 _CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
 
 
-def _bases_of_kept(
-    blocks: list[str], keep: list[bool], defined: list[str | None], wanted: Wanted
-) -> set[int]:
+def _bases_of_kept(level: _Level, keep: list[bool], wanted: Wanted) -> set[int]:
     """The class blocks that kept classes with a knob of their own inherit from, to
     keep whole: a subclass runs its base's tests under its own marks (a skip on
     `TestGevent(DrainerTests)`). A class whose knobs sit on its own methods needs no
     base: the tests it inherits carry none."""
+    blocks = level.blocks
     classes = {
         name: index
-        for index, (block, name) in enumerate(zip(blocks, defined, strict=True))
-        if name is not None
-        and block.lstrip().startswith(("class", "@"))
-        and (head := definition_head(block)) is not None
-        and head.group(1) == "class"
+        for index, name in enumerate(level.defined)
+        if name is not None and level.is_class(index)
     }
     found: set[int] = set()
     pending = [
         index
         for index, kept in enumerate(keep)
-        if kept
-        and blocks[index].lstrip().startswith(("class", "@"))
-        and _class_knob(blocks[index], wanted)
+        if kept and level.is_class(index) and _class_knob(level, index, wanted)
     ]
     while pending:
         index = pending.pop()
-        head = definition_head(blocks[index])
+        head = level.heads[index]
         if head is None or head.group(1) != "class":
             continue
         bases = _CLASS_BASES.search(blocks[index], head.start())
@@ -125,10 +144,10 @@ def _bases_of_kept(
     return found
 
 
-def _class_knob(block: str, wanted: Wanted) -> bool:
+def _class_knob(level: _Level, index: int, wanted: Wanted) -> bool:
     """Whether a class block holds a knob on the class itself: in its decorators or
     class line, or in a class-level ``pytestmark``."""
-    head = definition_head(block)
+    block, head = level.blocks[index], level.heads[index]
     if head is None or head.group(1) != "class":
         return False
     line_end = block.find("\n", head.end())
@@ -136,11 +155,10 @@ def _class_knob(block: str, wanted: Wanted) -> bool:
     return wanted(header) or ("pytestmark" in block and wanted(block))
 
 
-def _checked_by_loops(
-    blocks: list[str], keep: list[bool], defined: list[str | None], words: _Words
-) -> list[bool]:
+def _checked_by_loops(level: _Level, keep: list[bool], words: _Words) -> list[bool]:
     """``keep`` with the helpers that check something and that a kept block with a
     loop calls: a trial loop that calls a helper which asserts is a trial loop."""
+    blocks = level.blocks
     looping = set().union(
         *(words[index] for index, k in enumerate(keep) if k and "range(" in blocks[index])
     )
@@ -149,10 +167,10 @@ def _checked_by_loops(
         or (
             name is not None
             and name in looping
-            and definition_head(block) is not None
+            and head is not None
             and any(hint in block for hint in _CHECK_HINTS)
         )
-        for block, k, name in zip(blocks, keep, defined, strict=True)
+        for block, k, name, head in zip(blocks, keep, level.defined, level.heads, strict=True)
     ]
 
 
@@ -194,7 +212,7 @@ def _bound_in_branches(block: str) -> set[str]:
 def _referenced_closure(
     keep: list[bool],
     words: _Words,
-    defined: list[str | None],
+    defined: Sequence[str | None],
     extra: set[str],
     candidates: list[bool],
     branches: list[set[str]] | None = None,
@@ -213,14 +231,15 @@ def _referenced_closure(
     return keep
 
 
-def _class_members(block: str, wanted: Wanted, masked: str) -> list[tuple[int, str]] | None:
+def _class_members(
+    block: str, head: re.Match[str] | None, wanted: Wanted, masked: str
+) -> list[tuple[int, str]] | None:
     """The pieces of a kept class worth parsing, as (line offset, text); None for all.
 
     The header (decorators, the class line, its docstring) is always kept; the
     whole class is kept when the header or a class ``pytestmark`` holds a knob,
     because then every test method carries it.
     """
-    head = definition_head(block)
     if head is None or head.group(1) != "class":
         return None
     lines = block.split("\n")
@@ -255,10 +274,9 @@ def _class_members(block: str, wanted: Wanted, masked: str) -> list[tuple[int, s
         or s.startswith("def __init__")  # pytest does not collect a class that has one
         for member, s in zip(members, stripped, strict=True)
     ]
-    defined = [defined_name(member) for member in members]
-    candidates = [_can_matter(member) for member in members]
+    level = _Level.of(members)
     keep = _referenced_closure(
-        keep, _Words(members), defined, set(IDENTIFIER.findall(header)), candidates
+        keep, _Words(members), level.defined, set(IDENTIFIER.findall(header)), level.candidates()
     )
     if all(keep):
         return None
@@ -284,13 +302,13 @@ def _stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[
     A helper's checks matter too: a trial loop that calls a helper which
     asserts is a trial loop.
     """
-    split = split_def(block)
+    head = definition_head(block)
+    split = split_def(block, head)
     if split is None:
         return None
     header, body = split
     if wanted(body) or any(hint in body for hint in _BODY_HINTS):
         return None
-    head = definition_head(block)
     helper = head is not None and not head.group(2).startswith("test")
     if helper and any(hint in body for hint in _CHECK_HINTS):
         return None
@@ -333,7 +351,8 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     if any(s.startswith("pytestmark") and w for s, w in zip(stripped, holds_token, strict=True)):
         return None
     words = _Words(blocks)
-    defined = [defined_name(block) for block in blocks]
+    level = _Level.of(blocks)
+    defined = level.defined
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
     # function, an imported alias): a block that uses one is kept, though it
     # holds no token itself (`@gpu_flaky` alone says nothing).
@@ -360,19 +379,21 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
             zip(stripped, holds_token, branches, strict=True)
         )
     ]
-    candidates = [_can_matter(block) for block in blocks]
+    candidates = level.candidates()
     keep = _referenced_closure(keep, words, defined, set(), candidates, branches)
-    keep = _checked_by_loops(blocks, keep, defined, words)
-    inherited = _bases_of_kept(blocks, keep, defined, wanted)
+    keep = _checked_by_loops(level, keep, words)
+    inherited = _bases_of_kept(level, keep, wanted)
     keep = [k or index in inherited for index, k in enumerate(keep)]
+    # Functions and methods that loop or read the environment (trial helpers): a body
+    # that calls one is not stubbed.
     trial_names = {
         name
-        for name, block, candidate in zip(defined, blocks, candidates, strict=True)
-        if name is not None and candidate and definition_head(block) is not None
+        for name, head, hinted in zip(defined, level.heads, level.hinted, strict=True)
+        if name is not None and hinted and head is not None
     }
-    trial_names |= {
-        name for member_names in map(_member_trial_names, blocks) for name in member_names
-    }
+    for index, hinted in enumerate(level.hinted):
+        if hinted and level.is_class(index):
+            trial_names |= _member_trial_names(blocks[index])
 
     pieces: list[tuple[int, str]] = []
     line = 1
@@ -383,7 +404,9 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
             members = (
                 None
                 if index in inherited
-                else _class_members(block, wanted, masked[offset : offset + len(block)])
+                else _class_members(
+                    block, level.heads[index], wanted, masked[offset : offset + len(block)]
+                )
             )
             if members is None:
                 pieces.append((line, block))
@@ -408,8 +431,6 @@ _METHOD = re.compile(r"\n" + _METHOD_FIRST.pattern)
 
 def _member_trial_names(block: str) -> set[str]:
     """Methods of a class that loop or read the environment (trial helpers)."""
-    if not any(hint in block for hint in _TRIAL_HINTS) or definition_head(block) is None:
-        return set()
     names = set()
     # A method ends where the next one at its indentation starts.
     end_at: dict[str, int] = {}

@@ -10,6 +10,7 @@ size) is not a trial knob, so the search starts from the loop, not the read.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -99,6 +100,9 @@ class TrialResolver:
         found = self._loop_trials(function, 0)
         if found is not None:
             return found
+        text = self.index.text(function)
+        if not any(name in text for name in self._looping_helpers):
+            return NO_TRIALS
         for call in self.index.body(function, ast.Call):
             if not isinstance(call.func, ast.Name):
                 continue
@@ -109,7 +113,22 @@ class TrialResolver:
                     return found
         return NO_TRIALS
 
+    @functools.cached_property
+    def _looping_helpers(self) -> frozenset[str]:
+        """The module's functions whose code names ``range``: only a call to one of
+        them can hold the trial loop of a test that has none of its own."""
+        return frozenset(
+            name for name, helper in self.index.functions.items() if self._may_loop(helper)
+        )
+
+    def _may_loop(self, function: Function) -> bool:
+        """Whether a function's code names ``range``, as a trial loop's bound does: most
+        test bodies do not, and walking a body is the costliest part of reading it."""
+        return "range" in self.index.text(function)
+
     def _loop_trials(self, function: Function, depth: int) -> TrialCount | None:
+        if not self._may_loop(function):
+            return None
         literal_bound: TrialCount | None = None
         checks: TrialChecks | None = None
         for node in self.index.body(function, _LOOPS):

@@ -43,8 +43,10 @@ class RuleContext:
     ci_steps: Callable[[CiKnob], Sequence[CiStep]] = lambda knob: ()  # the steps a knob is on
 
 
-def loss(gate: TestGate, context: RuleContext) -> Loss:
-    policy = gate.policy
+def loss(gate: TestGate, context: RuleContext, policy: Policy | None = None) -> Loss:
+    """The gate's numbers under ``policy`` (its primary policy unless another is
+    given, such as the one where a knob's condition holds)."""
+    policy = policy or gate.policy
     q = context.reference_rate
     baseline = policy.baseline()
     return Loss(

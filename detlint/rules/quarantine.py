@@ -20,6 +20,7 @@ from detlint.rules.context import (
     covers,
     finding,
     group_by_knob,
+    loss,
     policy_where,
     trials_phrase,
 )
@@ -58,20 +59,7 @@ def _where(knob: Knob) -> str:
 def _numbers(gate: TestGate, knob: Knob, context: RuleContext) -> Loss:
     """The loss where the gate applies: nothing blocks there; without it the test
     reports as it does where it runs."""
-    policy = policy_where(gate, knob)
-    q = context.reference_rate
-    baseline = policy.baseline()
-    return Loss(
-        reference_rate=q,
-        target=context.target,
-        trials=policy.trials,
-        trials_env=gate.test.trials.env,
-        reported=policy.reported(q),
-        reported_without=baseline.reported(q),
-        visible=policy.visible(q),
-        trials_needed=baseline.trials_needed(q, context.target),
-        instances=gate.instances,
-    )
+    return loss(gate, context, policy_where(gate, knob))
 
 
 def _worst(gates: list[TestGate], knob: Knob, context: RuleContext) -> tuple[TestGate, Loss]:
