@@ -121,3 +121,38 @@ def test_test_bodies_without_anything_to_read_are_stubbed():
     assert kept[7] == "    pass"  # the body of test_big is not needed
     assert 8 not in kept
     assert kept[14] == "        assert True"  # a trial loop's body is kept
+
+
+def test_statement_starts_are_the_same_for_non_ascii_text():
+    # Offsets are characters: a multi-byte character before a bracket must not shift them.
+    accented = SOURCE.replace('DOC = """', 'DOC = """ é ⟨ ').replace("(\n1)", "(\n'ü', [1])")
+    starts = top_level_starts(accented)
+    assert [accented.count("\n", 0, start) + 1 for start in starts] == [
+        1,
+        2,
+        4,
+        8,
+        11,
+        16,
+        21,
+        22,
+        26,
+    ]
+
+
+def test_a_trial_hint_in_a_nested_function_belongs_to_its_method():
+    block = (
+        "class TestKernel:\n"
+        "    def setup(self):\n"
+        "        self.x = 1\n"
+        "    def trials(self):\n"
+        "        def inner():\n"
+        "            return int(os.getenv('N', '5'))\n"
+        "        return inner()\n"
+        "    def plain(self):\n"
+        "        return 2\n"
+        "    def loop(self, n):\n"
+        "        for _ in range(n):\n"
+        "            pass\n"
+    )
+    assert narrowing._member_trial_names(block) == {"trials", "inner", "loop"}

@@ -312,7 +312,10 @@ def _stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[
     helper = head is not None and not head.group(2).startswith("test")
     if helper and any(hint in body for hint in _CHECK_HINTS):
         return None
-    if not trial_names.isdisjoint(IDENTIFIER.findall(body)):
+    # A name not even in the text rules a call out before the body's words are found.
+    if any(name in body for name in trial_names) and not trial_names.isdisjoint(
+        IDENTIFIER.findall(body)
+    ):
         return None
     first = next((line for line in body.split("\n") if line.strip()), None)
     if first is None:
@@ -423,27 +426,44 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     return _join(stubbed, "\r\n" if "\r\n" in text else "\n")
 
 
-# An indented def at a line start: at the text's start, or after a line break
-# (matching the break lets the regex engine skip ahead to candidates).
-_METHOD_FIRST = re.compile(r"([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)")
-_METHOD = re.compile(r"\n" + _METHOD_FIRST.pattern)
+# An indented def at a line start (matching the break lets the regex engine skip ahead).
+_METHOD = re.compile(r"\n([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)")
 
 
 def _member_trial_names(block: str) -> set[str]:
-    """Methods of a class that loop or read the environment (trial helpers)."""
-    names = set()
-    # A method ends where the next one at its indentation starts.
-    end_at: dict[str, int] = {}
-    first = _METHOD_FIRST.match(block)
-    heads = [*([first] if first is not None else []), *_METHOD.finditer(block)]
-    for head in reversed(heads):
-        start = head.start(1)
-        indent, name = head.group(1, 2)
-        end = end_at.get(indent, len(block))
-        end_at[indent] = start
-        if any(block.find(hint, start, end) >= 0 for hint in _TRIAL_HINTS):
-            names.add(name)
+    """Methods of a class that loop or read the environment (trial helpers).
+
+    A method holds the hints between its ``def`` and the next ``def`` indented no
+    deeper; a hint in a nested function is its enclosing method's too.
+    """
+    hints = sorted(at for hint in _TRIAL_HINTS for at in _occurrences(block, hint))
+    if not hints:
+        return set()
+    names: set[str] = set()
+    open_methods: list[tuple[int, str]] = []  # (indentation, name), innermost last
+    next_hint = 0
+    for head in _METHOD.finditer(block):
+        while next_hint < len(hints) and hints[next_hint] < head.start():
+            names.update(method for _, method in open_methods)
+            next_hint += 1
+        if next_hint == len(hints):
+            break
+        depth = len(head.group(1))
+        while open_methods and open_methods[-1][0] >= depth:
+            open_methods.pop()
+        open_methods.append((depth, head.group(2)))
+    if next_hint < len(hints):
+        names.update(method for _, method in open_methods)
     return names
+
+
+def _occurrences(text: str, word: str) -> list[int]:
+    found = []
+    at = text.find(word)
+    while at >= 0:
+        found.append(at)
+        at = text.find(word, at + len(word))
+    return found
 
 
 def _join(pieces: list[tuple[int, str]], newline: str) -> Narrowed:
