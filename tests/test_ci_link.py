@@ -220,7 +220,8 @@ def test_knobs_on_steps_that_run_no_tests_are_left_to_the_audit(tmp_path):
     (found,) = document["findings"]
     assert (found["code"], found["line"]) == ("DET401", 7)
     assert "step 'integration'" in found["message"]
-    assert "runs no test detlint could link" in found["message"]
+    assert "the tests `make integration-test` runs, if it runs any" in found["message"]
+    assert "single-attempt" not in found["message"]
 
 
 QUARANTINED = """\

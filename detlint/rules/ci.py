@@ -4,8 +4,9 @@ DET421 ci-reruns-flag, DET431 masked-exit-status, DET501 stacked-retries.
 A CI knob acts on every test its step runs, so each finding quotes the test it
 costs most: how often a violation at the reference rate is reported with the
 knob and without that one knob (every other layer kept), and how many test
-files it gates. A knob on a step that runs no pytest detlint can see (a script,
-a tox environment) is still reported, with the numbers of a single-attempt test.
+files it gates. A knob on a step that runs no pytest detlint can see is reported
+only when the step calls something named like a test runner (``ci_reach``), with
+numbers that hold if that call runs tests.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 from detlint.finding import Finding, Loss
 from detlint.model import BLOCKING, MASKED_EXIT, JobRetries, Policy, Reruns
 from detlint.report.numbers import percent, percent_label
+from detlint.rules.ci_reach import scope, unseen_test_calls
 from detlint.rules.context import RuleContext, covers, finding, loss_phrase, worst
 from detlint.span import Span
 
@@ -96,15 +98,17 @@ def _runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
     return [run for run in context.ci_runs if knob in run.knobs]
 
 
-def _may_run_tests(knob: CiKnob, context: RuleContext) -> bool:
-    """Whether a knob on steps with no pytest run detlint can see may still gate tests:
-    a step whose commands mention tests (a script, make or tox target) may; one that
-    builds docs or uploads a pipeline does not, and a finding there would be noise."""
-    return any(
-        "test" in command.text.lower()
-        for step in context.ci_steps(knob)
-        for command in step.commands
-    )
+def _unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> list[str] | None:
+    """For a knob on steps without a pytest run detlint can see, the calls named like
+    test runners it may gate through; None when the knob gates nothing of the kind."""
+    if runs:
+        return []
+    calls = unseen_test_calls(scope(knob, context.ci_steps(knob)))
+    return calls or None
+
+
+def _through(calls: list[str]) -> str:
+    return f"in the tests `{calls[0]}` runs, if it runs any: detlint sees no pytest run in it"
 
 
 def _where(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> str:
@@ -135,7 +139,8 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
         if knob.kind not in GATE_KINDS or not knob.covers_tests:
             continue
         runs = _runs_of(knob, context)
-        if not runs and not _may_run_tests(knob, context):
+        calls = _unseen_calls(knob, runs, context)
+        if calls is None:
             continue
         gates = [gate for gate in context.ci_gates if gate.ci_gate == knob]
 
@@ -144,9 +149,10 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
 
         plain = (Policy(gate=GATE_OF_KNOB[knob.kind]), Policy())
         numbers, which = _quote(gates, pair, plain, context)
-        details = "; ".join(
-            p for p in (_where(knob, runs, context), _reach(_test_files(runs))) if p
-        )
+        if calls:
+            which = _through(calls)
+        reach = _reach(_test_files(runs)) if runs else ""
+        details = "; ".join(p for p in (_where(knob, runs, context), reach) if p)
         message = (
             f"`{knob.key}: {knob.value}` lets failing tests pass the build: "
             f"{loss_phrase(numbers)} {which} ({details})"
@@ -187,14 +193,16 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         if knob.kind not in RETRY_KINDS or not knob.covers_tests or (knob.attempts or 0) < 2:
             continue
         runs = _runs_of(knob, context)
-        if not runs and not _may_run_tests(knob, context):
+        calls = _unseen_calls(knob, runs, context)
+        if calls is None:
             continue
         gates = [gate for gate in context.ci_gates if any(k == knob for k, _ in gate.retries)]
         plain = (Policy(layers=(JobRetries((knob.attempts or 1) - 1, knob.system),)), Policy())
         numbers, which = _quote(gates, _retry_pair(knob), plain, context)
-        details = "; ".join(
-            p for p in (_where(knob, runs, context), _reach(_test_files(runs))) if p
-        )
+        if calls:
+            which = _through(calls)
+        reach = _reach(_test_files(runs)) if runs else ""
+        details = "; ".join(p for p in (_where(knob, runs, context), reach) if p)
         message = (
             f"`{knob.key}` runs a failing job up to {knob.attempts} times: "
             f"{loss_phrase(numbers)} {which} ({details})"
