@@ -91,6 +91,23 @@ def system_by_path(relative: str) -> System | None:
     return None
 
 
+def runs_nowhere(relative: str, start: str = "") -> bool:
+    """Whether a file is a GitHub workflow of a project nested below the one linted.
+
+    GitHub runs only the workflows in the repository's own ``.github/workflows/``;
+    a vendored or nested project's (``external-deps/kernels/.github/workflows/``)
+    are text, and reading them would report knobs no build has. The project is the
+    root's, or that of the directory detlint runs from (``start``, relative to the
+    root), which is how one project of several is linted on its own.
+    """
+    path = _posix(relative)
+    at = path.find(".github/workflows/")
+    if at < 0 or (at > 0 and path[at - 1] != "/"):
+        return False
+    base = path[: at - 1] if at else ""
+    return base not in ("", start)
+
+
 def checkout_base(relative: str) -> str:
     """The directory a pipeline's commands start in, relative to detlint's root.
 
@@ -309,13 +326,17 @@ def _read_pipelines(
     cache: FactsCache | None,
 ) -> PipelineRead:
     reader = PipelineReader(root, cwd, extra_tokens)
+    start = reader.relative(cwd)
     by_path: list[tuple[Path, System]] = []
     by_content: list[Path] = []
     for path in files:
         name = path.name
         if not is_yaml_name(name):
             continue
-        system = system_by_path(reader.relative(path))
+        relative = reader.relative(path)
+        if runs_nowhere(relative, start):
+            continue
+        system = system_by_path(relative)
         if system is not None:
             by_path.append((path, system))
         else:
