@@ -38,6 +38,7 @@ from detlint.ci_pass.pytest_args import Option, read_knobs, scan_pytest_args
 from detlint.ci_pass.shell_launchers import has_launcher_hint
 from detlint.ci_pass.shell_masking import Masking
 from detlint.ci_pass.shell_parser import parse
+from detlint.ci_pass.shell_state import Reason
 from detlint.ci_pass.shell_walk import ExportVia, Found, Walker, WalkState, resolve
 
 __all__ = ["CommandFacts", "Export", "Place", "PytestRun", "read_command"]
@@ -212,7 +213,8 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     walker.walk(program, WalkState())
     lines = _Lines(text)
     masking = Masking(program, unparsed, errexit, pipefail)
-    runs = [_run(found, masking, lines) for found in walker.found]
+    starts = [found.command.start for found in walker.found]
+    runs = [_run(found, masking, lines, starts) for found in walker.found]
     if len(runs) > 1:
         runs.sort(key=lambda run: (run.line, run.column))
     exports = []
@@ -222,7 +224,17 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     return CommandFacts(tuple(runs), tuple(exports), unparsed)
 
 
-def _run(found: Found, masking: Masking, lines: _Lines) -> PytestRun:
+def _runs_pytest_again(reason: Reason, starts: list[int]) -> bool:
+    """Whether the construct that drops a failure is ``|| pytest ...``: a second run
+    (often ``--last-failed``) whose own status decides the step. That is a retry,
+    not a hidden exit status; detlint does not count it as a rerun layer yet, and
+    says nothing rather than "reported 0% of the time"."""
+    return reason.phrase.startswith("`||") and any(
+        reason.start < start < reason.end for start in starts
+    )
+
+
+def _run(found: Found, masking: Masking, lines: _Lines, starts: list[int]) -> PytestRun:
     command, launch = found.command, found.launch
     words = command.words
     values: list[str] = []
@@ -247,6 +259,8 @@ def _run(found: Found, masking: Masking, lines: _Lines) -> PytestRun:
         reruns_text = " ".join(word.raw for word in written)
         reruns_at = lines.place(written[0].start, written[-1].end)
     reason = masking.reason(command)
+    if reason is not None and _runs_pytest_again(reason, starts):
+        reason = None
     line, column = lines.point(command.start)
     end_line, end_column = lines.point(command.end)
     tox_env = launch.tox_env

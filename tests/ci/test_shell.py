@@ -790,3 +790,18 @@ def test_recognise_launcher_on_plain_words() -> None:
     )
     assert recognise_launcher(["pip", "install", "pytest"]) is None
     assert recognise_launcher([]) is None
+
+
+@pytest.mark.parametrize(
+    ("command", "masked"),
+    [
+        # bokeh: the second run's status decides the step; a retry, not a mask
+        ("pytest $COV tests/unit || pytest --last-failed tests/unit", None),
+        ("python -m pytest tests || xvfb-run python -m pytest tests", None),
+        ("pytest tests || true", "`|| true`"),
+        ("pytest tests || echo failed", "`|| echo ...`"),
+    ],
+)
+def test_a_second_pytest_after_or_is_not_a_masked_status(command: str, masked: str | None) -> None:
+    first = read_command(command).runs[0]
+    assert first.masked == masked
