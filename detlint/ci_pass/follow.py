@@ -7,9 +7,11 @@ located in that file: a shell script as a script (a new bash without errexit),
 ``tox -e ENV`` as the ``commands`` of that environment in tox's configuration
 (``tox.ini``, else ``setup.cfg``, pyproject.toml's ``[tool.tox]`` or ``tox.toml``) with
 ``{posargs}`` replaced by what follows ``--`` (in ``changedir``, seeing only the
-variables tox passes), ``make TARGET`` as the recipe lines of the target and its
-prerequisites, each line a shell of its own. One level only: what those files
-call in turn is not followed. Files are read once however many steps call them.
+variables tox passes; a bare ``tox`` runs the envlist, or the environments a
+``[gh-actions]`` mapping names for tox-gh-actions), ``make TARGET`` as the recipe
+lines of the target and its prerequisites, each line a shell of its own. One level
+only: what those files call in turn is not followed. Files are read once however
+many steps call them.
 """
 
 from __future__ import annotations
@@ -127,6 +129,8 @@ class Follower:
             return None
         chosen = run.tox_env or next((s.value for s in reversed(env) if s.name == "TOXENV"), "")
         names = [name.strip() for name in chosen.split(",") if name.strip()]
+        if not names and config.gh_actions_envs:
+            names = list(config.gh_actions_envs)  # tox-gh-actions picks them on GitHub
         if not names or "ALL" in names:
             names = list(config.envlist or ("py",))
         envs = [e for e in map(config.env, names) if e is not None]

@@ -102,6 +102,20 @@ class ToxConfig:
                 names += expand_braces(part)
         return tuple(dict.fromkeys(names))
 
+    @property
+    def gh_actions_envs(self) -> tuple[str, ...]:
+        """The environments tox-gh-actions maps a job's Python version to
+        (``[gh-actions] python = 3.12: py312-unit``), over every version: what a bare
+        ``tox`` on GitHub Actions runs instead of the envlist when the plugin is used."""
+        lines = self.sections.get("gh-actions", {}).get("python", ())
+        names: list[str] = []
+        for line in lines:
+            _, colon, envs = line.text.partition(":")
+            if colon:
+                for part in _split_list(envs):
+                    names += expand_braces(part)
+        return tuple(dict.fromkeys(names))
+
     def env(self, name: str) -> ToxEnv | None:
         """Environment ``name`` (its own section, else ``[testenv]``), None when this
         file configures no commands for it."""
@@ -161,6 +175,9 @@ class ToxSettings(Protocol):
 
     @property
     def envlist(self) -> tuple[str, ...]: ...
+
+    @property
+    def gh_actions_envs(self) -> tuple[str, ...]: ...
 
     def env(self, name: str) -> ToxEnv | None: ...
 

@@ -59,6 +59,11 @@ class TomlToxConfig:
                 found += _product(item.get("product"))
         return tuple(dict.fromkeys(found))
 
+    @property
+    def gh_actions_envs(self) -> tuple[str, ...]:
+        """tox-gh-actions reads its mapping from INI only: none here."""
+        return ()
+
     def env(self, name: str) -> ToxEnv | None:
         """Environment ``name`` (``env.NAME``, else ``env_run_base``, key by key), None when
         this file configures no commands for it."""
