@@ -108,6 +108,26 @@ def runs_nowhere(relative: str, start: str = "") -> bool:
     return base not in ("", start)
 
 
+_DATA_DIRECTORIES = frozenset({"fixtures", "testdata", "test_data", "test-data"})
+_TEST_DIRECTORIES = frozenset({"test", "tests", "testing"})
+
+
+def is_test_data(relative: str) -> bool:
+    """Whether a YAML file is data a test reads, not a pipeline any CI runs: under
+    ``fixtures/`` or ``testdata/``, under a ``data/`` directory of a test tree
+    (``test/single/data/expected_pipeline.yaml``, a generator's stored output), or
+    named ``expected_*``. ``relative`` is relative to the directory linted, so a
+    fixture repository linted on its own is read."""
+    parts = _posix(relative).split("/")
+    directories, name = parts[:-1], parts[-1]
+    if name.startswith("expected_") or not _DATA_DIRECTORIES.isdisjoint(directories):
+        return True
+    return any(
+        part == "data" and not _TEST_DIRECTORIES.isdisjoint(directories[:index])
+        for index, part in enumerate(directories)
+    )
+
+
 def checkout_base(relative: str) -> str:
     """The directory a pipeline's commands start in, relative to detlint's root.
 
@@ -317,6 +337,13 @@ def read_pipelines(
         return _read_pipelines(files, root, cwd, extra_tokens, jobs, cache)
 
 
+def _below(relative: str, start: str) -> str:
+    """``relative`` (to the root) as seen from ``start``, when it is below it."""
+    if start in ("", ".") or not relative.startswith(start + "/"):
+        return relative
+    return relative[len(start) + 1 :]
+
+
 def _read_pipelines(
     files: Sequence[Path],
     root: Path,
@@ -334,7 +361,7 @@ def _read_pipelines(
         if not is_yaml_name(name):
             continue
         relative = reader.relative(path)
-        if runs_nowhere(relative, start):
+        if runs_nowhere(relative, start) or is_test_data(_below(relative, start)):
             continue
         system = system_by_path(relative)
         if system is not None:
