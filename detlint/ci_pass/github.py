@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field
 
 from detlint.ci_pass.facts import CiCommand, CiKnob, CiKnobKind, CiStep, EnvSetting, PipelineFacts
+from detlint.ci_pass.github_chains import AttemptStep, chain_commands
 from detlint.ci_pass.github_expr import (
     Unknown,
     describe_entry,
@@ -133,11 +134,15 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
     commands: list[CiCommand] = []
     if not isinstance(node, YSeq):
         return commands
+    attempts: list[AttemptStep] = []  # one per step, for hand-written retry chains
+    positions: dict[int, int] = {}  # index in attempts -> index in commands
     for index, step in enumerate(node.items):
         if not isinstance(step, YMap):
             continue
         here = f"{where}.steps[{index}]"
-        knobs = _maybe(_continue_on_error(step, here, ctx))
+        own = _continue_on_error(step, here, ctx)
+        knobs = _maybe(own)
+        before = len(commands)
         env = env_settings(step.get("env"), ctx.out.path)
         run = step.get("run")
         uses = text_of(step.get("uses"))
@@ -155,6 +160,13 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
                 _orphans(knobs, f"`uses: {uses}`", ctx.out)
             else:
                 commands += _retried(retry, knobs, env, ctx)
+        made = commands[before] if len(commands) == before + 1 else None
+        if made is not None:
+            positions[len(attempts)] = before
+        step_id, condition = text_of(step.get("id")), text_of(step.get("if")) or ""
+        attempts.append(AttemptStep(step_id, condition, made, own))
+    for index, command in chain_commands(attempts).items():
+        commands[positions[index]] = command
     return commands
 
 

@@ -203,11 +203,17 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
             which = _through(calls)
         reach = _reach(_test_files(runs)) if runs else ""
         details = "; ".join(p for p in (_where(knob, runs, context), reach) if p)
-        message = (
-            f"`{knob.key}` runs a failing job up to {knob.attempts} times: "
-            f"{loss_phrase(numbers)} {which} ({details})"
-        )
-        yield finding("DET411", knob.span, message, _RETRY_HELP[knob.system], numbers)
+        help_text = _RETRY_HELP[knob.system]
+        if knob.key.endswith("continue-on-error"):  # a chain of attempt steps
+            does = f"starts {knob.attempts} attempts (later steps rerun the tests when it fails)"
+            help_text = (
+                "let the first attempt block and drop the ones after it, and quarantine "
+                f"the known-flaky tests visibly: {QUARANTINE}"
+            )
+        else:
+            does = f"runs a failing job up to {knob.attempts} times"
+        message = f"`{knob.key}` {does}: {loss_phrase(numbers)} {which} ({details})"
+        yield finding("DET411", knob.span, message, help_text, numbers)
 
 
 def _gates_by_run(context: RuleContext) -> dict[int, list[CiGate]]:
