@@ -91,21 +91,17 @@ def system_by_path(relative: str) -> System | None:
     return None
 
 
-def runs_nowhere(relative: str, start: str = "") -> bool:
+def runs_nowhere(relative: str) -> bool:
     """Whether a file is a GitHub workflow of a project nested below the one linted.
 
     GitHub runs only the workflows in the repository's own ``.github/workflows/``;
     a vendored or nested project's (``external-deps/kernels/.github/workflows/``)
-    are text, and reading them would report knobs no build has. The project is the
-    root's, or that of the directory detlint runs from (``start``, relative to the
-    root), which is how one project of several is linted on its own.
+    are text, and reading them would report knobs no build has. ``relative`` is
+    relative to the directory linted (``linted_path``), so one project of several
+    can be linted on its own.
     """
     path = _posix(relative)
-    at = path.find(".github/workflows/")
-    if at < 0 or (at > 0 and path[at - 1] != "/"):
-        return False
-    base = path[: at - 1] if at else ""
-    return base not in ("", start)
+    return "/.github/workflows/" in f"/{path}" and checkout_base(path) != ""
 
 
 _DATA_DIRECTORIES = frozenset({"fixtures", "testdata", "test_data", "test-data"})
@@ -116,8 +112,8 @@ def is_test_data(relative: str) -> bool:
     """Whether a YAML file is data a test reads, not a pipeline any CI runs: under
     ``fixtures/`` or ``testdata/``, under a ``data/`` directory of a test tree
     (``test/single/data/expected_pipeline.yaml``, a generator's stored output), or
-    named ``expected_*``. ``relative`` is relative to the directory linted, so a
-    fixture repository linted on its own is read."""
+    named ``expected_*``. ``relative`` is relative to the directory linted
+    (``linted_path``), so a fixture repository linted on its own is read."""
     parts = _posix(relative).split("/")
     directories, name = parts[:-1], parts[-1]
     if name.startswith("expected_") or not _DATA_DIRECTORIES.isdisjoint(directories):
@@ -337,8 +333,9 @@ def read_pipelines(
         return _read_pipelines(files, root, cwd, extra_tokens, jobs, cache)
 
 
-def _below(relative: str, start: str) -> str:
-    """``relative`` (to the root) as seen from ``start``, when it is below it."""
+def linted_path(relative: str, start: str) -> str:
+    """``relative`` (to the root) as seen from ``start``, the directory detlint runs
+    from, when it is below it; else as it is."""
     if start in ("", ".") or not relative.startswith(start + "/"):
         return relative
     return relative[len(start) + 1 :]
@@ -361,7 +358,8 @@ def _read_pipelines(
         if not is_yaml_name(name):
             continue
         relative = reader.relative(path)
-        if runs_nowhere(relative, start) or is_test_data(_below(relative, start)):
+        linted = linted_path(relative, start)
+        if runs_nowhere(linted) or is_test_data(linted):
             continue
         system = system_by_path(relative)
         if system is not None:

@@ -107,8 +107,15 @@ def _unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> li
     return calls or None
 
 
-def _through(calls: list[str]) -> str:
-    return f"in the tests `{calls[0]}` runs, if it runs any: detlint sees no pytest run in it"
+def _described(
+    knob: CiKnob, runs: list[TestRun], calls: list[str], which: str, context: RuleContext
+) -> tuple[str, str]:
+    """Which tests a knob's numbers are for, and where it acts: the linked runs, or
+    the first call named like a test runner that detlint cannot see into."""
+    if calls:
+        which = f"in the tests `{calls[0]}` runs, if it runs any: detlint sees no pytest run in it"
+    reach = _reach(_test_files(runs)) if runs else ""
+    return which, "; ".join(p for p in (_where(knob, runs, context), reach) if p)
 
 
 def _where(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> str:
@@ -149,10 +156,7 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
 
         plain = (Policy(gate=GATE_OF_KNOB[knob.kind]), Policy())
         numbers, which = _quote(gates, pair, plain, context)
-        if calls:
-            which = _through(calls)
-        reach = _reach(_test_files(runs)) if runs else ""
-        details = "; ".join(p for p in (_where(knob, runs, context), reach) if p)
+        which, details = _described(knob, runs, calls, which, context)
         message = (
             f"`{knob.key}: {knob.value}` lets failing tests pass the build: "
             f"{loss_phrase(numbers)} {which} ({details})"
@@ -199,10 +203,7 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         gates = [gate for gate in context.ci_gates if any(k == knob for k, _ in gate.retries)]
         plain = (Policy(layers=(JobRetries((knob.attempts or 1) - 1, knob.system),)), Policy())
         numbers, which = _quote(gates, _retry_pair(knob), plain, context)
-        if calls:
-            which = _through(calls)
-        reach = _reach(_test_files(runs)) if runs else ""
-        details = "; ".join(p for p in (_where(knob, runs, context), reach) if p)
+        which, details = _described(knob, runs, calls, which, context)
         help_text = _RETRY_HELP[knob.system]
         if knob.key.endswith("continue-on-error"):  # a chain of attempt steps
             does = f"starts {knob.attempts} attempts (later steps rerun the tests when it fails)"
