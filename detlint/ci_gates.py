@@ -142,7 +142,13 @@ class Composer:
             entry = splits.get(id(run.test_files))
             split = entry[1] if entry is not None else self._split(run.test_files, tests)
             if changes:
-                found += self._gates(run, split.with_facts, split.plain, _acting(run))
+                with_facts, plain = split.with_facts, split.plain
+                if run.nodes:
+                    with_facts, plain = _selected(with_facts, plain, run.nodes)
+                if with_facts and run.benchmarks_only:  # which tests run is not known
+                    plain = [*plain, *dict.fromkeys(test.path for test in with_facts)]
+                    with_facts = []
+                found += self._gates(run, with_facts, plain, _acting(run))
             elif split.variables and not split.variables.isdisjoint(
                 [setting.name for setting in run.env]
             ):
@@ -188,7 +194,8 @@ class Composer:
             if tests.keys().isdisjoint(test_files):  # most: no file with facts
                 split = _Split(test_files, [], [], frozenset())
             else:
-                plain = [path for path in test_files if path not in tests]
+                # A file read for its trial loops and found with none lists no tests.
+                plain = [path for path in test_files if not tests.get(path)]
                 with_facts = [test for path in test_files for test in tests.get(path, ())]
                 with_trials = [test for test in with_facts if test.trials.env is not None]
                 variables = frozenset(
@@ -258,6 +265,38 @@ class Composer:
             )
             entry = self._overrides[key] = (test, dataclasses.replace(test, trials=trials))
         return entry[1]
+
+
+def _selected(
+    tests: Sequence[TestFunction], plain: Sequence[str], nodes: Sequence[tuple[str, str]]
+) -> tuple[list[TestFunction], Sequence[str]]:
+    """The tests a run's node ids select (``file.py::TestA`` selects the class's tests,
+    ``file.py::test_b`` each of its parameter sets), and the files with facts left with
+    none of theirs selected as files without knobs: the run still runs them."""
+    chosen: dict[str, list[str]] = {}
+    for file, node in nodes:
+        chosen.setdefault(file, []).append(node)
+    kept: list[TestFunction] = []
+    emptied: dict[str, bool] = {}
+    for test in tests:
+        wanted = chosen.get(test.path)
+        if wanted is None:
+            kept.append(test)
+            continue
+        rest = test.nodeid[len(test.path) + 2 :]
+        if any(_names(node, rest) for node in wanted):
+            kept.append(test)
+            emptied[test.path] = False
+        else:
+            emptied.setdefault(test.path, True)
+    left = [path for path, empty in emptied.items() if empty]
+    return kept, (*plain, *left) if left else plain
+
+
+def _names(node: str, rest: str) -> bool:
+    """Whether node id ``node`` (after the file) selects the test whose id is ``rest``."""
+    bare = node.split("[", 1)[0]
+    return rest == bare or rest.startswith((node + "::", node + "["))
 
 
 def _acting(run: TestRun) -> _Ci:

@@ -58,11 +58,20 @@ class TestRun:
     knobs: tuple[CiKnob, ...]  # step and command knobs that act on a test failure
     env: tuple[EnvSetting, ...]  # what the step sets, closest last
     options: RunOptions  # rerun options from the command line and PYTEST_ADDOPTS
+    # Node ids the targets select (``file.py::test_a``) as (file as displayed, the id
+    # after the file); a file not named here runs every test it collects.
+    nodes: tuple[tuple[str, str], ...] = ()
 
     @property
     def changes_policy(self) -> bool:
         """Whether the run changes how its tests report, beyond a trial override."""
         return bool(self.knobs) or self.options.span is not None or self.run.masked is not None
+
+    @property
+    def benchmarks_only(self) -> bool:
+        """``--benchmark-only``: pytest-benchmark skips every test without its
+        ``benchmark`` fixture, which detlint does not track, so no test is named."""
+        return any(option.name == "--benchmark-only" for option in self.run.options)
 
     @property
     def selection(self) -> str:
@@ -73,6 +82,7 @@ class TestRun:
 
 
 _TEXT = operator.attrgetter("text")
+_IGNORE_OPTIONS = frozenset({"--ignore", "--ignore-glob"})
 
 
 def _acting_knobs(step: CiStep, command: CiCommand) -> tuple[CiKnob, ...]:
@@ -107,8 +117,12 @@ class Linker:
         ] = {}
         self._workings: dict[tuple[str, str], str] = {}  # (base, as written): located
         self._calls: dict[tuple[str, str], tuple[Followed, ...]] = {}  # (text, directory)
-        # (start, cd, targets): the directory pytest starts in and the test files reached.
-        self._reach: dict[tuple[str, str, tuple[str, ...]], tuple[str, tuple[str, ...]]] = {}
+        # (start, cd, targets, ignored): the directory pytest starts in, the test files reached
+        # and the node ids selected in them.
+        self._reach: dict[
+            tuple[str, str, tuple[str, ...], tuple[str, ...]],
+            tuple[str, tuple[str, ...], tuple[tuple[str, str], ...]],
+        ] = {}
 
     def take_shell(self, pipelines: Sequence[PipelineFacts]) -> None:
         """Take the shell facts the pipelines were read with (in the worker processes
@@ -245,13 +259,22 @@ class Linker:
                 inline = tuple(EnvSetting(name, value, span) for name, value in run.env)
                 env = (*called.env, *inline)
             options = run_options(called.sources or ((run, span),), env)
-        key = (start, run.cwd or "", run.targets)
+        ignored = tuple(
+            option.value
+            for option in run.options
+            if option.name in _IGNORE_OPTIONS and option.value is not None
+        )
+        key = (start, run.cwd or "", run.targets, ignored)
         reach = self._reach.get(key)
         if reach is None:
             directory = join(start, key[1])
-            reach = self._reach[key] = (directory, self.targets.reached(directory, run.targets))
+            reach = self._reach[key] = (
+                directory,
+                self.targets.reached(directory, run.targets, ignored),
+                self.targets.nodes(directory, run.targets),
+            )
         knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
-        return TestRun(step, command, run, span, reach[0], reach[1], knobs, env, options)
+        return TestRun(step, command, run, span, reach[0], reach[1], knobs, env, options, reach[2])
 
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
         """The tests whose policy this run changes (``Composer.gates``)."""

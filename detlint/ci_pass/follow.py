@@ -39,7 +39,7 @@ from detlint.span import Span
 
 # A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
 _SCRIPT_CALL = re.compile(
-    r"(?:^|&&|\|\||;|\b(?:bash|sh)(?:\s+-\w+)*\s)\s*((?:\.{1,2}/)?[\w.-]+(?:/[\w.-]+)*\.sh)\b",
+    r"(?:^|&&|\|\||;|\b(?:bash|sh)(?:\s+-\w+)*\s)\s*((?:\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*\.sh)\b",
     re.M,
 )
 # `make test`, `make -C sub test lint`, `FOO=1 gmake`: the words up to the end of the command.
@@ -104,7 +104,7 @@ class Follower:
         found: list[Followed] = []
         for match in _SCRIPT_CALL.finditer(text):
             written = match.group(1)
-            path = join(working, written) if not written.startswith("/") else ""
+            path = join(working, written) if not written.startswith("/") else self._mounted(written)
             facts = self._script(path) if path else None
             if facts is None:
                 continue
@@ -113,6 +113,17 @@ class Follower:
                 at = Span(shown, run.line + 1, run.column + 1, run.end_line + 1, run.end_column + 1)
                 found.append(Followed(run, at))
         return found
+
+    def _mounted(self, written: str) -> str:
+        """An absolute script path as a repository path: the longest tail of it that is a
+        file here (``/workspace/<repo>/ci/test.sh`` is ``ci/test.sh`` where the CI image
+        mounts the checkout), or "" when none is."""
+        parts = [part for part in written.split("/") if part and part != "."]
+        for start in range(len(parts)):
+            candidate = "/".join(parts[start:])
+            if self._text(candidate) is not None:
+                return candidate
+        return ""
 
     def tox(
         self, run: PytestRun, at: Span, directory: str, base: str, env: Sequence[EnvSetting]

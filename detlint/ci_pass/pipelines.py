@@ -124,6 +124,18 @@ def is_test_data(relative: str) -> bool:
     )
 
 
+_SET_ASIDE = frozenset(
+    {"excluded", "disabled", "deprecated", "archive", "archived", "unused", "obsolete"}
+)
+
+
+def is_set_aside(relative: str) -> bool:
+    """Whether a pipeline file sits in a directory its project keeps out of CI
+    (``.buildkite/excluded/``, ``ci/disabled/``): uploaders pick the directories they
+    read by name, and these names say the files are kept, not run."""
+    return not _SET_ASIDE.isdisjoint(_posix(relative).split("/")[:-1])
+
+
 def checkout_base(relative: str) -> str:
     """The directory a pipeline's commands start in, relative to detlint's root.
 
@@ -359,7 +371,7 @@ def _read_pipelines(
             continue
         relative = reader.relative(path)
         linted = linted_path(relative, start)
-        if runs_nowhere(linted) or is_test_data(linted):
+        if runs_nowhere(linted) or is_test_data(linted) or is_set_aside(linted):
             continue
         system = system_by_path(relative)
         if system is not None:

@@ -138,6 +138,31 @@ _VALUE_OPTION_SOURCES: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
         ),
     ),
     (
+        # pytest-benchmark 5.1: --benchmark-compare, -histogram and -cprofile-dump take
+        # an optional value, the rest below need one.
+        "pytest-benchmark",
+        (
+            ("--benchmark-json",),
+            ("--benchmark-save",),
+            ("--benchmark-storage",),
+            ("--benchmark-columns",),
+            ("--benchmark-sort",),
+            ("--benchmark-group-by",),
+            ("--benchmark-name",),
+            ("--benchmark-timer",),
+            ("--benchmark-min-time",),
+            ("--benchmark-max-time",),
+            ("--benchmark-min-rounds",),
+            ("--benchmark-calibration-precision",),
+            ("--benchmark-warmup-iterations",),
+            ("--benchmark-time-unit",),
+            ("--benchmark-cprofile",),
+            ("--benchmark-compare-fail",),
+            ("--benchmark-compare?",),
+            ("--benchmark-histogram?",),
+        ),
+    ),
+    (
         # pytest-timeout 2.4.0.
         "pytest-timeout",
         (("--timeout",), ("--timeout-method", "--timeout_method"), ("--session-timeout",)),

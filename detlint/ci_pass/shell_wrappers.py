@@ -123,6 +123,10 @@ def unwrap(values: Sequence[str], i: int, wrapped: Wrapped) -> int | None:
             continue
         wrapper = _WRAPPERS.get(name)
         if wrapper is None:
+            if name.endswith(".sh") and i + 1 < len(values) and _runs_commands(values[i + 1]):
+                wrapped.wrappers.append(values[i])  # run_in_docker.sh bash -c '...'
+                i += 1
+                continue
             return i
         j = i + 1
         while j < len(values) and values[j].startswith("-") and values[j] != "-":
@@ -142,6 +146,21 @@ def unwrap(values: Sequence[str], i: int, wrapped: Wrapped) -> int | None:
         wrapped.wrappers.append(" ".join(values[i:j]))
         i = j
     return i
+
+
+# What a repository script handed a command as its arguments is handed: a shell,
+# Python or pytest, or a launcher that runs them (``ci/in_docker.sh python -m pytest``).
+_HANDED = re.compile(
+    r"(?:ba|da|z|k)?sh|(?:python|pypy)(?:\d+(?:\.\d+)*)?|py\.?test(?:-?3)?"
+    r"|uv|uvx|tox|nox|hatch|poetry|pdm|pixi|conda|micromamba|coverage|make|timeout|env|xvfb-run"
+)
+
+
+def _runs_commands(word: str) -> bool:
+    """Whether a script's first argument names a command: ``docker_run.sh bash -c
+    '...'`` and ``with_gpu.sh pytest tests`` run it (the script passes ``"$@"`` on),
+    where ``deploy.sh staging`` hands it a name."""
+    return _HANDED.fullmatch(basename(word)) is not None
 
 
 def _skip_env(values: Sequence[str], j: int, wrapped: Wrapped) -> int:

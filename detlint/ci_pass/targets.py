@@ -13,6 +13,7 @@ operations: pathlib costs more per path than the rest of linking a run.
 from __future__ import annotations
 
 import bisect
+import fnmatch
 import os
 import posixpath
 from collections.abc import Callable, Iterable, Sequence
@@ -56,24 +57,39 @@ class TestFiles:
         self._show = display  # a repository path as displayed (relative to the cwd)
         self._tests: dict[tuple[str, ...], list[str]] = {}
         self._under: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
-        self._reached: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+        self._reached: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
         self._shown: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self._displayed: dict[str, str] = {}
 
-    def reached(self, directory: str, written: tuple[str, ...]) -> tuple[str, ...]:
+    def reached(
+        self, directory: str, written: tuple[str, ...], ignored: tuple[str, ...] = ()
+    ) -> tuple[str, ...]:
         """The test files (as displayed, sorted) of a run started in ``directory`` with
-        targets ``written``. Runs asking the same share one tuple."""
-        key = (directory, written)
+        targets ``written``, less those its ``--ignore``/``--ignore-glob`` values
+        (``ignored``, as written) leave out. Runs asking the same share one tuple."""
+        key = (directory, written, ignored)
         found = self._reached.get(key)
+        if found is None and ignored:
+            kept = self.reached(directory, written)
+            found = self._reached[key] = self._without(kept, directory, ignored)
         if found is None:
             config = self.config_for(directory)
-            targets = [join(directory, t) for t in written if not t.startswith("-")]
-            if not targets:
+            named = [t for t in written if not t.startswith("-")]
+            targets = [
+                mapped
+                for mapped in (
+                    self.mapped(t) if t.startswith("/") else join(directory, t) for t in named
+                )
+                if mapped is not None
+            ]
+            if not named:
                 config_dir = directory
                 if config.path:
                     config_dir = posixpath.dirname(self.relative(config.path))
                 targets = [join(config_dir, t) for t in config.testpaths] or [directory]
-            if len(targets) == 1:
+            if not targets:  # every target lies outside the repository
+                found = ()
+            elif len(targets) == 1:
                 found = self._shown_below(targets[0], config.python_files)
             else:
                 # Each target's files come sorted: sorting their concatenation merges runs.
@@ -81,6 +97,46 @@ class TestFiles:
                 found = tuple(sorted(dict.fromkeys(shown)))
             self._reached[key] = found
         return found
+
+    def _without(
+        self, files: tuple[str, ...], directory: str, ignored: tuple[str, ...]
+    ) -> tuple[str, ...]:
+        """``files`` less those below an ``--ignore`` path or matching an
+        ``--ignore-glob`` pattern; pytest takes both from where it starts, and matches a
+        pattern against the whole path (its ``*`` crosses directories)."""
+        paths: list[str] = []
+        patterns: list[str] = []
+        for value in ignored:
+            glob = any(c in value for c in "*?[")
+            where = (
+                (value.lstrip("/") if glob else self.mapped(value))
+                if value.startswith("/")
+                else join(directory, value)
+            )
+            if where is not None:
+                (patterns if glob else paths).append(self.display(where.rstrip("/")))
+        return tuple(
+            f
+            for f in files
+            if not any(f == p or f.startswith(p + "/") for p in paths)
+            and not any(
+                fnmatch.fnmatchcase(f, p) or fnmatch.fnmatchcase(f, "*/" + p) for p in patterns
+            )
+        )
+
+    def nodes(self, directory: str, written: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        """The node ids targets select, as (test file as displayed, the id after it):
+        ``tests/test_a.py::TestB::test_c`` runs only that test of the file. Most runs
+        name none."""
+        found: list[tuple[str, str]] = []
+        for target in written:
+            if "::" not in target or target.startswith("-"):
+                continue
+            path = self.mapped(target) if target.startswith("/") else join(directory, target)
+            if path is not None:
+                file, _, node = path.partition("::")
+                found.append((self.display(file), node))
+        return tuple(found)
 
     def locate(self, base: str, directory: str) -> str:
         """A working directory in the repository. An absolute one is where the CI image
@@ -91,10 +147,27 @@ class TestFiles:
         parts = [part for part in directory.split("/") if part]
         for start in range(len(parts)):
             candidate = join(base, "/".join(parts[start:]))
-            index = bisect.bisect_left(self.files, candidate + "/")
-            if index < len(self.files) and self.files[index].startswith(candidate + "/"):
+            if self._is_directory(candidate):
                 return candidate
         return base
+
+    def mapped(self, target: str) -> str | None:
+        """An absolute pytest target as a repository path: a container mounts the
+        checkout somewhere (``/workspace/<repo>/tests/test_a.py::test_b``), so the
+        longest tail of the path that is a file or directory here is taken
+        (``tests/test_a.py::test_b``). A path with no such tail is outside the
+        repository (a site-packages test suite) and reaches nothing."""
+        path, separator, node = target.partition("::")
+        parts = [part for part in path.split("/") if part and part != "."]
+        for start in range(len(parts)):
+            candidate = "/".join(parts[start:])
+            if candidate in self._file_set or self._is_directory(candidate):
+                return candidate + separator + node
+        return None
+
+    def _is_directory(self, candidate: str) -> bool:
+        index = bisect.bisect_left(self.files, candidate + "/")
+        return index < len(self.files) and self.files[index].startswith(candidate + "/")
 
     def display(self, path: str) -> str:
         found = self._displayed.get(path)

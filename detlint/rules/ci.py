@@ -114,8 +114,37 @@ def _described(
     the first call named like a test runner that detlint cannot see into."""
     if calls:
         which = f"in the tests `{calls[0]}` runs, if it runs any: detlint sees no pytest run in it"
+    elif runs and not _test_files(runs):
+        return _unlinked(runs[0]), _where(knob, runs, context)
     reach = _reach(_test_files(runs)) if runs else ""
     return which, "; ".join(p for p in (_where(knob, runs, context), reach) if p)
+
+
+def _unlinked(run: TestRun) -> str:
+    """Which tests the numbers are for when pytest runs but reaches no test file here:
+    doctests, another project's suite in the CI image (``/workspace/vllm/tests``), or a
+    directory set at run time."""
+    if any("$" in target for target in run.run.targets):
+        return f"in the tests `{_command(run)}` runs (its targets are set at run time)"
+    directory = run.command.working_dir or run.step.working_dir or ""
+    if "$" in directory or "$" in (run.run.cwd or ""):
+        return f"in the tests `{_command(run)}` runs (in a directory set at run time)"
+    return f"in the tests `{_command(run)}` runs, which detlint finds in no test file here"
+
+
+def _with_reach(which: str, run: TestRun) -> str:
+    """``which`` and, in brackets, the test files a run gates (or what it runs)."""
+    if not run.test_files:
+        return _unlinked(run)
+    if run.benchmarks_only:
+        which = "in the benchmarks it runs (`--benchmark-only` skips the other tests)"
+    return f"{which} ({_reach(run.test_files)})"
+
+
+def _command(run: TestRun, width: int = 80) -> str:
+    """A run's pytest command as written, cut to ``width`` characters."""
+    text = " ".join((run.run.launcher, *run.run.args))
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _where(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> str:
@@ -244,7 +273,7 @@ def reruns_flag(context: RuleContext) -> Iterator[Finding]:
         numbers, which = _quote(affected, pair, plain, context)
         message = (
             f"`{', '.join(options.flags)}` reruns every failing test of step {run.step.name!r}: "
-            f"{loss_phrase(numbers)} {which} ({_reach(run.test_files)})"
+            f"{loss_phrase(numbers)} {_with_reach(which, run)}"
         )
         help_text = (
             "drop the flag and give the tests that need it more in-test trials, or quarantine "
@@ -268,7 +297,7 @@ def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
         numbers, which = _quote(gates, pair, (Policy(gate=MASKED_EXIT), Policy()), context)
         message = (
             f"{run.run.masked} hides pytest's exit status in step {run.step.name!r}: "
-            f"{loss_phrase(numbers)} {which} ({_reach(run.test_files)})"
+            f"{loss_phrase(numbers)} {_with_reach(which, run)}"
         )
         help_text = (
             "let pytest's exit status fail the step (to keep a log, `set -o pipefail` before "

@@ -33,7 +33,10 @@ _CALL = re.compile(
 _TEST_WORD = re.compile(r"(?:^|[-_./])(?:unit)?tests?(?:$|[-_./])")
 # A Python script is named like a runner as a whole (test.py, run_tests.py,
 # runtests.py, run-tests-gpu.py); merge_recommended_tests.py or test_selector.py
-# are tools about tests. One in a test directory counts too.
+# are tools about tests. A test module in a test directory (tests/test_cli.py)
+# runs its tests as a script.
+_TEST_MODULE = re.compile(r"^(?:test_\w+|\w+_test)\.py$")
+_TEST_DIRECTORIES = frozenset({"test", "tests", "testing"})
 _PYTHON_RUNNER = re.compile(r"^(?:tests?|run[-_]?tests?(?:[-_.]\w+)*)\.py$")
 
 
@@ -63,6 +66,11 @@ def _suggests_tests(call: str) -> bool:
         return any(_TEST_WORD.search(word) for word in words[1:] if not word.startswith("-"))
     script = words[-1]
     if script.endswith(".py"):
+        # A runner by its name, or a test module of a test tree run as a script; a test
+        # tree keeps its tools too (tests/test_utils/python_scripts/dashboard.py).
         directory, _, name = script.rpartition("/")
-        return _PYTHON_RUNNER.match(name) is not None or bool(_TEST_WORD.search(directory))
+        if _PYTHON_RUNNER.match(name) is not None:
+            return True
+        in_tests = not _TEST_DIRECTORIES.isdisjoint(directory.split("/"))
+        return in_tests and _TEST_MODULE.match(name) is not None
     return _TEST_WORD.search(script) is not None
