@@ -139,6 +139,8 @@ def link_ci(
             found = linker.runs(step, pipeline.base)
             runs += found
             for run in found:  # while the step and its runs are at hand
+                if run.run.retry_attempts is not None:  # a retry the script writes
+                    knobs.update(dict.fromkeys(k for k in run.knobs if k.kind == "shell-retry"))
                 changes = run.changes_policy
                 if changes or run.env:
                     acting.append((run, changes))

@@ -45,7 +45,7 @@ GATE_OF_KNOB: dict[str, Gate] = {
     "continue-on-error": CONTINUE_ON_ERROR,
     "allow-failure": ALLOW_FAILURE,
 }
-RETRY_KINDS = ("job-retry", "retry-action")
+RETRY_KINDS = ("job-retry", "retry-action", "shell-retry")
 
 
 @dataclass(frozen=True, slots=True)

@@ -274,11 +274,27 @@ class Linker:
                 self.targets.nodes(directory, run.targets),
             )
         knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
+        if run.retry_attempts is not None:
+            knobs = (*knobs, _shell_retry(step, run, span))
         return TestRun(step, command, run, span, reach[0], reach[1], knobs, env, options, reach[2])
 
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
         """The tests whose policy this run changes (``Composer.gates``)."""
         return self.composer.gates(run, tests)
+
+
+def _shell_retry(step: CiStep, run: PytestRun, span: Span) -> CiKnob:
+    """The retry a script writes around ``run`` as a knob of its own, at the run."""
+    shape = run.retry_shape or "retry"
+    return CiKnob(
+        kind="shell-retry",
+        system=step.system,
+        key=shape,
+        span=span,
+        value=shape,
+        covers_tests=True,
+        attempts=run.retry_attempts,
+    )
 
 
 def _env(

@@ -218,3 +218,50 @@ def test_a_python_tool_kept_in_a_test_tree_is_not_a_test_runner(tmp_path):
         },
     )
     assert [f["line"] for f in found] == [6]
+
+
+def test_a_benchmark_only_run_names_no_test(tmp_path):
+    # pytest-benchmark skips every test without its fixture; which ones run is unknown.
+    (found,) = _findings(
+        tmp_path,
+        {
+            "autotest/test_grid.py": LOOPING,
+            ".github/workflows/bench.yml": """\
+                on: push
+                jobs:
+                  bench:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - working-directory: autotest
+                        shell: bash -l {0}  # no errexit: `ls` decides the status
+                        run: |
+                          uv run pytest --benchmark-only --benchmark-json .b/${{ matrix.os }}.json
+                          ls .b
+            """,
+        },
+    )
+    assert found["code"] == "DET431"
+    assert (
+        "in the benchmarks it runs (`--benchmark-only` skips the other tests)" in (found["message"])
+    )
+    assert "test_many" not in found["message"]
+
+
+def test_a_run_in_a_directory_set_at_run_time_says_so(tmp_path):
+    found = _findings(
+        tmp_path,
+        {
+            "src/integrations/prefect-aws/tests/test_a.py": PLAIN,
+            ".github/workflows/integrations.yml": """\
+                on: push
+                jobs:
+                  run-tests:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - working-directory: src/integrations/${{ matrix.package }}
+                        run: uv run pytest tests --reruns 2
+            """,
+        },
+    )
+    (rerun,) = [f for f in found if f["code"] == "DET421"]
+    assert "(in a directory set at run time)" in rerun["message"]

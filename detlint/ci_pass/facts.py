@@ -26,6 +26,7 @@ CiKnobKind = Literal[
     "allow-failure",  # GitLab allow_failure (job level or inside rules:)
     "job-retry",  # Buildkite retry.automatic, GitLab retry
     "retry-action",  # GitHub retry actions (nick-fields/retry, Wandalen/wretry.action)
+    "shell-retry",  # a retry written in the script: pytest || pytest --lf, a for loop
     "fail-fast-off",  # GitHub strategy.fail-fast: false (informational)
     "continue-on-failure",  # Buildkite wait step continue_on_failure (not a soft fail)
     "skip",  # a step skipped by configuration

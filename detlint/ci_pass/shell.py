@@ -32,12 +32,15 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from detlint.ci_pass.pytest_args import Option, read_knobs, scan_pytest_args
+from detlint.ci_pass.pytest_args import Knobs, Option, read_knobs, scan_pytest_args
 from detlint.ci_pass.shell_launchers import has_launcher_hint
+from detlint.ci_pass.shell_lexer import Word
 from detlint.ci_pass.shell_masking import Masking
 from detlint.ci_pass.shell_parser import parse
+from detlint.ci_pass.shell_retries import ShellRetry, find_retries
 from detlint.ci_pass.shell_state import Reason
 from detlint.ci_pass.shell_walk import ExportVia, Found, Walker, WalkState, resolve
 
@@ -114,6 +117,10 @@ class PytestRun:
     options: tuple[Option, ...] = ()  # every option pytest receives, canonical names
     wrappers: tuple[str, ...] = ()  # commands wrapped around it, e.g. "timeout 600"
     in_loop: bool = False  # inside a for/while/until body (a shell retry loop, perhaps)
+    # A retry written in the script (``|| pytest --lf``, ``for i in 1 2 3; do pytest &&
+    # break; done``): the attempts in all, the first included; None when none.
+    retry_attempts: int | None = None
+    retry_shape: str | None = None  # how the retry reads in a message
     args: tuple[str, ...] = ()  # the words pytest receives (tox: what follows --), as read
 
 
@@ -214,7 +221,11 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     lines = _Lines(text)
     masking = Masking(program, unparsed, errexit, pipefail)
     starts = [found.command.start for found in walker.found]
-    runs = [_run(found, masking, lines, starts) for found in walker.found]
+    retries: dict[int, ShellRetry] = {}
+    if len(walker.found) > 1 or (walker.found and walker.found[0].in_loop):
+        readers = {id(found.command): _reader(found.variables) for found in walker.found}
+        retries = find_retries(program, readers)
+    runs = [_run(found, masking, lines, starts, retries) for found in walker.found]
     if len(runs) > 1:
         runs.sort(key=lambda run: (run.line, run.column))
     exports = []
@@ -226,15 +237,41 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
 
 def _runs_pytest_again(reason: Reason, starts: list[int]) -> bool:
     """Whether the construct that drops a failure is ``|| pytest ...``: a second run
-    (often ``--last-failed``) whose own status decides the step. That is a retry,
-    not a hidden exit status; detlint does not count it as a rerun layer yet, and
-    says nothing rather than "reported 0% of the time"."""
+    (often ``--last-failed``) whose own status decides the step. That is a retry
+    (``shell_retries``), not a hidden exit status."""
     return reason.phrase.startswith("`||") and any(
         reason.start < start < reason.end for start in starts
     )
 
 
-def _run(found: Found, masking: Masking, lines: _Lines, starts: list[int]) -> PytestRun:
+def _reader(variables: dict[str, str]) -> Callable[[Word], str]:
+    """How a word of a run reads: its literal value, or with the literal values of the
+    variables assigned before the run (``$POLICY``)."""
+
+    def read(word: Word) -> str:
+        return resolve(word, variables)[0] if word.dynamic else word.value
+
+    return read
+
+
+def _reruns_inside(knobs: Knobs) -> bool:
+    """Whether a run's own options rerun failing tests inside pytest."""
+    return bool(
+        knobs.get("reruns")
+        or knobs.get("retries")
+        or knobs.get("force_reruns")
+        or knobs.get("max_runs")
+        or knobs.get("force_flaky")
+    )
+
+
+def _run(
+    found: Found,
+    masking: Masking,
+    lines: _Lines,
+    starts: list[int],
+    retries: dict[int, ShellRetry],
+) -> PytestRun:
     command, launch = found.command, found.launch
     words = command.words
     values: list[str] = []
@@ -261,6 +298,13 @@ def _run(found: Found, masking: Masking, lines: _Lines, starts: list[int]) -> Py
     reason = masking.reason(command)
     if reason is not None and _runs_pytest_again(reason, starts):
         reason = None
+    retry = retries.get(id(command))
+    if retry is not None and reason is not None:
+        retry = None  # the last attempt's failure does not reach the step: a mask
+    if retry is not None and not retry.same and _reruns_inside(knobs):
+        # `pytest --reruns 2 || pytest --lf`: the attempts add up rather than multiply,
+        # which the model's layers do not express; say nothing rather than overstate.
+        retry = None
     line, column = lines.point(command.start)
     end_line, end_column = lines.point(command.end)
     tox_env = launch.tox_env
@@ -284,5 +328,7 @@ def _run(found: Found, masking: Masking, lines: _Lines, starts: list[int]) -> Py
         wrappers=launch.wrappers,
         in_loop=found.in_loop,
         args=tuple(values),
+        retry_attempts=retry.attempts if retry is not None else None,
+        retry_shape=retry.shape if retry is not None else None,
         **knobs,
     )

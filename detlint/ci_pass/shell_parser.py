@@ -68,6 +68,28 @@ def parse(
     return program, lexer.broken or parser.broken
 
 
+# `$(seq 3)`, `$(seq 1 3)` and `{1..3}`: words whose expansion has a literal length.
+_SEQ = re.compile(r"\$\(\s*seq\s+(?:(\d+)\s+)?(\d+)\s*\)")
+_BRACES = re.compile(r"\{(\d+)\.\.(\d+)\}")
+
+
+def _rounds(items: list[Word]) -> int:
+    """How many rounds ``for x in ITEMS`` makes: literal words count one each, and
+    ``$(seq A B)`` and ``{A..B}`` their length; 1 (unknown) when any other word
+    expands (a variable, a glob)."""
+    rounds = 0
+    for item in items:
+        pattern = _SEQ if item.dynamic else _BRACES
+        match = pattern.fullmatch(item.raw)
+        if match is not None:
+            rounds += max(0, int(match.group(2)) - int(match.group(1) or 1) + 1)
+        elif item.dynamic or _GLOB.search(item.raw):
+            return 1
+        else:
+            rounds += 1
+    return rounds or 1
+
+
 class _Parser:
     """Recursive descent over the tokens; tolerant: what it cannot place it
     steps over and notes in ``broken``."""
@@ -344,8 +366,7 @@ class _Parser:
             while isinstance(token := self._peek(), Word):
                 items.append(token)
                 self.i += 1
-            if not any(item.dynamic or _GLOB.search(item.raw) for item in items):
-                rounds = len(items)
+            rounds = _rounds(items)
         while self._op_is(self._peek(), ";", "\n"):
             self.i += 1
         self._expect("do")

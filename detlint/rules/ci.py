@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
 GATE_KINDS = ("soft-fail", "continue-on-error", "allow-failure")
-RETRY_KINDS = ("job-retry", "retry-action")
+RETRY_KINDS = ("job-retry", "retry-action", "shell-retry")
 
 # (with the knob, without it) for one gate
 Pair = tuple[Policy, Policy]
@@ -234,7 +234,19 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         numbers, which = _quote(gates, _retry_pair(knob), plain, context)
         which, details = _described(knob, runs, calls, which, context)
         help_text = _RETRY_HELP[knob.system]
-        if knob.key.endswith("continue-on-error"):  # a chain of attempt steps
+        what = f"`{knob.key}`"
+        if knob.kind == "shell-retry":
+            does = f"runs pytest again when it fails ({knob.attempts} attempts in all)"
+            if knob.key.startswith("|| pytest --lf"):
+                does = f"reruns the tests that failed ({knob.attempts} attempts in all)"
+            elif not knob.key.startswith("||"):
+                what = f"a `{knob.key.split()[0]}` loop of {knob.attempts} rounds"
+                does = "runs pytest again until it passes"
+            help_text = (
+                "drop the retry from the script, and give the flaky tests more in-test "
+                f"trials or quarantine them visibly: {QUARANTINE}"
+            )
+        elif knob.key.endswith("continue-on-error"):  # a chain of attempt steps
             does = f"starts {knob.attempts} attempts (later steps rerun the tests when it fails)"
             help_text = (
                 "let the first attempt block and drop the ones after it, and quarantine "
@@ -242,7 +254,7 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
             )
         else:
             does = f"runs a failing job up to {knob.attempts} times"
-        message = f"`{knob.key}` {does}: {loss_phrase(numbers)} {which} ({details})"
+        message = f"{what} {does}: {loss_phrase(numbers)} {which} ({details})"
         yield finding("DET411", knob.span, message, help_text, numbers)
 
 
@@ -354,7 +366,8 @@ def stacked_retries(context: RuleContext) -> Iterator[Finding]:
         inner = ", ".join(layer.describe() for layer in gate.inside.layers if layer.masks)
         message = (
             f"{gate.label} is retried inside pytest by {inner} and again by `{knob.key}` "
-            f"({knob.attempts} job runs): up to {attempts} attempts in total; "
+            f"({knob.attempts} {'attempts' if knob.kind == 'shell-retry' else 'job runs'}): "
+            f"up to {attempts} attempts in total; "
             f"{loss_phrase(numbers)} ({_reach(g.base.test.path for g in gates)})"
         )
         related = [k.span for k in gate.base.knobs if k.kind in ("rerun-marker", "config-reruns")]
