@@ -59,27 +59,6 @@ _GIT_LOCATION_VARIABLES = frozenset(
 
 _NOT_FOUND = "path does not exist"
 _BROKEN_LINK = "path does not exist (broken symbolic link)"
-# The kinds of file detlint reads: a broken link to any other (an image in the docs) is
-# none of its business, found while walking the tree. One the user names is reported.
-_READ_SUFFIXES = (
-    ".py",
-    ".yml",
-    ".yaml",
-    ".j2",
-    ".jinja",
-    ".toml",
-    ".ini",
-    ".cfg",
-    ".txt",
-    ".in",
-    ".lock",
-)
-
-
-def may_read(name: str) -> bool:
-    """Whether a file of this name is one detlint could read (a test, a pipeline, a
-    config, a dependency declaration)."""
-    return name.lower().endswith(_READ_SUFFIXES) or name in ("Pipfile", "setup.py")
 
 
 @dataclass(frozen=True)
@@ -246,9 +225,9 @@ def _walk(
                     continue
                 if entry.is_file():  # follows a symlink; costs a stat only for symlinks
                     files.add(entry.path)
-                elif entry.is_symlink() and may_read(name) and not os.path.exists(entry.path):
-                    problems.append((entry.path, _BROKEN_LINK))
-                # else: a symlinked directory (never followed), FIFO, socket or device
+                # else: a broken symlink (a checkout's link into a build tree or a
+                # submodule not cloned: nothing to read, and nothing a maintainer acts
+                # on), a symlinked directory (never followed), FIFO, socket or device
             except OSError as error:  # e.g. a symlink pointing at itself
                 problems.append((entry.path, f"cannot read: {_reason(error)}"))
 

@@ -77,6 +77,8 @@ class Analysis:
     findings: tuple[Finding, ...]
     checked: tuple[Path, ...]  # the files checked, as discovered
     ci: CiAnalysis | None = None  # None when the run read no pipeline
+    # Pipelines of systems detlint does not read (Azure Pipelines): (path, system).
+    not_read: tuple[tuple[str, str], ...] = ()
 
     @property
     def files_checked(self) -> int:
@@ -198,6 +200,7 @@ def analyse(
         options = scan_options(options, config_files, lint_files, root, cwd)
     prefilter = Prefilter(extra=extra, trials="DET301" in selected, readers=readers)
     pipelines: tuple[PipelineFacts, ...] = ()
+    not_read: tuple[tuple[str, str], ...] = ()
     if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):
         from detlint.ci_analysis import pipeline_env_names
         from detlint.ci_pass.pipelines import read_pipelines
@@ -210,6 +213,7 @@ def analyse(
         with python.start(lint_files, forked) as staged:
             read = read_pipelines(discovery.files, root, cwd, jobs=jobs, cache=cache)
             pipelines, problems = read.pipelines, problems + list(read.problems)
+            not_read = read.not_read
             # A test that reads a variable a pipeline sets must be read for DET302.
             names = tuple(name.encode() for name in pipeline_env_names(pipelines))
             learned = Variables(names, bool(pipelines))
@@ -344,6 +348,7 @@ def analyse(
         findings=findings,
         checked=tuple(discovery.files),
         ci=ci,
+        not_read=not_read,
     )
 
 

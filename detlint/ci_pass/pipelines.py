@@ -65,11 +65,14 @@ KNOB_TOKENS = (
 
 @dataclass(frozen=True)
 class PipelineRead:
-    """Every pipeline file read in one run, and the files that could not be read."""
+    """Every pipeline file read in one run, and the files that could not be read.
+    ``not_read`` are pipelines of systems detlint does not read (Azure Pipelines), as
+    (path as displayed, system)."""
 
     pipelines: tuple[PipelineFacts, ...]
     problems: tuple[Problem, ...]
     files_seen: int
+    not_read: tuple[tuple[str, str], ...] = ()
 
 
 def _posix(relative: str) -> str:
@@ -89,6 +92,35 @@ def system_by_path(relative: str) -> System | None:
     ):
         return "buildkite"
     return None
+
+
+_AZURE_NAME = re.compile(r"(?:^|[-_.])azure[-_.]?pipelines?(?:[-_.]|$)|^azure[-_.]")
+_AZURE_STEP_KEYS = frozenset({"script", "bash", "pwsh", "powershell", "task", "checkout"})
+
+
+def is_azure_pipeline(relative: str) -> bool:
+    """Whether a file is an Azure Pipelines definition by where it is: named
+    ``azure-pipelines*.yml``, or in an ``azure``/``.azure-pipelines`` directory
+    (``buildscripts/azure/azure-windows.yml``). Azure is a system of its own, which
+    detlint does not read: its ``steps:`` list must not be taken for Buildkite's."""
+    parts = _posix(relative).lower().split("/")
+    if any(
+        part in ("azure", ".azure", ".azure-pipelines", "azure-pipelines") for part in parts[:-1]
+    ):
+        return True
+    return _AZURE_NAME.search(parts[-1]) is not None
+
+
+def _azure_steps(steps: YSeq) -> bool:
+    """Whether a ``steps:`` list is Azure's (``- script:``, ``- task:``...), with no
+    Buildkite ``command``."""
+    maps = [item for item in steps if isinstance(item, YMap)]
+    return bool(maps) and all(
+        any(key in item for key in _AZURE_STEP_KEYS)
+        and "command" not in item
+        and "commands" not in item
+        for item in maps
+    )
 
 
 def runs_nowhere(relative: str) -> bool:
@@ -168,7 +200,7 @@ def system_by_content(documents: Sequence[YNode]) -> System | None:
             continue
         steps = document.get("steps")
         if isinstance(steps, YSeq):
-            return "buildkite"
+            return None if _azure_steps(steps) else "buildkite"
         jobs = document.get("jobs")
         if isinstance(jobs, YMap) and any(
             isinstance(job, YMap) and ("steps" in job or "uses" in job) for _, job in jobs.items
@@ -365,6 +397,7 @@ def _read_pipelines(
     start = reader.relative(cwd)
     by_path: list[tuple[Path, System]] = []
     by_content: list[Path] = []
+    not_read: list[tuple[str, str]] = []
     for path in files:
         name = path.name
         if not is_yaml_name(name):
@@ -372,6 +405,9 @@ def _read_pipelines(
         relative = reader.relative(path)
         linted = linted_path(relative, start)
         if runs_nowhere(linted) or is_test_data(linted) or is_set_aside(linted):
+            continue
+        if is_azure_pipeline(linted):
+            not_read.append((display_path(path, cwd), "azure-pipelines"))
             continue
         system = system_by_path(relative)
         if system is not None:
@@ -417,4 +453,6 @@ def _read_pipelines(
                 reader.problems += problems
                 if uploaded is not None:
                     pipelines.append(uploaded)
-    return PipelineRead(tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files))
+    return PipelineRead(
+        tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files), tuple(not_read)
+    )

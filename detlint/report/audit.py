@@ -188,6 +188,7 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
         return list(entry[1])
 
     return {
+        "not_read": [{"path": path, "system": system} for path, system in analysis.not_read],
         "pipelines": [
             {
                 "path": p.path,
