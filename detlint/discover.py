@@ -47,6 +47,25 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
 """Directory names never walked: version control, virtualenvs, caches and build
 output hold copies of other projects' tests and config that are not this repository's."""
 
+DEFAULT_VENDORED: tuple[str, ...] = (
+    "_vendor",
+    "_vendored",
+    "vendor",
+    "vendored",
+    "third_party",
+    "third-party",
+    "thirdparty",
+    "3rdparty",
+    "external",
+    "extern",
+)
+"""Directory names that hold other projects' code copied in: skipped by default (the
+``vendored-dirs`` setting replaces the list; ``[]`` reads them all), except inside a test
+tree (``tests/external/`` holds this project's tests of external services). Git
+submodules and nested repositories are vendored too."""
+
+_TEST_TREES = frozenset({"test", "tests", "testing"})
+
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini")
 
 _GIT_TIMEOUT_SECONDS = 20.0
@@ -63,11 +82,13 @@ _BROKEN_LINK = "path does not exist (broken symbolic link)"
 
 @dataclass(frozen=True)
 class Discovery:
-    """The outcome of expanding the user's paths: files to lint and paths that could not be."""
+    """The outcome of expanding the user's paths: files to lint, paths that could not
+    be, and the vendored directories skipped (as displayed)."""
 
     root: Path
     files: tuple[Path, ...]
     problems: tuple[Problem, ...]
+    vendored: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -76,9 +97,14 @@ class _Rules:
 
     default_dirs: re.Pattern[str]
     user: re.Pattern[str] | None
+    vendored: frozenset[str] = frozenset()
 
     def skips_dir(self, name: str, rel: str) -> bool:
         return self.default_dirs.match(name) is not None or self.skips_file(name, rel)
+
+    def is_vendored(self, name: str, rel: str) -> bool:
+        """A directory of vendored code: by name, outside a test tree."""
+        return name in self.vendored and _TEST_TREES.isdisjoint(rel.split("/")[:-1])
 
     def skips_file(self, name: str, rel: str) -> bool:
         return self.user is not None and (
@@ -97,10 +123,10 @@ def _compile(patterns: Sequence[str]) -> re.Pattern[str] | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _rules(exclude: tuple[str, ...]) -> _Rules:
+def _rules(exclude: tuple[str, ...], vendored: tuple[str, ...] = DEFAULT_VENDORED) -> _Rules:
     default = _compile(DEFAULT_EXCLUDES)
     assert default is not None  # DEFAULT_EXCLUDES is not empty
-    return _Rules(default, _compile(exclude))
+    return _Rules(default, _compile(exclude), frozenset(vendored))
 
 
 @dataclass(frozen=True)
@@ -188,8 +214,10 @@ def _walk(
     listing: _Listing | None,
     files: set[str],
     problems: list[tuple[str, str]],
+    vendored: list[str] | None = None,
 ) -> None:
     """Add every regular file under ``start`` to ``files``, following no symlinked directory.
+    Vendored directories skipped are added to ``vendored``.
 
     ``start_rel`` is ``start`` relative to the root in POSIX form ("" for the root);
     globs are matched against it extended by each entry's name. With a
@@ -212,7 +240,12 @@ def _walk(
                 if entry.is_dir(follow_symlinks=False):
                     if rules.skips_dir(name, child):
                         continue
-                    if active is None or child in active.kept:
+                    nested = active is not None and child in active.kept
+                    if rules.vendored and (nested or rules.is_vendored(name, child)):
+                        if vendored is not None:  # a submodule, a nested repository
+                            vendored.append(entry.path)
+                        continue
+                    if active is None or nested:
                         # Unfiltered; or a submodule or nested repository, kept whole.
                         stack.append((entry.path, child, None))
                     elif child in active.dirs:
@@ -291,6 +324,7 @@ def discover(
     *,
     exclude: Sequence[str] = (),
     respect_gitignore: bool = True,
+    vendored: Sequence[str] = DEFAULT_VENDORED,
 ) -> Discovery:
     """Expand the user's paths (files and directories; ``[cwd]`` when empty) into files to lint.
 
@@ -304,9 +338,10 @@ def discover(
     base = os.path.abspath(cwd)
     targets = [os.path.normpath(os.path.join(base, os.fspath(p))) for p in paths] or [base]
     root = str(find_root([Path(t) for t in targets]))
-    rules = _rules(tuple(exclude))
+    rules = _rules(tuple(exclude), tuple(vendored))
     files: set[str] = set()
     problems: list[tuple[str, str]] = []
+    skipped: list[str] = []
     listing: _Listing | None = None
     listed = False
     for target in targets:
@@ -327,7 +362,7 @@ def discover(
             active = listing if listing is not None and rel in listing.dirs else None
             if active is not None and rel in active.kept:  # the target is a submodule
                 active = None
-            _walk(target, rel, rules, active, files, problems)
+            _walk(target, rel, rules, active, files, problems, skipped)
         else:
             problems.append((target, "not a regular file or directory; skipped"))
     shown = sorted({(display_path(Path(p), cwd), message) for p, message in problems})
@@ -335,6 +370,7 @@ def discover(
         root=Path(root),
         files=tuple(Path(f) for f in sorted(files, key=_path_order)),
         problems=tuple(Problem(Span.file(path), message) for path, message in shown),
+        vendored=tuple(sorted({display_path(Path(p), cwd) for p in skipped})),
     )
 
 
@@ -343,6 +379,7 @@ def repository_files(
     *,
     exclude: Sequence[str] = (),
     respect_gitignore: bool = True,
+    vendored: Sequence[str] = DEFAULT_VENDORED,
 ) -> tuple[str, ...]:
     """Every file of the repository under ``root``, with the same exclusion rules as discover,
     as absolute paths in pathlib's order.
@@ -357,16 +394,18 @@ def repository_files(
     what the user asked to lint. Call :func:`clear_cache` if files may have
     changed since (long-lived processes, tests).
     """
-    return _repository_files(os.path.abspath(root), tuple(exclude), respect_gitignore)
+    return _repository_files(
+        os.path.abspath(root), tuple(exclude), respect_gitignore, tuple(vendored)
+    )
 
 
 @functools.lru_cache(maxsize=16)
 def _repository_files(
-    root: str, exclude: tuple[str, ...], respect_gitignore: bool
+    root: str, exclude: tuple[str, ...], respect_gitignore: bool, vendored: tuple[str, ...]
 ) -> tuple[str, ...]:
     listing = _git_listing(root) if respect_gitignore else None
     files: set[str] = set()
-    _walk(root, "", _rules(exclude), listing, files, [])
+    _walk(root, "", _rules(exclude, vendored), listing, files, [])
     return tuple(sorted(files, key=_path_order))
 
 

@@ -79,6 +79,7 @@ class Analysis:
     ci: CiAnalysis | None = None  # None when the run read no pipeline
     # Pipelines of systems detlint does not read (Azure Pipelines): (path, system).
     not_read: tuple[tuple[str, str], ...] = ()
+    vendored: tuple[str, ...] = ()  # vendored directories skipped, as displayed
 
     @property
     def files_checked(self) -> int:
@@ -164,13 +165,17 @@ def analyse(
         cwd,
         exclude=settings.exclude,
         respect_gitignore=settings.respect_gitignore,
+        vendored=settings.vendored_dirs,
     )
     root = discovery.root
     problems: list[Problem] = list(discovery.problems)
 
     def every_file() -> tuple[str, ...]:
         return repository_files(
-            root, exclude=settings.exclude, respect_gitignore=settings.respect_gitignore
+            root,
+            exclude=settings.exclude,
+            respect_gitignore=settings.respect_gitignore,
+            vendored=settings.vendored_dirs,
         )
 
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
@@ -349,6 +354,7 @@ def analyse(
         checked=tuple(discovery.files),
         ci=ci,
         not_read=not_read,
+        vendored=discovery.vendored,
     )
 
 

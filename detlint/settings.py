@@ -9,8 +9,9 @@ the same reason.
 ``exclude`` and ``extend-exclude`` both add to the directories detlint never
 walks (version control, virtualenvs, caches, build output; see
 ``detlint.discover.DEFAULT_EXCLUDES``): those hold other projects' tests and
-config, so no setting brings them back. ``per-file-ignores`` is applied to
-findings by :mod:`detlint.file_ignores`.
+config, so no setting brings them back. ``vendored-dirs`` names the directories of
+vendored code skipped by default (``detlint.discover.DEFAULT_VENDORED``; ``[]`` reads
+them). ``per-file-ignores`` is applied to findings by :mod:`detlint.file_ignores`.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from detlint.discover import DEFAULT_VENDORED
 from detlint.reasons import DEFAULT_TRACKING_PATTERN
 from detlint.severity import SEVERITIES
 from detlint.span import display_path
@@ -43,6 +45,7 @@ class Settings:
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    vendored_dirs: tuple[str, ...] = DEFAULT_VENDORED
     respect_gitignore: bool = True
     tracking_issue_pattern: str = DEFAULT_TRACKING_PATTERN
     retry_decorators: frozenset[str] = frozenset()
@@ -148,6 +151,8 @@ def _parse(table: dict[str, Any], path: Path | None) -> Settings:
             settings = replace(settings, fail_on=_severity(key, value))
         elif key in ("exclude", "extend-exclude"):
             settings = replace(settings, exclude=settings.exclude + _strings(key, value))
+        elif key == "vendored-dirs":
+            settings = replace(settings, vendored_dirs=_strings(key, value))
         elif key == "respect-gitignore":
             settings = replace(settings, respect_gitignore=_boolean(key, value))
         elif key == "tracking-issue-pattern":

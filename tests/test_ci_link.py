@@ -117,9 +117,9 @@ def test_a_nested_repository_runs_its_steps_from_its_own_root(tmp_path):
     repo = written_repository(
         tmp_path,
         {
-            "vendor/lib/tests/test_lib.py": "def test_lib():\n    pass\n",
+            "projects/lib/tests/test_lib.py": "def test_lib():\n    pass\n",
             "tests/test_top.py": "def test_top():\n    pass\n",
-            "vendor/lib/.buildkite/pipeline.yml": """\
+            "projects/lib/.buildkite/pipeline.yml": """\
                 steps:
                   - command: pytest tests
                     soft_fail: true
@@ -129,7 +129,7 @@ def test_a_nested_repository_runs_its_steps_from_its_own_root(tmp_path):
     _, document = run_check(repo)
     (found,) = document["findings"]
     assert found["code"] == "DET401"
-    assert "under vendor/lib/tests" in found["message"]
+    assert "under projects/lib/tests" in found["message"]
 
 
 def test_a_retry_on_agent_loss_only_is_not_a_finding(tmp_path):

@@ -276,10 +276,14 @@ def test_explicit_ignored_file_and_wholly_ignored_directory_are_included(repo):
     assert rel(found, repo) == ["ignored/deep/conftest.py", "ignored/test_b.py", "run.log"]
 
 
-def test_nested_repository_is_kept_whole(repo):
+def test_nested_repository_is_vendored_by_default_and_kept_whole_when_read(repo):
     make(repo, "nested/test_n.py", "nested/sub/conftest.py")
     git(repo / "nested", "init", "-q")
-    assert {"nested/test_n.py", "nested/sub/conftest.py"} <= set(rel(discover([], repo), repo))
+    found = discover([], repo)
+    assert not {"nested/test_n.py", "nested/sub/conftest.py"} & set(rel(found, repo))
+    assert found.vendored == ("nested",)
+    read = discover([], repo, vendored=())
+    assert {"nested/test_n.py", "nested/sub/conftest.py"} <= set(rel(read, repo))
 
 
 def test_git_runs_once_and_only_when_a_directory_is_walked(repo, monkeypatch):

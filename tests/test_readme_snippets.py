@@ -190,6 +190,7 @@ def test_configuration_example_is_valid_config(tmp_path: Path) -> None:
     settings = load_settings(None, tmp_path)
     assert settings.fail_on == "warning"
     assert settings.select == ("DET1", "DET2")
-    assert {"third_party/*", "legacy/*"} <= set(settings.exclude)
+    assert {"generated/*", "legacy/*"} <= set(settings.exclude)
+    assert settings.vendored_dirs == ("vendor",)
     assert dict(settings.per_file_ignores) == {"tests/stress/**": ("DET101",)}
     assert settings.retry_decorators == frozenset({"ourlib.testing.retry_test"})

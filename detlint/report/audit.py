@@ -280,6 +280,7 @@ def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict
         "knobs": knobs,
         "tests": tests,
         "ci": _ci_json(analysis, reference_rate),
+        "skipped": [{"path": path, "why": "vendored"} for path in analysis.vendored],
         "findings": [finding_json(finding) for finding in analysis.findings],
         "problems": [{"message": p.message, **_where(p.span)} for p in analysis.problems],
     }
