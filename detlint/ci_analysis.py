@@ -80,7 +80,7 @@ def link_ci(
     modules: Sequence[ModuleFacts],
     root: Path,
     cwd: Path,
-    evidence: PluginEvidence,
+    evidence_for: Callable[[str], PluginEvidence],
     every_file: Callable[[], Sequence[str]],
     scan: Callable[[list[Path], bool], list[ModuleFacts]],
     scanned: frozenset[str] = frozenset(),
@@ -116,7 +116,7 @@ def link_ci(
     linker = Linker(
         python_files(every_file(), root, cwd),
         config_for,
-        evidence,
+        evidence_for,
         relative,
         displayer(root, cwd),
         lambda path: _read_called(root / path, cwd),

@@ -111,9 +111,13 @@ class Composer:
     """Composes the gates of runs; ``config_for`` gives the pytest config of a
     repository directory."""
 
-    def __init__(self, config_for: Callable[[str], PytestConfig], evidence: PluginEvidence) -> None:
+    def __init__(
+        self,
+        config_for: Callable[[str], PytestConfig],
+        evidence_for: Callable[[str], PluginEvidence],
+    ) -> None:
         self.config_for = config_for
-        self.evidence = evidence
+        self.evidence_for = evidence_for  # a test file's project's (``detlint.projects``)
         self._linked: dict[tuple[int, int], tuple[TestFunction, PytestConfig, TestGate]] = {}
         self._configs: dict[tuple[int, int], tuple[PytestConfig, RunOptions, PytestConfig]] = {}
         self._tests: dict[str, list[TestFunction]] | None = None
@@ -213,7 +217,8 @@ class Composer:
         entry = self._configs.get(key)
         if entry is None:
             found = with_options(config, options)
-            if found is not config and same_link(config, found, self.evidence):
+            evidence = self.evidence_for(config.path or "")
+            if found is not config and same_link(config, found, evidence):
                 found = config
             entry = self._configs[key] = (config, options, found)
         return entry[2]
@@ -224,7 +229,8 @@ class Composer:
         key = (id(test), id(config))
         entry = self._linked.get(key)
         if entry is None:
-            entry = self._linked[key] = (test, config, link_test(test, config, self.evidence))
+            linked = link_test(test, config, self.evidence_for(test.path))
+            entry = self._linked[key] = (test, config, linked)
         return entry[2]
 
     def _gate(

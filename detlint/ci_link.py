@@ -99,17 +99,17 @@ class Linker:
         self,
         files: Sequence[str],
         config_for: Callable[[str], PytestConfig],
-        evidence: PluginEvidence,
+        evidence_for: Callable[[str], PluginEvidence],
         relative: Callable[[str], str] = lambda path: path,
         display: Callable[[str], str] = lambda path: path,
         read_file: Callable[[str], str | None] | None = None,
     ) -> None:
         self.targets = TestFiles(files, config_for, relative, display)
         self.config_for = config_for
-        self.evidence = evidence
+        self.evidence_for = evidence_for
         # Scripts, tox.ini and Makefiles that commands call (none without a reader).
         self.follower = Follower(read_file or (lambda path: None), self.targets.display)
-        self.composer = Composer(config_for, evidence)
+        self.composer = Composer(config_for, evidence_for)
         self._commands: dict[ScriptKey, CommandFacts] = {}
         # Keyed by a group's command texts and shell options (see ``_placed``).
         self._placed_runs: dict[

@@ -88,6 +88,9 @@ class PluginEvidence:
 
     requirements: tuple[Requirement, ...]
     problems: tuple[Problem, ...]
+    # Whether the project declares its dependencies somewhere detlint read (every file
+    # readable): only then does "no rerun plugin declared" mean a marker is inert.
+    declares: bool = True
 
     @property
     def plugins(self) -> frozenset[str]:
@@ -175,6 +178,11 @@ def _relative(path: Path, root: Path) -> str:
         return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
     except ValueError:
         return Path(os.path.abspath(path)).as_posix()
+
+
+def is_dependency_file(path: Path, root: Path) -> bool:
+    """Whether detlint reads ``path`` for dependencies (by its name and folder)."""
+    return _reader_for(path, root) is not None
 
 
 def _reader_for(path: Path, root: Path) -> _Reader | None:

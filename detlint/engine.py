@@ -46,20 +46,6 @@ PYTEST_CONFIG_FILES = frozenset(
     }
 )
 
-# Files that make a directory a Python project whose dependencies apply below it.
-PROJECT_MARKERS = (
-    "pyproject.toml",
-    "setup.py",
-    "setup.cfg",
-    "Pipfile",
-    "poetry.lock",
-    "uv.lock",
-    "pixi.toml",
-    "pixi.lock",
-    "environment.yml",
-    "environment.yaml",
-)
-
 # Below this many files, worker start-up costs more than reading them here.
 PARALLEL_THRESHOLD = 200
 
@@ -116,34 +102,6 @@ def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
         )
         for mark in module.hook_marks
     ]
-
-
-def _is_project(directory: Path) -> bool:
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return False
-    return any(
-        name in PROJECT_MARKERS or name == "requirements" or name.startswith("requirements")
-        for name in names
-    )
-
-
-def project_root(paths: Sequence[Path], repository_root: Path) -> Path:
-    """The nearest project directory above the scanned paths, not above the repository.
-
-    Dependency declarations apply to the project they sit in: an example or a
-    sub-package with its own requirements must not be judged by the parent's.
-    """
-    absolute = [Path(os.path.abspath(path)) for path in paths] or [repository_root]
-    common = Path(os.path.commonpath([str(path) for path in absolute]))
-    start = common if common.is_dir() else common.parent
-    for directory in (start, *start.parents):
-        if _is_project(directory):
-            return directory
-        if directory == repository_root:
-            break
-    return repository_root
 
 
 def default_jobs() -> int:
@@ -255,31 +213,29 @@ def analyse(
     if modules or pipelines:
         # Which plugin reads `flaky` matters only once there is a marker to read.
         from detlint.collection import collects
-        from detlint.dependencies import (
-            declares_dependencies,
-            dependency_files,
-            read_plugin_evidence,
-        )
+        from detlint.dependencies import dependency_files
         from detlint.link import link_tests
+        from detlint.projects import Projects
         from detlint.pytest_config import find_pytest_config
 
-        project = project_root(list(paths) or [cwd], root)
-        project_files = dependency_files(project, every_file)
-        evidence = read_plugin_evidence(project, project_files, cwd)
-        problems += evidence.problems
-        # A dependency file that could not be read (its DET901 says so) may declare the
-        # plugin: "none is declared" cannot be concluded then.
-        dependencies_declared = declares_dependencies(project, project_files) and not (
-            evidence.problems
-        )
+        # Each test's evidence is its own project's (detlint.projects), whichever files
+        # this run lints: every dependency file of the repository is placed.
+        projects = Projects(root, dependency_files(root, every_file), cwd)
+        evidence_for = projects.evidence_for
         for module in modules:
             directory = Path(os.path.abspath(cwd / module.path)).parent
             config = configs.get(directory)
             if config is None:
                 config = configs[directory] = find_pytest_config(directory, cwd)
+            module_evidence = evidence_for(module.path)
             for test in (*module.tests, *_hook_tests(module)):
                 if collects(config, test, cwd):
-                    gates += link_tests(test, config, evidence)
+                    gates += link_tests(test, config, module_evidence)
+        evidence = projects.combined(paths or [cwd])
+        problems += evidence.problems
+        # A dependency file that could not be read (its DET901 says so) may declare the
+        # plugin: "none is declared" cannot be concluded then (per project: PluginChoice).
+        dependencies_declared = True
     ci: CiAnalysis | None = None
     linted: frozenset[str] = frozenset()  # display paths of the linted Python files
     if pipelines and evidence is not None:
@@ -305,7 +261,7 @@ def analyse(
             modules,
             root,
             cwd,
-            evidence,
+            evidence_for,
             every_file,
             scan_context,
             linted,

@@ -48,6 +48,8 @@ class PluginChoice:
     evidence: str
     declared: frozenset[str]
     inferred: bool  # decided from the marker's arguments, not the dependencies
+    # The project declares its dependencies: an undeclared plugin is then missing.
+    declares: bool = True
 
     @property
     def conflict(self) -> bool:
@@ -83,13 +85,18 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
     guess = plugin_from_arguments(mark)
     if guess is not None:
         return PluginChoice(
-            guess, f"no rerun plugin declared; read as {guess} from its keywords", declared, True
+            guess,
+            f"no rerun plugin declared; read as {guess} from its keywords",
+            declared,
+            True,
+            evidence.declares,
         )
     return PluginChoice(
         RERUNFAILURES,
         "no rerun plugin declared; read as pytest-rerunfailures, the most common",
         declared,
         True,
+        evidence.declares,
     )
 
 

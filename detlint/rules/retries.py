@@ -202,7 +202,7 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
                 "`-p no:NAME` in addopts)",
             )
             continue
-        if not choice.declared and context.dependencies_declared:
+        if not choice.declared and choice.declares and context.dependencies_declared:
             yield finding(
                 "DET102",
                 span,

@@ -38,7 +38,9 @@ FILES = ["a/tests/test_a.py", "b/tests/test_b.py", "tests/test_root.py", "a/run.
 
 def _linker(files=FILES, scripts=None):
     scripts = scripts or {}
-    return Linker(files, lambda directory: EMPTY_CONFIG, NO_EVIDENCE, read_file=scripts.get)
+    return Linker(
+        files, lambda directory: EMPTY_CONFIG, lambda path: NO_EVIDENCE, read_file=scripts.get
+    )
 
 
 def _github(text, working_dir=None, env=()):
@@ -238,7 +240,8 @@ def test_configs_linked_alike_are_those_that_differ_only_in_an_unused_plugin(tmp
 def test_a_run_that_disables_the_plugin_reading_flaky_is_linked_under_its_options(tmp_path):
     marked = _tests(tmp_path)[0]
     tests = {"tests/test_root.py": [dataclasses.replace(marked, path="tests/test_root.py")]}
-    linker = Linker(FILES, lambda directory: EMPTY_CONFIG, _evidence(RERUNFAILURES, FLAKY))
+    evidence = _evidence(RERUNFAILURES, FLAKY)
+    linker = Linker(FILES, lambda directory: EMPTY_CONFIG, lambda path: evidence)
     (plain,) = linker.runs(_github("pytest -p no:cacheprovider tests || true"))
     (disabling,) = linker.runs(_github("pytest -p no:flaky tests || true"))
     (plain_gate,) = linker.gates(plain, tests)

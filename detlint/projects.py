@@ -1,0 +1,124 @@
+"""Which project of a repository each test belongs to, for its plugin evidence.
+
+A monorepo holds several projects, each declaring its own test dependencies: a
+``flaky`` marker in ``b/tests`` means what ``b``'s dependencies say, not what a
+sibling ``a/pyproject.toml`` declares. A test belongs to the nearest directory
+above it whose own dependency files (``pyproject.toml``, ``setup.cfg``,
+``requirements*.txt``, ``tox.ini``, ``pixi.toml``...) name pytest: a package
+whose ``pyproject.toml`` only builds it is still tested by the environment its
+parent declares. The repository root is the last resort, never a directory above
+it. Each dependency file counts for the nearest such project above it, so
+``a/requirements/test.txt`` is ``a``'s; and the answer does not depend on which
+files a run lints: a pre-commit run on one file and a run from the root agree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from detlint.dependencies import (
+    PluginEvidence,
+    declares_dependencies,
+    is_dependency_file,
+    read_plugin_evidence,
+)
+from detlint.source import read_bytes
+from detlint.span import Problem
+
+
+class Projects:
+    """The projects among a repository's dependency files, and each one's evidence."""
+
+    def __init__(self, root: Path, files: Sequence[Path], cwd: Path) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.cwd = cwd
+        by_directory: dict[Path, list[Path]] = {}
+        for path in files:
+            if not is_dependency_file(path, self.root):
+                continue  # a listing without git holds every file
+            by_directory.setdefault(_owner(Path(os.path.abspath(path)), self.root), []).append(path)
+        # A directory is a project when one of its own dependency files names pytest.
+        self.roots = {self.root} | {
+            directory
+            for directory, held in by_directory.items()
+            if any(_names_pytest(path) for path in held)
+        }
+        self._files: dict[Path, list[Path]] = {}
+        for directory, held in by_directory.items():
+            self._files.setdefault(self.project_of(directory), []).extend(held)
+        self._evidence: dict[Path, PluginEvidence] = {}
+
+    def project_of(self, directory: Path) -> Path:
+        """The nearest project at or above ``directory`` (absolute), else the root."""
+        for candidate in (directory, *directory.parents):
+            if candidate in self.roots:
+                return candidate
+            if candidate == self.root:
+                break
+        return self.root
+
+    def evidence_for(self, path: str | Path) -> PluginEvidence:
+        """The plugin evidence of the project a file (relative to the cwd, or
+        absolute) belongs to."""
+        directory = Path(os.path.abspath(self.cwd / path)).parent
+        return self.evidence_of(self.project_of(directory))
+
+    def evidence_of(self, project: Path) -> PluginEvidence:
+        found = self._evidence.get(project)
+        if found is None:
+            files = self._files.get(project, [])
+            found = read_plugin_evidence(self.root, files, self.cwd)
+            # Only a project that declares its dependencies somewhere (and whose
+            # files could all be read) says a missing plugin is missing.
+            declares = declares_dependencies(project, files) and not found.problems
+            found = PluginEvidence(found.requirements, found.problems, declares)
+            self._evidence[project] = found
+        return found
+
+    def combined(self, paths: Sequence[Path]) -> PluginEvidence:
+        """One evidence for reports on a run over ``paths``: the project they sit in
+        and every project below them (a run from the root: all of them)."""
+        absolute = [os.path.abspath(self.cwd / path) for path in paths]
+        start = Path(os.path.commonpath(absolute)) if absolute else self.root
+        if not start.is_dir():
+            start = start.parent
+        chosen = {self.project_of(start)} | {
+            project for project in self.roots if project == start or start in project.parents
+        }
+        found = [self.evidence_of(project) for project in sorted(chosen)]
+        requirements = {r: None for e in found for r in e.requirements}
+        problems = {p: None for e in found for p in e.problems}
+        return PluginEvidence(
+            tuple(sorted(requirements, key=lambda r: (r.span, r.plugin, r.source))),
+            tuple(sorted(problems, key=lambda p: (p.span, p.message))),
+            any(e.declares for e in found),
+        )
+
+
+# Directories that keep a project's dependency files for it: `requirements/test.txt`,
+# `ci/environment.yml`, `.github/requirements.txt` are the parent project's.
+_HOLDERS = frozenset(
+    {"requirements", "requirements.d", "reqs", "deps", "ci", ".ci", ".github", "conda", "envs"}
+)
+
+
+def _owner(path: Path, root: Path) -> Path:
+    """The directory a dependency file declares for: its own, or the one above the
+    outermost folder that keeps such files (``requirements/fabric/test.txt`` is the
+    root's, ``a/ci/environment.yml`` is ``a``'s)."""
+    directory = path.parent
+    try:
+        parts = directory.relative_to(root).parts
+    except ValueError:
+        return directory
+    for index, part in enumerate(parts):  # the outermost: requirements/fabric/test.txt
+        if part.lower() in _HOLDERS:
+            return root.joinpath(*parts[:index])
+    return directory
+
+
+def _names_pytest(path: Path) -> bool:
+    data = read_bytes(path, str(path))
+    return not isinstance(data, Problem) and b"pytest" in data
