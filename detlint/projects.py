@@ -79,7 +79,8 @@ class Projects:
 
     def combined(self, paths: Sequence[Path]) -> PluginEvidence:
         """One evidence for reports on a run over ``paths``: the project they sit in
-        and every project below them (a run from the root: all of them)."""
+        and every project below them (a run from the root: all of them), with the
+        problems of the files below the paths."""
         absolute = [os.path.abspath(self.cwd / path) for path in paths]
         start = Path(os.path.commonpath(absolute)) if absolute else self.root
         if not start.is_dir():
@@ -89,7 +90,15 @@ class Projects:
         }
         found = [self.evidence_of(project) for project in sorted(chosen)]
         requirements = {r: None for e in found for r in e.requirements}
-        problems = {p: None for e in found for p in e.problems}
+        # Problems only of files the run covers: a broken file elsewhere in the project
+        # above is reported by a run over it.
+        inside = str(start) + os.sep
+        problems = {
+            p: None
+            for e in found
+            for p in e.problems
+            if os.path.abspath(self.cwd / p.span.path).startswith(inside)
+        }
         return PluginEvidence(
             tuple(sorted(requirements, key=lambda r: (r.span, r.plugin, r.source))),
             tuple(sorted(problems, key=lambda p: (p.span, p.message))),
