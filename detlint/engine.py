@@ -221,6 +221,11 @@ def analyse(
         # Each test's evidence is its own project's (detlint.projects), whichever files
         # this run lints: every dependency file of the repository is placed.
         projects = Projects(root, dependency_files(root, every_file), cwd)
+        if pipelines:
+            from detlint.ci_installs import installed_plugins
+
+            for working, requirement in installed_plugins(pipelines):
+                projects.add_installed(working, requirement)
         evidence_for = projects.evidence_for
         for module in modules:
             directory = Path(os.path.abspath(cwd / module.path)).parent

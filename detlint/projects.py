@@ -20,6 +20,7 @@ from pathlib import Path
 
 from detlint.dependencies import (
     PluginEvidence,
+    Requirement,
     declares_dependencies,
     is_dependency_file,
     read_plugin_evidence,
@@ -49,6 +50,14 @@ class Projects:
         for directory, held in by_directory.items():
             self._files.setdefault(self.project_of(directory), []).extend(held)
         self._evidence: dict[Path, PluginEvidence] = {}
+        self._installed: dict[Path, list[Requirement]] = {}
+
+    def add_installed(self, directory: str, requirement: Requirement) -> None:
+        """A plugin a CI step installs, working in ``directory`` (relative to the root):
+        evidence for the project that directory belongs to."""
+        project = self.project_of(Path(os.path.abspath(self.root / directory)))
+        self._installed.setdefault(project, []).append(requirement)
+        self._evidence.pop(project, None)
 
     def project_of(self, directory: Path) -> Path:
         """The nearest project at or above ``directory`` (absolute), else the root."""
@@ -73,7 +82,10 @@ class Projects:
             # Only a project that declares its dependencies somewhere (and whose
             # files could all be read) says a missing plugin is missing.
             declares = declares_dependencies(project, files) and not found.problems
-            found = PluginEvidence(found.requirements, found.problems, declares)
+            installed = tuple(self._installed.get(project, ()))
+            found = PluginEvidence(
+                (*found.requirements, *installed), found.problems, declares or bool(installed)
+            )
             self._evidence[project] = found
         return found
 
