@@ -58,3 +58,28 @@ def test_a_follow_up_that_runs_no_tests_is_no_retry(tmp_path):
     )
     found = _findings(tmp_path, _attempt(1, True, None), report)
     assert [(f["code"], f["line"]) for f in found] == [("DET401", 8)]
+
+
+def test_a_gitlab_on_failure_job_is_no_retry(tmp_path):
+    # GitLab marks the pipeline failed once `unit` fails; a `when: on_failure` job that
+    # runs the tests again cannot turn it green, so it hides nothing (semantics.md, `when`).
+    repo = written_repository(
+        tmp_path,
+        {
+            "tests/test_a.py": "def test_a():\n    assert True\n",
+            ".gitlab-ci.yml": """\
+                stages: [test, retry]
+                unit:
+                  stage: test
+                  script:
+                    - pytest tests
+                unit-retry:
+                  stage: retry
+                  when: on_failure
+                  script:
+                    - pytest --lf tests
+            """,
+        },
+    )
+    _, document = run_check(repo)
+    assert document["findings"] == []

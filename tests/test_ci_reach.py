@@ -154,3 +154,40 @@ def test_calls_named_like_test_runners(text, calls):
             self.text = text
 
     assert unseen_test_calls([Command(text)]) == calls  # type: ignore[list-item]
+
+
+def test_the_audit_inventories_knobs_where_no_tests_run(tmp_path):
+    import json
+    import os
+
+    from click.testing import CliRunner
+
+    from detlint.cli import cli
+
+    repo = written_repository(
+        tmp_path,
+        {
+            "tests/test_a.py": TEST,
+            ".buildkite/pipeline.yml": """\
+                steps:
+                  - label: record result
+                    soft_fail: true
+                    command: buildkite-agent meta-data set result unverified
+                  - label: unit
+                    soft_fail: true
+                    command: pytest tests
+            """,
+        },
+    )
+    previous = os.getcwd()
+    os.chdir(repo)
+    try:
+        result = CliRunner().invoke(cli, ["audit"], prog_name="detlint")
+    finally:
+        os.chdir(previous)
+    knobs = {k["step"]: k for k in json.loads(result.output)["ci"]["knobs"]}
+    assert knobs["record result"]["runs_tests"] is False
+    assert knobs["record result"]["no_tests_run_here"] == (
+        "buildkite-agent meta-data set result unverified"
+    )
+    assert (knobs["unit"]["runs_tests"], knobs["unit"]["no_tests_run_here"]) == (True, None)

@@ -19,6 +19,7 @@ from detlint.report.power import gate_json, layer_json
 from detlint.span import Span
 
 if TYPE_CHECKING:
+    from detlint.ci_analysis import CiAnalysis
     from detlint.ci_link import CiGate
     from detlint.ci_pass.facts import CiKnob
 
@@ -125,8 +126,13 @@ def _environment_json(environment: Environment, reference_rate: float) -> dict[s
 
 
 def _ci_knob_json(
-    knob: CiKnob, steps: dict[CiKnob, str], gated: dict[CiKnob, set[str]]
+    knob: CiKnob,
+    steps: dict[CiKnob, str],
+    gated: dict[CiKnob, set[str]],
+    running: set[CiKnob],
+    ci: CiAnalysis,
 ) -> dict[str, Any]:
+    runs_tests = knob in running
     return {
         "kind": knob.kind,
         "system": knob.system,
@@ -140,7 +146,21 @@ def _ci_knob_json(
         "attempts": knob.attempts,
         "note": knob.note,
         "tests": sorted(gated.get(knob, ())),
+        # A knob on commands that run no pytest detlint sees: "no tests run here", and
+        # what those commands do run (its first line), for a reader to check.
+        "runs_tests": runs_tests,
+        "no_tests_run_here": None if runs_tests else _first_command(knob, ci),
     }
+
+
+def _first_command(knob: CiKnob, ci: CiAnalysis) -> str:
+    from detlint.rules.ci_reach import scope
+
+    for command in scope(knob, ci.steps_of(knob)):
+        for line in command.text.splitlines():
+            if line.strip():
+                return line.strip()[:120]
+    return ""
 
 
 def _ci_gate_json(gate: CiGate, reference_rate: float) -> dict[str, Any]:
@@ -178,6 +198,7 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
         if not gate.has_facts:
             plain.setdefault(id(gate.run), []).append(gate)
     shown: dict[int, tuple[tuple[str, ...], list[str]]] = {}
+    running = {knob for run in ci.runs for knob in run.knobs}
 
     def directories(test_files: tuple[str, ...]) -> list[str]:
         # Runs share one tuple per distinct target: each is summed up once.
@@ -198,7 +219,7 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
             }
             for p in ci.pipelines
         ],
-        "knobs": [_ci_knob_json(knob, steps, gated) for knob in ci.knobs],
+        "knobs": [_ci_knob_json(knob, steps, gated, running, ci) for knob in ci.knobs],
         "runs": [
             {
                 "step": run.step.name,
