@@ -92,7 +92,7 @@ def test_the_same_command_again_composes_with_its_reruns(tmp_path):
         {"requirements.txt": "pytest-rerunfailures\n"},
     )
     codes = sorted(f["code"] for f in found)
-    assert codes == ["DET411", "DET421", "DET421", "DET501"]  # --reruns on each command
+    assert codes == ["DET411", "DET421", "DET501"]  # one --reruns knob location: one finding
     (stacked,) = [f for f in found if f["code"] == "DET501"]
     assert "up to 4 attempts in total" in stacked["message"]
 

@@ -20,6 +20,14 @@ from detlint.finding import Finding, Loss
 from detlint.model import BLOCKING, MASKED_EXIT, JobRetries, Policy, Reruns
 from detlint.report.numbers import percent, percent_label
 from detlint.rules.ci_reach import scope, unseen_test_calls
+from detlint.rules.ci_wording import (
+    by_place,
+    group_reach,
+    reach,
+    steps_phrase,
+    test_files,
+    unlinked,
+)
 from detlint.rules.context import RuleContext, covers, finding, loss_phrase, worst
 from detlint.span import Span
 
@@ -81,19 +89,6 @@ def _quote(
     return numbers, f"in {gate.label}"
 
 
-def _reach(paths: Iterable[str]) -> str:
-    """e.g. "gates 12 test files under tests/gpu, tests/unit"."""
-    files = sorted(set(paths))
-    if not files:
-        return "runs no test detlint could link"
-    directories = sorted({path.rsplit("/", 1)[0] if "/" in path else "." for path in files})
-    shown = ", ".join(directories[:3])
-    if len(directories) > 3:
-        shown += f" and {len(directories) - 3} more"
-    noun = "test file" if len(files) == 1 else "test files"
-    return f"gates {len(files)} {noun} under {shown}"
-
-
 def _runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
     return [run for run in context.ci_runs if knob in run.knobs]
 
@@ -114,37 +109,10 @@ def _described(
     the first call named like a test runner that detlint cannot see into."""
     if calls:
         which = f"in the tests `{calls[0]}` runs, if it runs any: detlint sees no pytest run in it"
-    elif runs and not _test_files(runs):
-        return _unlinked(runs[0]), _where(knob, runs, context)
-    reach = _reach(_test_files(runs)) if runs else ""
-    return which, "; ".join(p for p in (_where(knob, runs, context), reach) if p)
-
-
-def _unlinked(run: TestRun) -> str:
-    """Which tests the numbers are for when pytest runs but reaches no test file here:
-    doctests, another project's suite in the CI image (``/workspace/vllm/tests``), or a
-    directory set at run time."""
-    if any("$" in target for target in run.run.targets):
-        return f"in the tests `{_command(run)}` runs (its targets are set at run time)"
-    directory = run.command.working_dir or run.step.working_dir or ""
-    if "$" in directory or "$" in (run.run.cwd or ""):
-        return f"in the tests `{_command(run)}` runs (in a directory set at run time)"
-    return f"in the tests `{_command(run)}` runs, which detlint finds in no test file here"
-
-
-def _with_reach(which: str, run: TestRun) -> str:
-    """``which`` and, in brackets, the test files a run gates (or what it runs)."""
-    if not run.test_files:
-        return _unlinked(run)
-    if run.benchmarks_only:
-        which = "in the benchmarks it runs (`--benchmark-only` skips the other tests)"
-    return f"{which} ({_reach(run.test_files)})"
-
-
-def _command(run: TestRun, width: int = 80) -> str:
-    """A run's pytest command as written, cut to ``width`` characters."""
-    text = " ".join((run.run.launcher, *run.run.args))
-    return text if len(text) <= width else text[: width - 1] + "…"
+    elif runs and not test_files(runs):
+        return unlinked(runs[0]), _where(knob, runs, context)
+    gated = reach(test_files(runs)) if runs else ""
+    return which, "; ".join(p for p in (_where(knob, runs, context), gated) if p)
 
 
 def _where(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> str:
@@ -155,10 +123,6 @@ def _where(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> str:
     if knob.condition:
         parts.append(knob.condition)
     return "; ".join(parts)
-
-
-def _test_files(runs: Iterable[TestRun]) -> list[str]:
-    return [path for run in runs for path in run.test_files]
 
 
 def _without_gate(policy: Policy) -> Policy:
@@ -269,23 +233,28 @@ def _gates_by_run(context: RuleContext) -> dict[int, list[CiGate]]:
 def reruns_flag(context: RuleContext) -> Iterator[Finding]:
     """DET421: ``--reruns N``, ``--retries N`` or ``--force-flaky`` on a CI pytest command."""
     by_run = _gates_by_run(context)
-    for run in context.ci_runs:
-        options = run.options
+
+    def pair(gate: CiGate) -> Pair:
+        return _without_gate(gate.inside), _without_gate(gate.own)
+
+    def place(run: TestRun) -> object | None:
+        span = run.options.span
+        return None if span is None else (span, run.options.flags)
+
+    for runs in by_place(context.ci_runs, place):
+        options = runs[0].options
         span = options.span
-        if span is None:
-            continue
-
-        def pair(gate: CiGate) -> Pair:
-            return _without_gate(gate.inside), _without_gate(gate.own)
-
-        affected = [g for g in by_run.get(id(run), ()) if g.inside.layers != g.own.layers]
+        assert span is not None
+        affected = [
+            g for run in runs for g in by_run.get(id(run), ()) if g.inside.layers != g.own.layers
+        ]
         setting = options.reruns or options.retries
         count = setting.value if setting is not None and setting.value else 1
         plain = (Policy(layers=(Reruns(count),)), Policy())
         numbers, which = _quote(affected, pair, plain, context)
         message = (
-            f"`{', '.join(options.flags)}` reruns every failing test of step {run.step.name!r}: "
-            f"{loss_phrase(numbers)} {_with_reach(which, run)}"
+            f"`{', '.join(options.flags)}` reruns every failing test of {steps_phrase(runs)}: "
+            f"{loss_phrase(numbers)} {group_reach(which, runs)}"
         )
         help_text = (
             "drop the flag and give the tests that need it more in-test trials, or quarantine "
@@ -297,25 +266,26 @@ def reruns_flag(context: RuleContext) -> Iterator[Finding]:
 def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
     """DET431: ``pytest ... || true`` and its kin: the step passes whatever pytest says."""
     by_run = _gates_by_run(context)
-    for run in context.ci_runs:
-        if run.run.masked is None:
-            continue
 
-        def pair(gate: CiGate) -> Pair:
-            inside = _without_gate(gate.inside)
-            return dataclasses.replace(inside, gate=MASKED_EXIT), inside
+    def pair(gate: CiGate) -> Pair:
+        inside = _without_gate(gate.inside)
+        return dataclasses.replace(inside, gate=MASKED_EXIT), inside
 
-        gates = [g for g in by_run.get(id(run), ()) if g.inside.gate.blocks]
+    def place(run: TestRun) -> object | None:
+        return None if run.run.masked is None else (run.span, run.run.masked)
+
+    for runs in by_place(context.ci_runs, place):
+        gates = [g for run in runs for g in by_run.get(id(run), ()) if g.inside.gate.blocks]
         numbers, which = _quote(gates, pair, (Policy(gate=MASKED_EXIT), Policy()), context)
         message = (
-            f"{run.run.masked} hides pytest's exit status in step {run.step.name!r}: "
-            f"{loss_phrase(numbers)} {_with_reach(which, run)}"
+            f"{runs[0].run.masked} hides pytest's exit status in {steps_phrase(runs)}: "
+            f"{loss_phrase(numbers)} {group_reach(which, runs)}"
         )
         help_text = (
             "let pytest's exit status fail the step (to keep a log, `set -o pipefail` before "
             f"`| tee`), and quarantine known-flaky tests visibly: {QUARANTINE}"
         )
-        yield finding("DET431", run.span, message, help_text, numbers)
+        yield finding("DET431", runs[0].span, message, help_text, numbers)
 
 
 def trial_override(context: RuleContext) -> Iterator[Finding]:
@@ -339,7 +309,7 @@ def trial_override(context: RuleContext) -> Iterator[Finding]:
         message = (
             f"step {gate.run.step.name!r} sets {name}={gate.inside.trials}, below the test's "
             f"own {own}: {loss_phrase(numbers)} in {gate.label} "
-            f"({_reach(g.base.test.path for g in gates)})"
+            f"({reach(g.base.test.path for g in gates)})"
         )
         help_text = f"drop the override, or set {name} to at least {own}"
         yield finding("DET302", span, message, help_text, numbers)
@@ -368,7 +338,7 @@ def stacked_retries(context: RuleContext) -> Iterator[Finding]:
             f"{gate.label} is retried inside pytest by {inner} and again by `{knob.key}` "
             f"({knob.attempts} {'attempts' if knob.kind == 'shell-retry' else 'job runs'}): "
             f"up to {attempts} attempts in total; "
-            f"{loss_phrase(numbers)} ({_reach(g.base.test.path for g in gates)})"
+            f"{loss_phrase(numbers)} ({reach(g.base.test.path for g in gates)})"
         )
         related = [k.span for k in gate.base.knobs if k.kind in ("rerun-marker", "config-reruns")]
         help_text = (
