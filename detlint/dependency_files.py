@@ -354,3 +354,38 @@ def read_setup_py(text: str, source: str, names: frozenset[str]) -> list[Declare
                 for extra, value in _extras(keyword.value, constants):
                     add(_strings(value, constants), f"{source} extras_require {extra}")
     return found
+
+
+_NOX_INSTALLS = frozenset({"install", "conda_install", "run_install"})
+
+
+def read_noxfile(text: str, source: str, names: frozenset[str]) -> list[Declared]:
+    """The packages a noxfile's sessions install: ``session.install("pytest",
+    "pytest-rerunfailures")`` (and ``conda_install``, ``run_install``), string
+    literals only; ``-r requirements.txt`` is a file read on its own."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except SyntaxError as error:
+        where = f" at line {error.lineno}" if error.lineno else ""
+        raise DependencyFileError(f"invalid Python syntax{where}: {error.msg}") from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise DependencyFileError(f"cannot parse: {one_line(str(error))}") from None
+    lines = re.split(r"\r\n|\r|\n", text)
+    found: list[Declared] = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in _NOX_INSTALLS
+        ):
+            continue
+        for argument in node.args:
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                parsed = parse_requirement(argument.value)
+                if parsed is not None and parsed[0] in names:
+                    position = _literal_position(argument, lines)
+                    label = f"{source} session.{node.func.attr}"
+                    found.append(Declared(*parsed, *position, label))
+    return found

@@ -10,7 +10,9 @@ FILES = {
     "pyproject.toml": (
         '[project]\nname = "x"\n[tool.pytest.ini_options]\nmarkers = ["gpu_flaky: flaky on GPUs"]\n'
     ),
-    "tests/test_a.py": "import pytest\n\n\n@pytest.mark.gpu_flaky\ndef test_a():\n    assert True\n",
+    "tests/test_a.py": (
+        "import pytest\n\n\n@pytest.mark.gpu_flaky\ndef test_a():\n    assert True\n"
+    ),
     "ci/test.sh": '#!/bin/bash\nset -e\npytest -m "not gpu_flaky" tests\n',
 }
 

@@ -497,3 +497,17 @@ def test_importing_the_pass_loads_no_heavy_dependency():
         [sys.executable, "-c", code], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_a_noxfile_session_install_declares_the_plugin(tmp_path):
+    (tmp_path / "noxfile.py").write_text(
+        "import nox\n\n\n@nox.session\ndef tests(session):\n"
+        '    session.install("pytest", "pytest-rerunfailures>=14")\n'
+        '    session.install("-r", "requirements.txt")\n'
+        '    session.run("pytest")\n'
+    )
+    found = read_tmp(tmp_path)
+    (requirement,) = found.requirements
+    assert (requirement.plugin, requirement.specifier) == ("pytest-rerunfailures", ">=14")
+    assert requirement.span == Span("noxfile.py", 6, 32, 6, 56)
+    assert requirement.source == "noxfile.py session.install"
