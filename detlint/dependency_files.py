@@ -323,17 +323,22 @@ def _literal_position(node: ast.Constant, lines: list[str]) -> tuple[int, int, i
     return node.lineno, start + 1, end_lineno, end + 1
 
 
-def read_setup_py(text: str, source: str, names: frozenset[str]) -> list[Declared]:
-    """``install_requires``, ``tests_require`` and ``extras_require`` of every ``setup()`` call."""
+def _parse_python(text: str) -> ast.Module:
+    """A setup.py or noxfile.py parsed; what does not parse is a DependencyFileError."""
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" is the scanned file's business
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            return ast.parse(text)
     except SyntaxError as error:
         where = f" at line {error.lineno}" if error.lineno else ""
         raise DependencyFileError(f"invalid Python syntax{where}: {error.msg}") from None
     except (ValueError, RecursionError, MemoryError) as error:
         raise DependencyFileError(f"cannot parse: {one_line(str(error))}") from None
+
+
+def read_setup_py(text: str, source: str, names: frozenset[str]) -> list[Declared]:
+    """``install_requires``, ``tests_require`` and ``extras_require`` of every ``setup()`` call."""
+    tree = _parse_python(text)
     constants = _module_constants(tree)
     lines = re.split(r"\r\n|\r|\n", text)
     found: list[Declared] = []
@@ -363,15 +368,7 @@ def read_noxfile(text: str, source: str, names: frozenset[str]) -> list[Declared
     """The packages a noxfile's sessions install: ``session.install("pytest",
     "pytest-rerunfailures")`` (and ``conda_install``, ``run_install``), string
     literals only; ``-r requirements.txt`` is a file read on its own."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
-    except SyntaxError as error:
-        where = f" at line {error.lineno}" if error.lineno else ""
-        raise DependencyFileError(f"invalid Python syntax{where}: {error.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as error:
-        raise DependencyFileError(f"cannot parse: {one_line(str(error))}") from None
+    tree = _parse_python(text)
     lines = re.split(r"\r\n|\r|\n", text)
     found: list[Declared] = []
     for node in ast.walk(tree):

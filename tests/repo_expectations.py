@@ -77,3 +77,15 @@ def run_check(repo: Path, *args: str) -> tuple[int, dict]:
 
 def reported_findings(document: dict) -> set[tuple[str, int, str]]:
     return {(f["path"], f["line"], f["code"]) for f in document["findings"]}
+
+
+def run_audit(repo: Path, *args: str) -> dict:
+    """``detlint audit`` (JSON) in ``repo``; the document."""
+    previous = Path.cwd()
+    os.chdir(repo)
+    try:
+        result = CliRunner().invoke(cli, ["audit", *args], prog_name="detlint")
+    finally:
+        os.chdir(previous)
+    assert result.exit_code == 0, result.output + result.stderr
+    return json.loads(result.output)

@@ -5,26 +5,11 @@ from checkouts whose links point into trees they were not shipped with."""
 
 from __future__ import annotations
 
-import json
 import os
 
-from click.testing import CliRunner
-from repo_expectations import run_check, written_repository
-
-from detlint.cli import cli
+from repo_expectations import run_audit, run_check, written_repository
 
 TEST = "def test_a():\n    assert True\n"
-
-
-def _audit(repo) -> dict:
-    previous = os.getcwd()
-    os.chdir(repo)
-    try:
-        result = CliRunner().invoke(cli, ["audit"], prog_name="detlint")
-    finally:
-        os.chdir(previous)
-    assert result.exit_code == 0, result.output
-    return json.loads(result.output)
 
 
 def test_azure_pipelines_are_not_read_and_the_audit_says_so(tmp_path):
@@ -42,7 +27,7 @@ def test_azure_pipelines_are_not_read_and_the_audit_says_so(tmp_path):
     )
     _, document = run_check(repo)
     assert document["findings"] == []
-    ci = _audit(repo)["ci"]
+    ci = run_audit(repo)["ci"]
     assert ci["not_read"] == [
         {"path": "azure-pipelines.yml", "system": "azure-pipelines"},
         {"path": "buildscripts/azure/azure-windows.yml", "system": "azure-pipelines"},

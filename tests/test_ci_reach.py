@@ -7,7 +7,7 @@ Each case is distilled from a real repository's pipeline (bench/realworld)."""
 from __future__ import annotations
 
 import pytest
-from repo_expectations import run_check, written_repository
+from repo_expectations import run_audit, run_check, written_repository
 
 from detlint.rules.ci_reach import unseen_test_calls
 
@@ -157,13 +157,6 @@ def test_calls_named_like_test_runners(text, calls):
 
 
 def test_the_audit_inventories_knobs_where_no_tests_run(tmp_path):
-    import json
-    import os
-
-    from click.testing import CliRunner
-
-    from detlint.cli import cli
-
     repo = written_repository(
         tmp_path,
         {
@@ -179,13 +172,7 @@ def test_the_audit_inventories_knobs_where_no_tests_run(tmp_path):
             """,
         },
     )
-    previous = os.getcwd()
-    os.chdir(repo)
-    try:
-        result = CliRunner().invoke(cli, ["audit"], prog_name="detlint")
-    finally:
-        os.chdir(previous)
-    knobs = {k["step"]: k for k in json.loads(result.output)["ci"]["knobs"]}
+    knobs = {k["step"]: k for k in run_audit(repo)["ci"]["knobs"]}
     assert knobs["record result"]["runs_tests"] is False
     assert knobs["record result"]["no_tests_run_here"] == (
         "buildkite-agent meta-data set result unverified"

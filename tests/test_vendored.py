@@ -3,15 +3,12 @@ tests and pipelines: skipped by default, listed in the audit, read when configur
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 
 import pytest
-from click.testing import CliRunner
-from repo_expectations import run_check, written_repository
+from repo_expectations import run_audit, run_check, written_repository
 
-from detlint.cli import cli
 from detlint.discover import clear_cache
 
 FLAKY = "import pytest\n\n\n@pytest.mark.flaky(reruns=3)\ndef test_a():\n    assert True\n"
@@ -30,16 +27,6 @@ def _paths(document: dict) -> list[str]:
     return sorted(f["path"] for f in document["findings"])
 
 
-def _audit(repo) -> dict:
-    previous = os.getcwd()
-    os.chdir(repo)
-    try:
-        result = CliRunner().invoke(cli, ["audit"], prog_name="detlint")
-    finally:
-        os.chdir(previous)
-    return json.loads(result.output)
-
-
 @pytest.fixture(autouse=True)
 def _fresh_listing():
     clear_cache()
@@ -51,7 +38,7 @@ def test_vendored_trees_are_skipped_and_listed(tmp_path):
     repo = written_repository(tmp_path, FILES)
     _, document = run_check(repo)
     assert _paths(document) == ["tests/external/test_service.py", "tests/test_own.py"]
-    assert _audit(repo)["skipped"] == [
+    assert run_audit(repo)["skipped"] == [
         {"path": "src/pkg/_vendored", "why": "vendored"},
         {"path": "third_party", "why": "vendored"},
     ]
@@ -78,4 +65,4 @@ def test_a_nested_repository_is_vendored(tmp_path):
     subprocess.run(["git", "-C", str(nested), "add", "."], check=True, env=env)
     _, document = run_check(repo)
     assert _paths(document) == ["tests/test_own.py"]
-    assert {"path": "kernels", "why": "vendored"} in _audit(repo)["skipped"]
+    assert {"path": "kernels", "why": "vendored"} in run_audit(repo)["skipped"]
