@@ -21,7 +21,7 @@ from detlint.dependency_files import normalize_name
 _INSTALL = re.compile(
     r"(?:\b(?:pip3?|pip3\.\d+|uv\s+pip|python3?(?:\.\d+)?\s+-m\s+pip)\s+install"
     r"|\b(?:conda|mamba|micromamba)\s+install|\bpixi\s+add|\buv\s+add)"
-    r"((?:[ \t]+(?:\\\n)?[^\s;&|]+)*)",
+    r"((?:(?:[ \t]+|[ \t]*\\\n[ \t]*)[^\s;&|\\]+)*)",
 )
 # A requirement word: a name, with extras and a version specifier perhaps (quotes off).
 _REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?((?:[<>=!~]=?|==?)\S*)?")

@@ -65,3 +65,19 @@ def test_the_install_counts_for_the_project_the_step_works_in(tmp_path):
     _, document = run_check(repo)
     assert _codes(document, "a/tests/test_a.py") == ["DET101"]
     assert _codes(document, "b/tests/test_b.py") == ["DET101", "DET102"]
+
+
+def test_an_install_continued_over_lines_is_read(tmp_path):
+    repo = written_repository(
+        tmp_path,
+        {
+            "pyproject.toml": PROJECT,
+            "tests/test_a.py": FLAKY,
+            ".gitlab-ci.yml": (
+                "unit:\n  script:\n    - |\n      pip install -U pytest \\\n"
+                "        pytest-rerunfailures==14.0\n      pytest tests\n"
+            ),
+        },
+    )
+    _, document = run_check(repo)
+    assert _codes(document, "tests/test_a.py") == ["DET101"]
