@@ -83,3 +83,65 @@ def test_a_gitlab_on_failure_job_is_no_retry(tmp_path):
     )
     _, document = run_check(repo)
     assert document["findings"] == []
+
+
+def test_a_failure_a_later_step_re_raises_is_deferred_not_hidden(tmp_path):
+    # peft's nightly GPU jobs: each suite with continue-on-error, then one step that
+    # fails the job if any of them failed. The job still fails: nothing is hidden.
+    repo = written_repository(
+        tmp_path,
+        {
+            "tests/test_a.py": "def test_a():\n    assert True\n",
+            "Makefile": "tests_core:\n\tpython -m pytest tests\n",
+            ".github/workflows/nightly.yml": """\
+                on: schedule
+                jobs:
+                  gpu:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - name: Run core tests
+                        id: core_tests
+                        continue-on-error: true
+                        run: make tests_core
+                      - name: Run examples
+                        id: examples
+                        continue-on-error: true
+                        run: pytest tests
+                      - name: Report
+                        if: always()
+                        run: python scripts/log_reports.py
+                      - name: Check for test failures
+                        if: |
+                          steps.core_tests.outcome == 'failure' ||
+                          steps.examples.outcome == 'failure'
+                        run: |
+                          echo "One or more test suites failed."
+                          exit 1
+            """,
+        },
+    )
+    _, document = run_check(repo)
+    assert document["findings"] == []
+
+
+def test_without_the_check_step_the_soft_fail_stands(tmp_path):
+    repo = written_repository(
+        tmp_path,
+        {
+            "tests/test_a.py": "def test_a():\n    assert True\n",
+            ".github/workflows/nightly.yml": """\
+                on: schedule
+                jobs:
+                  gpu:
+                    runs-on: ubuntu-latest
+                    steps:
+                      - id: examples
+                        continue-on-error: true
+                        run: pytest tests
+                      - if: steps.examples.outcome == 'failure'
+                        run: echo "examples failed"
+            """,
+        },
+    )
+    _, document = run_check(repo)
+    assert [f["code"] for f in document["findings"]] == ["DET401"]

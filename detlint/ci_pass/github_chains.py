@@ -8,6 +8,10 @@ the chain fails the job when every attempt fails: it is one retry layer of N
 attempts. So the first attempt's knob becomes a retry of the whole chain and
 the later attempts' knobs are dropped. When the last attempt does not block
 either, the chain is left as written (a gate, as each step says).
+
+A test step whose failure a later step re-raises (``if: steps.tests.outcome ==
+'failure'`` then ``exit 1``) lets the job run on and still fails it: its
+``continue-on-error`` defers the failure and hides nothing.
 """
 
 from __future__ import annotations
@@ -52,7 +56,53 @@ def chain_commands(steps: Sequence[AttemptStep]) -> dict[int, CiCommand]:
         if len(chain) < 2 or _attempt(last):
             continue  # no rerun, or every attempt is soft: the knobs say what happens
         replaced.update(_as_retry([steps[index] for index in chain], chain))
+    for index, step in enumerate(steps):
+        knob = step.knob
+        if (
+            index not in replaced
+            and knob is not None
+            and knob.covers_tests is not False
+            and step.command is not None
+            and step.step_id is not None
+        ):
+            deferred = _fails_later(step.step_id, steps[index + 1 :])
+            if deferred is not None:
+                replaced[index] = _deferred(step, deferred)
     return replaced
+
+
+# A command that fails the step whatever happened: `exit 1`, `false`.
+_FAILS = re.compile(r"(?m)^[ \t]*(?:exit[ \t]+[1-9]\d*|false)[ \t]*(?:[;#].*)?$")
+
+
+def _fails_later(step_id: str, later: Sequence[AttemptStep]) -> AttemptStep | None:
+    """A later step that runs when ``step_id`` failed and then fails the job (peft's
+    "Check for test failures": ``if: steps.core_tests.outcome == 'failure'`` then
+    ``exit 1``): the failure is deferred, not hidden."""
+    for candidate in later:
+        command = candidate.command
+        if (
+            step_id in _OUTCOME_FAILED.findall(candidate.condition)
+            and command is not None
+            and _FAILS.search(command.text) is not None
+            and not command.knobs
+        ):
+            return candidate
+    return None
+
+
+def _deferred(step: AttemptStep, check: AttemptStep) -> CiCommand:
+    """``step``'s command with its ``continue-on-error`` kept in the inventory as one
+    that does not let a test failure pass: ``check`` fails the job later."""
+    assert step.command is not None
+    assert step.knob is not None
+    where = f"line {check.command.span.line}" if check.command is not None else "later"
+    kept = dataclasses.replace(
+        step.knob,
+        covers_tests=False,
+        note=f"a later step ({where}) fails the job when this one failed: deferred, not hidden",
+    )
+    return _with_knob(step.command, step.knob, kept)
 
 
 def _attempt(step: AttemptStep) -> bool:
