@@ -36,6 +36,10 @@ class RunOptions:
     min_passes: int | None = None
     disabled_plugins: frozenset[str] = frozenset()
     flags: tuple[str, ...] = ()  # the rerun flags as written, for messages
+    # --only-rerun / --rerun-except patterns (pytest-rerunfailures), None where unset:
+    # they decide whether an assertion violation is rerun at all.
+    only_rerun: tuple[str, ...] | None = None
+    rerun_except: tuple[str, ...] | None = None
 
     @functools.cached_property
     def span(self) -> Span | None:
@@ -98,6 +102,8 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
             args.disabled_plugins,
             setting.span,
             ADDOPTS_VARIABLE,
+            args.only_rerun,
+            args.rerun_except,
         )
     for run, span in written:
         options = _merge(
@@ -111,6 +117,8 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
             run.disabled_plugins,
             span,
             "the command line",
+            run.only_rerun,
+            run.rerun_except,
         )
     return options
 
@@ -171,6 +179,8 @@ def _merge(
     disabled: Iterable[str],
     span: Span,
     where: str,
+    only_rerun: tuple[str, ...] = (),
+    rerun_except: tuple[str, ...] = (),
 ) -> RunOptions:
     flags = list(options.flags)
     suffix = "" if where == "the command line" else f" in {where}"
@@ -198,6 +208,8 @@ def _merge(
         min_passes=options.min_passes if min_passes is None else min_passes,
         disabled_plugins=options.disabled_plugins | frozenset(disabled),
         flags=tuple(flags),
+        only_rerun=only_rerun or options.only_rerun,
+        rerun_except=rerun_except or options.rerun_except,
     )
 
 
@@ -212,4 +224,8 @@ def with_options(config: PytestConfig, options: RunOptions) -> PytestConfig:
     }
     if options.disabled_plugins:
         changes["disabled_plugins"] = config.disabled_plugins | options.disabled_plugins
+    if options.only_rerun is not None:
+        changes["only_rerun"] = options.only_rerun
+    if options.rerun_except is not None:
+        changes["rerun_except"] = options.rerun_except
     return dataclasses.replace(config, **changes) if changes else config  # type: ignore[arg-type]

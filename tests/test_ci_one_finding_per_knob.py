@@ -63,3 +63,28 @@ def test_a_masked_command_of_a_matrix_is_one_finding(tmp_path):
     )
     _, document = run_check(repo)
     assert [f["code"] for f in document["findings"]] == ["DET431"]
+
+
+def test_reruns_of_infrastructure_failures_only_are_no_finding(tmp_path):
+    # trl's Makefile: --only-rerun names OSError, timeouts, HTTP 502/504 and OOM only.
+    files = {
+        "tests/test_a.py": TEST,
+        "requirements.txt": "pytest-rerunfailures\n",
+        "Makefile": (
+            "test:\n\tpytest -n auto -s -v --reruns 5 --reruns-delay 1 --only-rerun "
+            "'(OSError|Timeout|HTTPError.*502|HTTPError.*504|OutOfMemoryError)' tests\n"
+        ),
+        ".github/workflows/tests.yml": """\
+            on: push
+            jobs:
+              tests:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: make test
+        """,
+    }
+    _, document = run_check(written_repository(tmp_path / "infra", files))
+    assert document["findings"] == []
+    files["Makefile"] = files["Makefile"].replace("OSError|", "AssertionError|")
+    _, document = run_check(written_repository(tmp_path / "assertions", files))
+    assert [f["code"] for f in document["findings"]] == ["DET421"]

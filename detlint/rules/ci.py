@@ -33,6 +33,7 @@ from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
+    from detlint.ci_options import RunOptions
     from detlint.ci_pass.facts import CiKnob
     from detlint.link import TestGate
 
@@ -230,6 +231,20 @@ def _gates_by_run(context: RuleContext) -> dict[int, list[CiGate]]:
     return found
 
 
+def _reruns_no_violation(options: RunOptions) -> bool:
+    """Whether the command line's reruns are pytest-rerunfailures' alone and its
+    ``--only-rerun``/``--rerun-except`` keep an assertion violation from being rerun
+    (trl's ``--only-rerun '(OSError|Timeout|HTTPError.*502)'``)."""
+    if options.retries is not None or options.force_flaky is not None:
+        return False
+    if options.only_rerun is None and options.rerun_except is None:
+        return False
+    from detlint.filters import rerunfailures_filter
+
+    filtered = rerunfailures_filter(None, options.only_rerun or (), options.rerun_except or ())
+    return filtered.masks is False
+
+
 def reruns_flag(context: RuleContext) -> Iterator[Finding]:
     """DET421: ``--reruns N``, ``--retries N`` or ``--force-flaky`` on a CI pytest command."""
     by_run = _gates_by_run(context)
@@ -245,6 +260,8 @@ def reruns_flag(context: RuleContext) -> Iterator[Finding]:
         options = runs[0].options
         span = options.span
         assert span is not None
+        if _reruns_no_violation(options):
+            continue  # --only-rerun OSError ...: infrastructure failures only
         affected = [
             g for run in runs for g in by_run.get(id(run), ()) if g.inside.layers != g.own.layers
         ]
