@@ -208,7 +208,6 @@ def analyse(
             as_context = bool(pipelines)
     configs: dict[Path, PytestConfig] = {}
     gates: list[TestGate] = []
-    dependencies_declared = False
     evidence: PluginEvidence | None = None
     if modules or pipelines:
         # Which plugin reads `flaky` matters only once there is a marker to read.
@@ -238,9 +237,6 @@ def analyse(
                     gates += link_tests(test, config, module_evidence)
         evidence = projects.combined(paths or [cwd])
         problems += evidence.problems
-        # A dependency file that could not be read (its DET901 says so) may declare the
-        # plugin: "none is declared" cannot be concluded then (per project: PluginChoice).
-        dependencies_declared = True
     ci: CiAnalysis | None = None
     linted: frozenset[str] = frozenset()  # display paths of the linted Python files
     if pipelines and evidence is not None:
@@ -297,7 +293,6 @@ def analyse(
             unique_problems,
             settings,
             selected,
-            dependencies_declared,
             ci,
         )
     if as_context:
@@ -349,7 +344,6 @@ def _judge(
     problems: tuple[Problem, ...],
     settings: Settings,
     selected: frozenset[str],
-    dependencies_declared: bool,
     ci: CiAnalysis | None,
 ) -> tuple[Finding, ...]:
     """Run the rules; imported only when there is something to judge."""
@@ -362,7 +356,6 @@ def _judge(
         target=settings.target,
         tracking_pattern=settings.tracking_issue_pattern,
         selected=selected,
-        dependencies_declared=dependencies_declared,
         ci_knobs=ci.knobs if ci is not None else (),
         ci_runs=ci.runs if ci is not None else (),
         ci_gates=ci.gates if ci is not None else (),

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from detlint.ci_pass.facts import EnvSetting
 from detlint.ci_pass.makefile import MAKEFILE_NAMES, Makefile, read_makefile
 from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
-from detlint.ci_pass.targets import join
+from detlint.ci_pass.targets import join, mounted_tail
 from detlint.ci_pass.tox_ini import (
     TOX_CONFIG_FILES,
     ToxCommand,
@@ -118,12 +118,7 @@ class Follower:
         """An absolute script path as a repository path: the longest tail of it that is a
         file here (``/workspace/<repo>/ci/test.sh`` is ``ci/test.sh`` where the CI image
         mounts the checkout), or "" when none is."""
-        parts = [part for part in written.split("/") if part and part != "."]
-        for start in range(len(parts)):
-            candidate = "/".join(parts[start:])
-            if self._text(candidate) is not None:
-                return candidate
-        return ""
+        return mounted_tail(written, lambda path: self._text(path) is not None) or ""
 
     def tox(
         self, run: PytestRun, at: Span, directory: str, base: str, env: Sequence[EnvSetting]

@@ -37,13 +37,10 @@ _LAST_FAILED = frozenset({"--lf", "--last-failed"})
 @dataclass(frozen=True)
 class ShellRetry:
     """How a shell retries one pytest run: ``attempts`` in all (the first included),
-    whether the later ones rerun only the failed tests (``--lf``), and the offsets
-    of the construct that retries (the ``||`` chain, or the loop)."""
+    and how the retry reads (``shape`` says ``--lf`` when the later attempts rerun
+    only the failed tests)."""
 
     attempts: int
-    failed_only: bool
-    start: int
-    end: int
     shape: str  # how it reads in a message: "|| pytest --lf", "for loop of 3 rounds"
     # Every attempt runs the same command: the attempts compose with the first run's
     # own reruns as a product (a later ``pytest --lf`` without them does not).
@@ -83,7 +80,7 @@ def _or_chain(
     failed_only = all(not _LAST_FAILED.isdisjoint(each) for each in words[1:])
     shown = "|| pytest --lf" if failed_only else "|| pytest"
     same = all(each == words[0] for each in words)
-    found[id(parts[0])] = ShellRetry(len(parts), failed_only, node.start, node.end, shown, same)
+    found[id(parts[0])] = ShellRetry(len(parts), shown, same)
 
 
 def _loop(node: Loop, runs: dict[int, Callable[[Word], str]], found: dict[int, ShellRetry]) -> None:
@@ -98,7 +95,7 @@ def _loop(node: Loop, runs: dict[int, Callable[[Word], str]], found: dict[int, S
         run = _breaks_on_success(item)
         if run is not None and id(run) in runs:
             shape = f"for loop of {rounds} rounds"
-            found[id(run)] = ShellRetry(rounds, False, node.start, node.end, shape)
+            found[id(run)] = ShellRetry(rounds, shape)
             return
 
 

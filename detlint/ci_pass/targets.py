@@ -38,6 +38,18 @@ def join(base: str, relative: str) -> str:
     return "" if joined == "." else joined
 
 
+def mounted_tail(path: str, exists: Callable[[str], bool], base: str = "") -> str | None:
+    """An absolute path as a repository path: the CI image mounts the checkout somewhere
+    (``/workspace/<repo>/tests``), so the longest tail of it that ``exists`` (joined to
+    ``base``) is taken; None when no tail does (a path outside the repository)."""
+    parts = [part for part in path.split("/") if part and part != "."]
+    for start in range(len(parts)):
+        candidate = join(base, "/".join(parts[start:]))
+        if exists(candidate):
+            return candidate
+    return None
+
+
 class TestFiles:
     """The repository's Python files (relative, POSIX) and the test files runs reach."""
 
@@ -144,12 +156,8 @@ class TestFiles:
         here is taken (``tests``), else the checkout root."""
         if not directory.startswith("/"):
             return join(base, directory)
-        parts = [part for part in directory.split("/") if part]
-        for start in range(len(parts)):
-            candidate = join(base, "/".join(parts[start:]))
-            if self._is_directory(candidate):
-                return candidate
-        return base
+        found = mounted_tail(directory, self._is_directory, base)
+        return base if found is None else found
 
     def mapped(self, target: str) -> str | None:
         """An absolute pytest target as a repository path: a container mounts the
@@ -158,12 +166,11 @@ class TestFiles:
         (``tests/test_a.py::test_b``). A path with no such tail is outside the
         repository (a site-packages test suite) and reaches nothing."""
         path, separator, node = target.partition("::")
-        parts = [part for part in path.split("/") if part and part != "."]
-        for start in range(len(parts)):
-            candidate = "/".join(parts[start:])
-            if candidate in self._file_set or self._is_directory(candidate):
-                return candidate + separator + node
-        return None
+        found = mounted_tail(path, self._exists)
+        return None if found is None else found + separator + node
+
+    def _exists(self, candidate: str) -> bool:
+        return candidate in self._file_set or self._is_directory(candidate)
 
     def _is_directory(self, candidate: str) -> bool:
         index = bisect.bisect_left(self.files, candidate + "/")

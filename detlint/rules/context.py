@@ -36,7 +36,6 @@ class RuleContext:
     target: float
     tracking_pattern: str
     selected: frozenset[str]
-    dependencies_declared: bool = True  # the project has dependency files at all
     ci_knobs: tuple[CiKnob, ...] = ()  # every knob of every pipeline read
     ci_runs: tuple[TestRun, ...] = ()  # every pytest invocation found in a pipeline
     ci_gates: tuple[CiGate, ...] = ()  # every test as each run runs it

@@ -202,7 +202,9 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
                 "`-p no:NAME` in addopts)",
             )
             continue
-        if not choice.declared and choice.declares and context.dependencies_declared:
+        # Only a project that declares its dependencies (every file read) says a missing
+        # plugin is missing: ``PluginEvidence.declares``, per project.
+        if not choice.declared and choice.declares:
             yield finding(
                 "DET102",
                 span,
