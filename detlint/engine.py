@@ -360,6 +360,7 @@ def _judge(
         ci_runs=ci.runs if ci is not None else (),
         ci_gates=ci.gates if ci is not None else (),
         ci_steps=ci.steps_of if ci is not None else lambda knob: (),
+        quarantine_reason=settings.quarantine_reason,
     )
     return tuple(run_rules(context, problems))
 

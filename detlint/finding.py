@@ -7,8 +7,12 @@ quotes is also carried here as a float for machine formats.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from detlint.span import Span
+
+if TYPE_CHECKING:
+    from detlint.fixes.plans import FixPlan
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class Finding:
     help: str
     loss: Loss | None = None
     related: tuple[Span, ...] = field(default=())
+    fix: FixPlan | None = None  # what would fix it, made into edits only when asked for
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

@@ -48,6 +48,9 @@ class Settings:
     vendored_dirs: tuple[str, ...] = DEFAULT_VENDORED
     respect_gitignore: bool = True
     tracking_issue_pattern: str = DEFAULT_TRACKING_PATTERN
+    # The reason a quarantine fix writes, a placeholder for the tracking issue; None
+    # when not configured (DET201 then offers no fix: nobody knows the issue).
+    quarantine_reason: str | None = None
     retry_decorators: frozenset[str] = frozenset()
     trial_env_readers: frozenset[str] = frozenset()
     # (glob, codes or prefixes) in file order; globs are relative to the config file's directory.
@@ -70,6 +73,12 @@ def _probability(key: str, value: Any) -> float:
 def _boolean(key: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise SettingsError(f"{key} must be true or false, got {value!r}")
+    return value
+
+
+def _reason_text(key: str, value: Any) -> str:
+    if not isinstance(value, str) or not value.strip() or "\n" in value:
+        raise SettingsError(f"{key} must be a non-empty one-line string, got {value!r}")
     return value
 
 
@@ -157,6 +166,8 @@ def _parse(table: dict[str, Any], path: Path | None) -> Settings:
             settings = replace(settings, respect_gitignore=_boolean(key, value))
         elif key == "tracking-issue-pattern":
             settings = replace(settings, tracking_issue_pattern=_pattern(key, value))
+        elif key == "quarantine-reason":
+            settings = replace(settings, quarantine_reason=_reason_text(key, value))
         elif key == "retry-decorators":
             settings = replace(settings, retry_decorators=_dotted_names(key, value))
         elif key == "trial-env-readers":

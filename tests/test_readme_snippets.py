@@ -194,3 +194,4 @@ def test_configuration_example_is_valid_config(tmp_path: Path) -> None:
     assert settings.vendored_dirs == ("vendor",)
     assert dict(settings.per_file_ignores) == {"tests/stress/**": ("DET101",)}
     assert settings.retry_decorators == frozenset({"ourlib.testing.retry_test"})
+    assert settings.quarantine_reason == "flaky: <tracking issue>"

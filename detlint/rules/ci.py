@@ -29,6 +29,12 @@ from detlint.rules.ci_wording import (
     unlinked,
 )
 from detlint.rules.context import RuleContext, covers, finding, loss_phrase, worst
+from detlint.rules.fix_plans import (
+    job_retry_plan,
+    rerun_options_plan,
+    soft_fail_plan,
+    unmask_plan,
+)
 from detlint.span import Span
 
 if TYPE_CHECKING:
@@ -160,7 +166,7 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
         else:
             first = "let the step block on test failures"
         help_text = f"{first}, and quarantine the flaky tests visibly instead: {QUARANTINE}"
-        yield finding("DET401", knob.span, message, help_text, numbers)
+        yield finding("DET401", knob.span, message, help_text, numbers, fix=soft_fail_plan(knob))
 
 
 _RETRY_HELP = {
@@ -220,7 +226,7 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         else:
             does = f"runs a failing job up to {knob.attempts} times"
         message = f"{what} {does}: {loss_phrase(numbers)} {which} ({details})"
-        yield finding("DET411", knob.span, message, help_text, numbers)
+        yield finding("DET411", knob.span, message, help_text, numbers, fix=job_retry_plan(knob))
 
 
 def _gates_by_run(context: RuleContext) -> dict[int, list[CiGate]]:
@@ -277,7 +283,8 @@ def reruns_flag(context: RuleContext) -> Iterator[Finding]:
             "drop the flag and give the tests that need it more in-test trials, or quarantine "
             f"the known-flaky ones visibly: {QUARANTINE}"
         )
-        yield finding("DET421", span, message, help_text, numbers)
+        plan = rerun_options_plan(options, span, runs[0])
+        yield finding("DET421", span, message, help_text, numbers, fix=plan)
 
 
 def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
@@ -302,7 +309,8 @@ def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
             "let pytest's exit status fail the step (to keep a log, `set -o pipefail` before "
             f"`| tee`), and quarantine known-flaky tests visibly: {QUARANTINE}"
         )
-        yield finding("DET431", runs[0].span, message, help_text, numbers)
+        plan = unmask_plan(runs[0])
+        yield finding("DET431", runs[0].span, message, help_text, numbers, fix=plan)
 
 
 def trial_override(context: RuleContext) -> Iterator[Finding]:

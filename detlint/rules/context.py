@@ -22,6 +22,7 @@ from detlint.span import Span
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
     from detlint.ci_pass.facts import CiKnob, CiStep
+    from detlint.fixes.plans import FixPlan
     from detlint.link import Knob, TestGate
     from detlint.model import Policy
 
@@ -40,6 +41,7 @@ class RuleContext:
     ci_runs: tuple[TestRun, ...] = ()  # every pytest invocation found in a pipeline
     ci_gates: tuple[CiGate, ...] = ()  # every test as each run runs it
     ci_steps: Callable[[CiKnob], Sequence[CiStep]] = lambda knob: ()  # the steps a knob is on
+    quarantine_reason: str | None = None  # the configured placeholder for a tracking issue
 
 
 def loss(gate: TestGate, context: RuleContext, policy: Policy | None = None) -> Loss:
@@ -184,6 +186,7 @@ def finding(
     numbers: Loss | None = None,
     related: Iterable[Span] = (),
     severity: str | None = None,
+    fix: FixPlan | None = None,
 ) -> Finding:
     info = RULES[code]
     return Finding(
@@ -195,6 +198,7 @@ def finding(
         help=help_text,
         loss=numbers,
         related=tuple(sorted(set(related))),
+        fix=fix,
     )
 
 

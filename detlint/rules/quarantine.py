@@ -24,6 +24,7 @@ from detlint.rules.context import (
     policy_where,
     trials_phrase,
 )
+from detlint.rules.fix_plans import tracking_reason_plan
 
 
 def _reason(mark: Mark) -> str:
@@ -98,6 +99,7 @@ def untracked_quarantine(context: RuleContext) -> Iterator[Finding]:
             'name the issue that tracks it: reason="https://.../issues/123" or "#123" '
             "(the pattern is configurable: tracking-issue-pattern)",
             numbers,
+            fix=tracking_reason_plan(mark, span, context.quarantine_reason, reason),
         )
 
 

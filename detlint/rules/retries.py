@@ -12,6 +12,7 @@ from detlint.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY
 from detlint.python_pass.facts import Dynamic, Mark
 from detlint.report.numbers import percent, percent_label
 from detlint.retry_counts import looks_boolean
+from detlint.rules.fix_plans import config_reruns_plan, rerun_mark_plan
 from detlint.span import Span
 
 if TYPE_CHECKING:
@@ -81,7 +82,8 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
         )
         help_text = alternatives(gate.test, numbers, "drop the marker")
         related = [mark.definition] if mark.definition is not None else []
-        yield finding("DET101", span, message, help_text, numbers, related)
+        plan = rerun_mark_plan(mark, span, gate.test, numbers, context.quarantine_reason)
+        yield finding("DET101", span, message, help_text, numbers, related, fix=plan)
 
 
 def _retry_condition(gate: TestGate) -> str:
@@ -279,6 +281,7 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
 
     q, target = context.reference_rate, context.target
     knobs: dict[Span, tuple[str, Layer]] = {}
+    sources: dict[Span, str] = {}  # how each setting is written ("addopts --reruns")
     for config in context.configs:
         for setting, plugin, reach in (
             (config.force_reruns, RERUNFAILURES, "--force-reruns overrides every marker"),
@@ -288,6 +291,7 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
             if setting is not None and setting.value > 0:
                 what = f"{setting.source} {setting.value} reruns {reach}"
                 knobs.setdefault(setting.span, (what, Reruns(setting.value, plugin)))
+                sources.setdefault(setting.span, setting.source)
         if config.force_flaky is not None:
             what = (
                 f"--force-flaky reruns every test (max_runs={config.max_runs}, "
@@ -295,6 +299,7 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
             )
             flaky: Layer = FlakyRuns(config.max_runs, config.min_passes)
             knobs.setdefault(config.force_flaky, (what, flaky))
+            sources.setdefault(config.force_flaky, "addopts --force-flaky")
     for span, (what, layer) in sorted(knobs.items()):
         policy = Policy(layers=(layer,))
         numbers = Loss(
@@ -316,4 +321,5 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
             "remove the global setting; mark the few tests that need reruns, or quarantine them "
             "visibly with xfail(strict=False) and a tracking issue",
             numbers,
+            fix=config_reruns_plan(sources[span], span),
         )
