@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,9 @@ from detlint.cli_shared import (
     settings_and_codes,
 )
 from detlint.severity import SEVERITIES
+
+if TYPE_CHECKING:
+    from detlint.check_run import CheckOutcome
 
 # The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
 # (a test keeps them equal), spelled out so that defining the option imports no formatter.
@@ -61,6 +65,29 @@ CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildki
     type=click.Path(path_type=Path, dir_okay=False, writable=True),
     help="Record today's findings in this file and exit 0.",
 )
+@click.option(
+    "--fix/--no-fix",
+    default=False,
+    help="Apply the fixes this run may apply (safe ones; unsafe ones too with --unsafe-fixes).",
+)
+@click.option(
+    "--unsafe-fixes/--no-unsafe-fixes",
+    default=False,
+    help="Count unsafe fixes as applicable: nearly every detlint fix changes what CI does.",
+)
+@click.option(
+    "--diff",
+    is_flag=True,
+    help="Print a unified diff of what --fix would change and write nothing "
+    "(exit 1 when there is a diff).",
+)
+@click.option("--show-fixes", is_flag=True, help="List what --fix fixed, by file and code.")
+@click.option("--fix-only", is_flag=True, help="Apply fixes and report no remaining finding.")
+@click.option(
+    "--exit-non-zero-on-fix",
+    is_flag=True,
+    help="Exit 1 when --fix fixed anything, even if no finding remains.",
+)
 @NO_CACHE
 @CACHE_DIR
 def check(
@@ -76,6 +103,12 @@ def check(
     exit_zero: bool,
     baseline: Path | None,
     write_baseline: Path | None,
+    fix: bool,
+    unsafe_fixes: bool,
+    diff: bool,
+    show_fixes: bool,
+    fix_only: bool,
+    exit_non_zero_on_fix: bool,
     no_cache: bool,
     cache_dir: Path | None,
 ) -> int:
@@ -99,11 +132,25 @@ def check(
         exit_zero=exit_zero,
     )
     cwd = Path.cwd()
-    analysis = analyse(paths, cwd, settings, selected, cache=facts_cache(no_cache, cache_dir))
-    try:
-        outcome = finish_check(analysis, settings, selected, options, cwd)
-    except ValueError as error:  # a baseline file that cannot be read or written
-        raise click.UsageError(str(error)) from None
+    cache = facts_cache(no_cache, cache_dir)
+
+    def run_check() -> CheckOutcome:
+        analysis = analyse(paths, cwd, settings, selected, cache=cache)
+        try:
+            return finish_check(analysis, settings, selected, options, cwd)
+        except ValueError as error:  # a baseline file that cannot be read or written
+            raise click.UsageError(str(error)) from None
+
+    if fix or fix_only or diff:
+        if write_baseline is not None:
+            raise click.UsageError("--write-baseline cannot be used with --fix or --diff")
+        from detlint.cli_fix import FixFlags, check_with_fixes
+
+        fixing = FixFlags(fix or fix_only, unsafe_fixes, diff, show_fixes, fix_only)
+        return check_with_fixes(
+            run_check, fixing, output_format, output_file, statistics, exit_non_zero_on_fix
+        )
+    outcome = run_check()
     if outcome.baseline_written is not None:
         count = outcome.baseline_written
         click.echo(
@@ -113,6 +160,11 @@ def check(
     if statistics:
         text = render_statistics(outcome.report)
     else:
-        text = render(output_format, outcome.report)
+        report = outcome.report._replace(unsafe_fixes=unsafe_fixes)
+        if output_format in ("json", "sarif"):  # the formats that carry each fix's edits
+            from detlint.cli_fix import with_fixes
+
+            report = with_fixes(report, output_format, unsafe_fixes)
+        text = render(output_format, report)
     emit(text, output_file)
     return outcome.exit_status

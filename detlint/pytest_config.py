@@ -148,6 +148,12 @@ def _load_directory(directory: str) -> RawConfig | None:
     return load_directory(Path(directory))
 
 
+def forget_configs() -> None:
+    """Read every config afresh: ``--fix`` edits them between its rounds in one process."""
+    _find.cache_clear()
+    _load_directory.cache_clear()
+
+
 def _is_file(path: Path) -> bool:
     try:
         return path.is_file()

@@ -36,12 +36,16 @@ def invoke(*args: str):
 def test_concise_output_and_exit_status(needle):
     result = invoke("check")
     assert result.exit_code == 1
-    first, help_line, summary = result.output.splitlines()
+    first, help_line, summary, fixes = result.output.splitlines()
     assert first.startswith("tests/test_batch_invariance.py:25:2: DET101 rerun marker hides")
     assert "reported 2.8% of the time instead of 41.0%" in first
     assert "5 trials from NEEDLE_TRIALS" in first
     assert help_line.startswith("  help: drop the marker and raise NEEDLE_TRIALS to 29")
     assert summary == "Found 1 finding in 3 files."
+    # Every fix detlint has changes what CI does: none is applied without --unsafe-fixes.
+    assert fixes == (
+        "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."
+    )
 
 
 def test_json_fields(needle):

@@ -12,6 +12,7 @@ from detlint import __version__
 
 if TYPE_CHECKING:
     from detlint.finding import Finding
+    from detlint.fixes.build import Sources
     from detlint.report.formats import Report
 
 CHECK_SCHEMA = "detlint.check/1"
@@ -45,10 +46,43 @@ def summary_line(report: Report) -> str:
     """``Found 3 findings in 4 files.`` or ``All checks passed (4 files).``, and what was hidden."""
     files = _plural(report.files_checked, "file")
     note = hidden_note(report.suppressed, report.baselined, report.baseline_gone)
+    if report.fixed:
+        fixed = f"{report.fixed} fixed, {len(report.findings)} remaining"
+        note = f"{fixed}; {note}" if note else fixed
+        total = len(report.findings) + report.fixed
+        return f"Found {_plural(total, 'finding')} in {files} ({note})."
     if report.findings:
         extra = f" ({note})" if note else ""
         return f"Found {_plural(len(report.findings), 'finding')} in {files}{extra}."
     return f"All checks passed ({files}{'; ' + note if note else ''})."
+
+
+def fixable(finding: Finding, unsafe: bool) -> bool:
+    """Whether ``--fix`` (with ``--unsafe-fixes`` when ``unsafe``) would try to fix it."""
+    plan = finding.fix
+    return plan is not None and (unsafe or plan.applicability == "safe")
+
+
+def fix_marker(finding: Finding, report: Report) -> str:
+    """ruff's ``[*]`` after the code: this run's ``--fix`` would fix the finding."""
+    return " [*]" if fixable(finding, report.unsafe_fixes) else ""
+
+
+def fix_hint(report: Report) -> str:
+    """The line after the summary that says what ``--fix`` would do, as ruff words it:
+    ``[*] 1 fixable with the `--fix` option (2 hidden fixes can be enabled with the
+    `--unsafe-fixes` option).``; empty when no finding has a fix."""
+    applicable = sum(fixable(f, report.unsafe_fixes) for f in report.findings)
+    hidden = sum(fixable(f, True) for f in report.findings) - applicable
+    if not applicable and not hidden:
+        return ""
+    extra = ""
+    if hidden:
+        word = "fix" if hidden == 1 else "fixes"
+        extra = f"{hidden} hidden {word} can be enabled with the `--unsafe-fixes` option"
+    if not applicable:
+        return f"No fixes available ({extra})."
+    return f"[*] {applicable} fixable with the `--fix` option" + (f" ({extra})." if extra else ".")
 
 
 def render_concise(report: Report) -> str:
@@ -56,15 +90,23 @@ def render_concise(report: Report) -> str:
     lines = []
     for finding in report.findings:
         span = finding.span
-        lines.append(f"{span.path}:{span.line}:{span.column}: {finding.code} {finding.message}")
+        head = f"{span.path}:{span.line}:{span.column}: {finding.code}{fix_marker(finding, report)}"
+        lines.append(f"{head} {finding.message}")
         if finding.help:
             lines.append(f"  help: {finding.help}")
     lines.append(summary_line(report))
+    hint = fix_hint(report)
+    if hint:
+        lines.append(hint)
     return "\n".join(lines) + "\n"
 
 
-def finding_json(finding: Finding) -> dict[str, Any]:
-    """One finding as the JSON document carries it (``findings[]`` in ``check-1.json``)."""
+def finding_json(
+    finding: Finding, fix: object = None, sources: Sources | None = None
+) -> dict[str, Any]:
+    """One finding as the JSON document carries it (``findings[]`` in ``check-1.json``),
+    with its fix when one was built (``fix`` is a Fix, or the reason there is none;
+    ``sources`` reads the files its edits are in)."""
     import dataclasses
 
     span = finding.span
@@ -81,12 +123,30 @@ def finding_json(finding: Finding) -> dict[str, Any]:
         "help": finding.help,
         "numbers": dataclasses.asdict(finding.loss) if finding.loss is not None else None,
         "related": [dataclasses.asdict(related) for related in finding.related],
+        **_fix_json(finding, fix, sources),
     }
+
+
+def _fix_json(finding: Finding, fix: object, sources: Sources | None) -> dict[str, Any]:
+    """``fix`` (null without one) and, when a plan could not be carried out, why."""
+    from detlint.fixes.edits import Fix
+
+    if isinstance(fix, Fix) and sources is not None:
+        from detlint.fixes.serial import fix_document
+
+        return {"fix": fix_document(fix, sources)}
+    if isinstance(fix, str) and finding.fix is not None:
+        return {"fix": None, "fix_unavailable": fix}
+    return {"fix": None}
 
 
 def render_json(report: Report) -> str:
     """The ``detlint.check/1`` document: every finding with its numbers as floats."""
     import json  # not needed for the concise output of a pre-commit run
+
+    from detlint.fixes.build import Sources
+
+    sources = Sources(report.cwd)
 
     document = {
         "schema": CHECK_SCHEMA,
@@ -95,6 +155,9 @@ def render_json(report: Report) -> str:
         "suppressed": report.suppressed,
         "baselined": report.baselined,
         "baseline_gone": report.baseline_gone,
-        "findings": [finding_json(finding) for finding in report.findings],
+        "findings": [
+            finding_json(finding, report.fixes[index] if report.fixes else None, sources)
+            for index, finding in enumerate(report.findings)
+        ],
     }
     return json.dumps(document, indent=2) + "\n"

@@ -41,6 +41,11 @@ class Report(NamedTuple):
     suppressed: int = 0  # findings hidden by an inline `# detlint: ignore`
     baselined: int = 0  # findings hidden because the baseline has them
     baseline_gone: int | None = None  # baseline entries no longer found; None: no --baseline
+    # Each finding's fix made concrete (a Fix, the reason there is none, or None without
+    # a plan), for the formats that carry edits; None when not built.
+    fixes: tuple[object, ...] | None = None
+    unsafe_fixes: bool = False  # --unsafe-fixes: unsafe fixes count as applicable
+    fixed: int = 0  # findings --fix fixed before this check
 
 
 def rule_url(code: str) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
+from detlint.report.findings import fix_hint, fix_marker
 from detlint.report.formats import SourceLines, summary
 
 if TYPE_CHECKING:
@@ -125,13 +126,17 @@ def render_full(report: Report) -> str:
     blocks = []
     for finding in report.findings:
         span = finding.span
-        lines = [f"{span.path}:{span.line}:{span.column}: {finding.code} {finding.message}"]
+        marker = fix_marker(finding, report)
+        lines = [f"{span.path}:{span.line}:{span.column}: {finding.code}{marker} {finding.message}"]
         lines += _snippet(finding, sources)
         if finding.help:
             lines.append(f"  = help: {finding.help}")
+        if finding.fix is not None:
+            lines.append(f"  = fix ({finding.fix.applicability}): {finding.fix.message}")
         lines += [
             f"  = related: {related.path}:{related.line}:{related.column}"
             for related in finding.related
         ]
         blocks.append("\n".join(lines) + "\n")
-    return "\n".join([*blocks, summary(report) + "\n"])
+    hint = fix_hint(report)
+    return "\n".join([*blocks, summary(report) + "\n" + (hint + "\n" if hint else "")])

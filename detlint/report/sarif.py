@@ -27,6 +27,7 @@ from detlint.report.formats import INFORMATION_URL, SourceLines, rule_url
 
 if TYPE_CHECKING:
     from detlint.finding import Finding
+    from detlint.fixes.build import Sources
     from detlint.report.formats import Report
     from detlint.rules.catalogue import RuleInfo
     from detlint.span import Span
@@ -108,15 +109,36 @@ def _location(span: Span) -> dict[str, Any]:
     }
 
 
-def sarif_fixes(finding: Finding) -> list[dict[str, Any]]:
-    """SARIF ``fixes`` for a finding: where a finding's automatic fix will be rendered.
+def sarif_fixes(fix: object, sources: Sources) -> list[dict[str, Any]]:
+    """SARIF ``fixes`` for a finding's built fix: one ``artifactChanges`` entry per
+    file, each edit a replacement of its region (lines and columns as the results
+    count them, with the byte range as stored) by the inserted text."""
+    from detlint.fixes.edits import Fix
+    from detlint.fixes.serial import edit_positions
 
-    Findings carry no fix yet (``detlint check --fix`` is to come), so there is
-    nothing to render and results have no ``fixes`` key. When a finding gains
-    its edits, each becomes an ``artifactChanges`` entry with the replaced region
-    and the inserted text.
-    """
-    return []
+    if not isinstance(fix, Fix):
+        return []
+    changes = []
+    for path in fix.paths:
+        replacements = []
+        for edit in fix.edits:
+            if edit.path != path:
+                continue
+            where = edit_positions(edit, sources)
+            region = {
+                "startLine": where["line"],
+                "startColumn": where["column"],
+                "endLine": where["end_line"],
+                "endColumn": where["end_column"],
+                "byteOffset": where["start_byte"],
+                "byteLength": where["end_byte"] - where["start_byte"],
+            }
+            replacements.append(
+                {"deletedRegion": region, "insertedContent": {"text": edit.content}}
+            )
+        changes.append({"artifactLocation": _artifact(path), "replacements": replacements})
+    description = f"{fix.message} ({fix.applicability})"
+    return [{"description": {"text": description}, "artifactChanges": changes}]
 
 
 class _Fingerprints:
@@ -143,7 +165,9 @@ class _Fingerprints:
         return f"{digest}:{occurrence}"
 
 
-def _result(finding: Finding, index: int | None, fingerprint: str) -> dict[str, Any]:
+def _result(
+    finding: Finding, index: int | None, fingerprint: str, fixes: list[dict[str, Any]]
+) -> dict[str, Any]:
     text = finding.message + (f"\nhelp: {finding.help}" if finding.help else "")
     result: dict[str, Any] = {
         "ruleId": finding.code,
@@ -160,7 +184,6 @@ def _result(finding: Finding, index: int | None, fingerprint: str) -> dict[str, 
             {"id": number, **_location(span), "message": {"text": f"related to {where}"}}
             for number, span in enumerate(finding.related, start=1)
         ]
-    fixes = sarif_fixes(finding)
     if fixes:
         result["fixes"] = fixes
     properties: dict[str, Any] = {"name": finding.name, "severity": finding.severity}
@@ -176,14 +199,22 @@ def _directory_uri(report: Report) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
+def _sources(report: Report) -> Sources:
+    from detlint.fixes.build import Sources
+
+    return Sources(report.cwd)
+
+
 def sarif_document(report: Report) -> dict[str, Any]:
     """The SARIF log as a JSON-ready dict."""
     rules = _rules()
     index = {info.code: number for number, info in enumerate(rules)}
     fingerprint = _Fingerprints(SourceLines(report.cwd))
+    built = report.fixes or (None,) * len(report.findings)
+    sources = _sources(report)
     results = [
-        _result(finding, index.get(finding.code), fingerprint(finding))
-        for finding in report.findings
+        _result(finding, index.get(finding.code), fingerprint(finding), sarif_fixes(fix, sources))
+        for finding, fix in zip(report.findings, built, strict=True)
     ]
     return {
         "$schema": SARIF_SCHEMA,

@@ -7,6 +7,8 @@
   ``severity`` (info | warning | error), ``default`` (on by default) and ``fix``
   (none | safe | unsafe);
 - ``why``, ``what`` and ``alternative``: Markdown;
+- ``fixed``: Markdown, what ``--fix`` changes and why it is safe or not; required
+  when ``fix`` is not ``none``, and not allowed when it is;
 - ``[[examples]]``: ``kind`` (invalid | valid), ``description``, one or more
   ``[[examples.files]]`` (``path``, ``content``) making up a tiny repository, and
   for an invalid example the ``path`` and ``line`` the finding must be reported at.
@@ -62,6 +64,7 @@ class RulePage:
     alternative: str
     examples: tuple[Example, ...]
     source: Path
+    fixed: str = ""  # what --fix changes; empty for a rule without a fix
 
 
 def _example_file(path: Path, where: str, entry: object) -> ExampleFile:
@@ -120,7 +123,7 @@ def read_page(path: Path) -> RulePage:
     """A rule's whole entry, parsed with tomllib and validated field by field."""
     document = parse_toml(path, read_text(path))
     info = check_header(path, document)
-    unknown = sorted(set(document) - {*HEADER_KEYS, *PROSE_KEYS, "examples"})
+    unknown = sorted(set(document) - {*HEADER_KEYS, *PROSE_KEYS, "examples", "fixed"})
     if unknown:
         raise CatalogueError(f"{path}: unexpected key {unknown[0]!r}")
     prose = []
@@ -137,7 +140,12 @@ def read_page(path: Path) -> RulePage:
         if not any(example.kind == kind for example in examples):
             raise CatalogueError(f"{path}: needs at least one {kind} example")
     why, what, alternative = prose
-    return RulePage(info, why, what, alternative, examples, path)
+    fixed = document.get("fixed", "")
+    if info.fix == "none" and "fixed" in document:
+        raise CatalogueError(f"{path}: 'fixed' describes a fix, but 'fix' is \"none\"")
+    if info.fix != "none" and (not isinstance(fixed, str) or not fixed.strip()):
+        raise CatalogueError(f"{path}: 'fixed' must say what the {info.fix} fix changes")
+    return RulePage(info, why, what, alternative, examples, path, str(fixed).strip())
 
 
 def read_pages(directory: Path) -> dict[str, RulePage]:

@@ -84,6 +84,7 @@ def rule_page(page: RulePage, level: int = 1) -> str:
         "",
         page.alternative,
         "",
+        *([f"{sub} What `--fix` does", "", page.fixed, ""] if page.fixed else []),
         f"{sub} Examples",
         "",
     ]

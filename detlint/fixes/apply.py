@@ -1,0 +1,150 @@
+"""Applying fixes: choose the ones that fit together, check the files, write atomically.
+
+Fixes to one file are applied together or not at all: their edits are put
+into the text at once, the whole file must still parse, and it is written by
+replacing it with a finished temporary file in the same directory (so a
+crash leaves the old file or the new one, never half of each), with the old
+file's permissions, and only if it still holds the bytes the fixes were
+computed from. Fixes whose edits overlap an accepted fix wait for the next
+round, when the check runs again on the edited files (as ruff does).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from detlint.fixes.edits import Declined, Edit, Fix, apply_edits
+from detlint.fixes.validate import parse_problem
+
+if TYPE_CHECKING:
+    from detlint.finding import Finding
+    from detlint.fixes.build import Sources
+    from detlint.fixes.source_text import SourceText
+
+
+class Change(NamedTuple):
+    """One file's new text, and the text it replaces."""
+
+    before: SourceText
+    after: str
+
+
+class Chosen(NamedTuple):
+    """The fixes of one round that fit together, what they change, and what was left."""
+
+    applied: tuple[tuple[Finding, Fix], ...]
+    changes: dict[str, Change]
+    declined: tuple[tuple[Finding, str], ...]  # fixes that could not be made, and why
+    waiting: int  # fixes that overlap one applied this round
+
+
+def usable(fix: Fix | str | None, unsafe: bool) -> bool:
+    return isinstance(fix, Fix) and (unsafe or fix.applicability == "safe")
+
+
+def choose(
+    findings: Sequence[Finding],
+    fixes: Sequence[Fix | str | None],
+    sources: Sources,
+    unsafe: bool,
+) -> Chosen:
+    """The fixes to apply this round, in the findings' order, each file still parsing."""
+    accepted: dict[str, list[Edit]] = {}
+    applied: list[tuple[Finding, Fix]] = []
+    declined: list[tuple[Finding, str]] = []
+    waiting = 0
+    for finding, fix in zip(findings, fixes, strict=True):
+        if isinstance(fix, str):
+            if unsafe or _safe(finding):  # a fix this run would have applied
+                declined.append((finding, fix))
+            continue
+        if not usable(fix, unsafe):
+            continue
+        assert isinstance(fix, Fix)
+        if any(_overlaps(edit, accepted.get(edit.path, ())) for edit in fix.edits):
+            waiting += 1
+            continue
+        applied.append((finding, fix))
+        for edit in fix.edits:
+            accepted.setdefault(edit.path, []).append(edit)
+    changes: dict[str, Change] = {}
+    broken: set[str] = set()
+    for path, edits in accepted.items():
+        before = sources(path)
+        try:
+            after = apply_edits(before.text, edits)
+        except Declined:
+            broken.add(path)
+            continue
+        problem = parse_problem(path, after)
+        if problem is not None:
+            broken.add(path)
+            continue
+        changes[path] = Change(before, after)
+    if broken:
+        # Fixes that each parse but not together: none of them this round; one file's
+        # failure also holds back the fixes that edit it together with another file.
+        kept = [(f, fix) for f, fix in applied if not broken & set(fix.paths)]
+        for finding, fix in applied:
+            if broken & set(fix.paths):
+                declined.append((finding, "the file would not parse with the other fixes"))
+        applied = kept
+        paths = {path for _, fix in applied for path in fix.paths}
+        changes = {path: change for path, change in changes.items() if path in paths}
+    return Chosen(tuple(applied), changes, tuple(declined), waiting)
+
+
+def _safe(finding: Finding) -> bool:
+    return finding.fix is not None and finding.fix.applicability == "safe"
+
+
+def _overlaps(edit: Edit, others: Sequence[Edit]) -> bool:
+    for other in others:
+        if edit.start < other.end and other.start < edit.end:
+            return True
+        if edit.start == other.start and (edit.start == edit.end or other.start == other.end):
+            return True  # two insertions at one point: their order would be a guess
+    return False
+
+
+def write_changes(changes: dict[str, Change], cwd: Path) -> dict[str, str]:
+    """Write each changed file; the problems of the ones not written, by path."""
+    problems: dict[str, str] = {}
+    for path, change in sorted(changes.items()):
+        problem = write_atomic(cwd / path, change.before.encode(change.after), change.before.data)
+        if problem is not None:
+            problems[path] = problem
+    return problems
+
+
+def write_atomic(path: Path, data: bytes, expected: bytes) -> str | None:
+    """Replace the file at ``path`` (through a symlink, its target) with ``data``,
+    if it still holds ``expected``; the reason when it was not written."""
+    target = Path(os.path.realpath(path))
+    try:
+        if target.read_bytes() != expected:
+            return "changed since detlint read it; not written"
+        mode = stat.S_IMODE(target.stat().st_mode)
+        fd, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+        )
+    except OSError as error:
+        return f"cannot write: {error.strerror or error}"
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return f"cannot write: {error.strerror or error}"
+    return None
