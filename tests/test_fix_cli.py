@@ -196,6 +196,40 @@ def test_the_default_placeholder_leaves_det201_asking_for_the_issue(tmp_path, mo
     assert "DET101" not in result.stdout
 
 
+def test_a_quarantine_names_the_issue_the_markers_comment_names(tmp_path, monkeypatch):
+    (tmp_path / "requirements.txt").write_text("pytest-rerunfailures\n")
+    (tmp_path / "test_a.py").write_text(
+        "import pytest\n\n\n"
+        "@pytest.mark.flaky(reruns=5)  # See https://github.com/dask/dask/issues/9793\n"
+        "def test_a():\n    assert True\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--fix", "--unsafe-fixes")
+    assert (tmp_path / "test_a.py").read_text().splitlines()[3] == (
+        '@pytest.mark.xfail(strict=False, reason="flaky, see '
+        'https://github.com/dask/dask/issues/9793")  # See https://github.com/dask/dask/issues/9793'
+    )
+    assert result.exit_code == 0  # a quarantine that names its issue is no DET201
+
+
+def test_a_param_marks_list_keeps_its_other_marks(tmp_path, monkeypatch):
+    """The Python pass reports a pytest.param's marks as one span (the list): the fix
+    edits the rerun marker in it and keeps the rest (litgpt's marks=[flaky(...)])."""
+    (tmp_path / "requirements.txt").write_text("pytest-rerunfailures\n")
+    (tmp_path / "test_p.py").write_text(
+        "import pytest\n\n\n@pytest.mark.parametrize(\n    'x',\n    [\n"
+        "        pytest.param(1, marks=[pytest.mark.flaky(reruns=3), pytest.mark.slow]),\n"
+        "        pytest.param(2, marks=[pytest.mark.flaky(reruns=3)]),\n"
+        "        3,\n    ],\n)\ndef test_p(x):\n    assert x\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    invoke("--fix", "--unsafe-fixes")
+    quarantine = 'pytest.mark.xfail(strict=False, reason="flaky: <tracking issue>")'
+    lines = (tmp_path / "test_p.py").read_text().splitlines()
+    assert lines[6] == f"        pytest.param(1, marks=[{quarantine}, pytest.mark.slow]),"
+    assert lines[7] == f"        pytest.param(2, marks=[{quarantine}]),"
+
+
 # -- writing ---------------------------------------------------------------------
 
 

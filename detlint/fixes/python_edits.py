@@ -56,7 +56,7 @@ def python_edits(plan: DropMark | QuarantineMark | AddReason, read: Reader) -> t
     """The edits that carry out ``plan``; ``Declined`` when they cannot be made safely."""
     files = _Files(read)
     parsed = files(plan.mark.path)
-    mark = parsed.at(plan.mark)
+    mark = _in_list(parsed.at(plan.mark), "xfail" if isinstance(plan, AddReason) else "flaky")
     edits: list[Edit] = []
     if isinstance(plan, DropMark):
         edits += _edits(parsed, _drop(parsed, mark))
@@ -69,6 +69,22 @@ def python_edits(plan: DropMark | QuarantineMark | AddReason, read: Reader) -> t
     else:
         raise Declined("there is no Python fix for this plan")
     return _checked(edits, files.parsed)
+
+
+def _in_list(node: cst.BaseExpression, name: str) -> cst.BaseExpression:
+    """The marker itself where the span covers a whole ``marks=[...]`` list (the
+    Python pass reports a ``pytest.param``'s marks as one): the one item named
+    ``name``, so that the list's other marks (``pytest.mark.slow``) are kept."""
+    if not isinstance(node, cst.List | cst.Tuple):
+        return node
+    items = [
+        element.value
+        for element in node.elements
+        if (mark_name(element.value) or "").rpartition(".")[2] == name
+    ]
+    if len(items) != 1:
+        raise Declined(f"the marks list holds {len(items) or 'no'} `{name}` markers")
+    return items[0]
 
 
 def _edits(parsed: Parsed, ranges: list[Edit3]) -> list[Edit]:

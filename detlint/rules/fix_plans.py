@@ -22,6 +22,7 @@ from detlint.fixes.plans import (
     ReplaceValue,
     UnmaskExit,
 )
+from detlint.reasons import tracking_reference
 from detlint.span import Span
 
 if TYPE_CHECKING:
@@ -52,7 +53,12 @@ _GITLAB_INFRASTRUCTURE = "[runner_system_failure, stuck_or_timeout_failure, api_
 
 
 def rerun_mark_plan(
-    mark: Mark, span: Span, test: TestFunction, numbers: Loss, reason: str | None
+    mark: Mark,
+    span: Span,
+    test: TestFunction,
+    numbers: Loss,
+    reason: str | None,
+    tracking_pattern: str,
 ) -> FixPlan | None:
     """DET101: drop the marker and raise the trial knob's default, or quarantine."""
     if mark.scope not in _EDITABLE_SCOPES:
@@ -80,6 +86,9 @@ def rerun_mark_plan(
             count=needed,
         )
     text = reason or DEFAULT_QUARANTINE_REASON
+    issue = tracking_reference(mark.comment, tracking_pattern)
+    if issue is not None:  # `# See https://github.com/dask/dask/issues/9793` on the marker
+        text, reason = f"flaky, see {issue}", f"flaky, see {issue}"
     if mark.has_keyword("reason"):  # the marker's own reason is kept, with its condition
         return QuarantineMark(
             message="Replace the rerun marker by xfail(strict=False) with its reason",

@@ -82,7 +82,9 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
         )
         help_text = alternatives(gate.test, numbers, "drop the marker")
         related = [mark.definition] if mark.definition is not None else []
-        plan = rerun_mark_plan(mark, span, gate.test, numbers, context.quarantine_reason)
+        plan = rerun_mark_plan(
+            mark, span, gate.test, numbers, context.quarantine_reason, context.tracking_pattern
+        )
         yield finding("DET101", span, message, help_text, numbers, related, fix=plan)
 
 
