@@ -142,3 +142,30 @@ def test_hook_lints_a_changed_pipeline(project: Path) -> None:
     done = pre_commit(project, ".buildkite/pipeline.yml")
     assert done.returncode == 1, done.stdout + done.stderr
     assert ".buildkite/pipeline.yml:5:7: DET411" in done.stdout
+
+
+@pytest.fixture(scope="module")
+def fixing_project(tmp_path_factory: pytest.TempPathFactory, project: Path) -> Path:
+    """The same project with the README's fixing variant: `args: [--fix, --unsafe-fixes]`."""
+    root = tmp_path_factory.mktemp("fixing")
+    for name in ("tests", ".buildkite"):
+        shutil.copytree(project / name, root / name)
+    shutil.copy2(project / "pyproject.toml", root / "pyproject.toml")
+    config = (project / ".pre-commit-config.yaml").read_text()
+    config, count = re.subn(r"# args: \[.*\]", "args: [--fix, --unsafe-fixes]", config)
+    assert count == 1
+    (root / ".pre-commit-config.yaml").write_text(config)
+    git("init", "--quiet", cwd=root)
+    git("add", "--all", cwd=root)
+    return root
+
+
+def test_hook_with_fix_rewrites_the_file_and_fails_the_commit(fixing_project: Path) -> None:
+    done = pre_commit(fixing_project, "tests/test_bad.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "files were modified by this hook" in done.stdout
+    fixed = (fixing_project / "tests" / "test_bad.py").read_text()
+    assert "@pytest.mark.flaky" not in fixed
+    assert '@pytest.mark.xfail(strict=False, reason="flaky: <tracking issue>")' in fixed
+    again = pre_commit(fixing_project, "tests/test_bad.py")
+    assert "files were modified by this hook" not in again.stdout

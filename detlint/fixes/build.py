@@ -30,13 +30,14 @@ if TYPE_CHECKING:
 class Sources:
     """The files fixes read, by displayed path (relative to ``cwd``), each read once.
 
-    ``texts`` holds edited text between rounds of ``--diff``-free fixing, so that a
-    builder always sees the file as it will be written.
+    A file written by ``--fix`` is forgotten, so the next round reads it as written.
     """
 
     def __init__(self, cwd: Path) -> None:
         self.cwd = cwd
         self._files: dict[str, SourceText | str] = {}
+        # What builders parsed of each file (libcst modules), kept while the file is.
+        self.parsed: dict[str, object] = {}
 
     def __call__(self, path: str) -> SourceText:
         if path not in self._files:
@@ -62,6 +63,7 @@ class Sources:
     def forget(self, path: str) -> None:
         """Read ``path`` again next time (it was written)."""
         self._files.pop(path, None)
+        self.parsed.pop(path, None)
 
 
 def plan_edits(plan: FixPlan, read: Sources) -> tuple[Edit, ...]:

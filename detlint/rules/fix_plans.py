@@ -77,7 +77,7 @@ def rerun_mark_plan(
                 mark=span,
             )
         return DropMark(
-            message=f"Drop the rerun marker and raise {trials.env}'s default to {needed}",
+            message=f"Drop the rerun marker and raise the default of {trials.env} to {needed}",
             applicability="unsafe",
             placeholder=None,
             mark=span,
