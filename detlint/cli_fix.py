@@ -77,7 +77,9 @@ def check_with_fixes(
     report = result.outcome.report
     remaining = len(report.findings)
     if flags.fix_only:
-        click.echo(f"Fixed {len(result.fixed)}, {remaining} remaining.", err=True)
+        fixed = len(result.fixed)
+        word = "finding" if fixed == 1 else "findings"
+        click.echo(f"Fixed {fixed} {word} ({remaining} remaining).", err=True)
     else:
         report = with_fixes(report, output_format, flags.unsafe, fixed=len(result.fixed))
         text = render_statistics(report) if statistics else render(output_format, report)

@@ -110,7 +110,7 @@ def test_exit_non_zero_on_fix_and_fix_only(needle):
     result = invoke("--fix-only", "--unsafe-fixes", "--exit-non-zero-on-fix")
     assert result.exit_code == 1
     assert result.stdout == ""  # no findings reported
-    assert "Fixed 2, 0 remaining." in result.stderr
+    assert "Fixed 2 findings (0 remaining)." in result.stderr
     again = invoke("--fix-only", "--unsafe-fixes", "--exit-non-zero-on-fix")
     assert again.exit_code == 0
 
@@ -228,6 +228,26 @@ def test_a_param_marks_list_keeps_its_other_marks(tmp_path, monkeypatch):
     lines = (tmp_path / "test_p.py").read_text().splitlines()
     assert lines[6] == f"        pytest.param(1, marks=[{quarantine}, pytest.mark.slow]),"
     assert lines[7] == f"        pytest.param(2, marks=[{quarantine}]),"
+
+
+def test_a_soft_fail_of_chosen_exit_statuses_is_left_to_the_team(tmp_path, monkeypatch):
+    """`allow_failure: true` goes; `exit_codes: [1, 137]` keeps an OOM tolerance only the
+    team can split from exit status 1, so it gets no fix."""
+    (tmp_path / ".gitlab-ci.yml").write_text(
+        "test:\n  script:\n    - pytest tests\n  allow_failure:\n    exit_codes: [1, 137]\n"
+        "other:\n  script:\n    - pytest tests\n  allow_failure: true\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n")
+    monkeypatch.chdir(tmp_path)
+    document = json.loads(invoke("--output-format", "json").stdout)
+    fixes = {f["line"]: f["fix"] for f in document["findings"] if f["code"] == "DET401"}
+    assert fixes[4] is None
+    assert fixes[9]["message"] == "Remove `allow_failure` so that test failures fail the build"
+    invoke("--fix", "--unsafe-fixes")
+    text = (tmp_path / ".gitlab-ci.yml").read_text()
+    assert "exit_codes: [1, 137]" in text
+    assert text.endswith("other:\n  script:\n    - pytest tests\n")
 
 
 # -- writing ---------------------------------------------------------------------

@@ -126,9 +126,10 @@ def tracking_reason_plan(
 
 
 def soft_fail_plan(knob: CiKnob) -> FixPlan | None:
-    """DET401: remove the key. A list of exit statuses is left to the user, who
-    knows which infrastructure statuses to keep."""
-    if knob.value.lstrip().startswith(("[", "-")) or not knob.span.path.endswith(YAML_SUFFIXES):
+    """DET401: remove the key. A list of exit statuses (Buildkite's list, GitLab's
+    ``exit_codes``) is left to the user, who knows which infrastructure statuses to keep."""
+    statuses = knob.value.lstrip().startswith(("[", "-")) or "exit_codes" in knob.value
+    if statuses or not knob.span.path.endswith(YAML_SUFFIXES):
         return None
     key = knob.key.rsplit(".", 1)[-1]
     return RemoveKey(
