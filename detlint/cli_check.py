@@ -67,13 +67,15 @@ CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildki
 )
 @click.option(
     "--fix/--no-fix",
-    default=False,
-    help="Apply the fixes this run may apply (safe ones; unsafe ones too with --unsafe-fixes).",
+    default=None,
+    help="Apply the fixes this run may apply (safe ones; unsafe ones too with --unsafe-fixes); "
+    "the default is the `fix` setting.",
 )
 @click.option(
     "--unsafe-fixes/--no-unsafe-fixes",
-    default=False,
-    help="Count unsafe fixes as applicable: nearly every detlint fix changes what CI does.",
+    default=None,
+    help="Count unsafe fixes as applicable: nearly every detlint fix changes what CI does; "
+    "the default is the `unsafe-fixes` setting.",
 )
 @click.option(
     "--diff",
@@ -103,8 +105,8 @@ def check(
     exit_zero: bool,
     baseline: Path | None,
     write_baseline: Path | None,
-    fix: bool,
-    unsafe_fixes: bool,
+    fix: bool | None,
+    unsafe_fixes: bool | None,
     diff: bool,
     show_fixes: bool,
     fix_only: bool,
@@ -133,6 +135,8 @@ def check(
     )
     cwd = Path.cwd()
     cache = facts_cache(no_cache, cache_dir)
+    fix = settings.fix if fix is None else fix
+    unsafe_fixes = settings.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
 
     def run_check() -> CheckOutcome:
         analysis = analyse(paths, cwd, settings, selected, cache=cache)

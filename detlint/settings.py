@@ -51,6 +51,8 @@ class Settings:
     # The reason a quarantine fix writes, a placeholder for the tracking issue; None
     # when not configured (DET201 then offers no fix: nobody knows the issue).
     quarantine_reason: str | None = None
+    fix: bool = False  # `fix = true`: `detlint check` applies fixes unless --no-fix
+    unsafe_fixes: bool = False  # `unsafe-fixes = true`: as --unsafe-fixes
     retry_decorators: frozenset[str] = frozenset()
     trial_env_readers: frozenset[str] = frozenset()
     # (glob, codes or prefixes) in file order; globs are relative to the config file's directory.
@@ -166,6 +168,10 @@ def _parse(table: dict[str, Any], path: Path | None) -> Settings:
             settings = replace(settings, respect_gitignore=_boolean(key, value))
         elif key == "tracking-issue-pattern":
             settings = replace(settings, tracking_issue_pattern=_pattern(key, value))
+        elif key == "fix":
+            settings = replace(settings, fix=_boolean(key, value))
+        elif key == "unsafe-fixes":
+            settings = replace(settings, unsafe_fixes=_boolean(key, value))
         elif key == "quarantine-reason":
             settings = replace(settings, quarantine_reason=_reason_text(key, value))
         elif key == "retry-decorators":

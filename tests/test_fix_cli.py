@@ -250,6 +250,23 @@ def test_a_soft_fail_of_chosen_exit_statuses_is_left_to_the_team(tmp_path, monke
     assert text.endswith("other:\n  script:\n    - pytest tests\n")
 
 
+def test_fix_and_unsafe_fixes_settings_and_no_fix(needle):
+    (needle / "detlint.toml").write_text("fix = true\nunsafe-fixes = true\n")
+    before = snapshot(needle)
+    result = invoke("--no-fix")
+    assert snapshot(needle) == before  # --no-fix wins over the setting
+    assert " [*] " in result.stdout  # unsafe fixes count as applicable: the setting
+    assert invoke().exit_code == 0  # fix = true: a plain check fixes
+    assert "@pytest.mark.flaky" not in (needle / "tests" / "test_batch_invariance.py").read_text()
+
+
+def test_a_fix_setting_must_be_a_boolean(needle):
+    (needle / "detlint.toml").write_text('fix = "yes"\n')
+    result = invoke()
+    assert result.exit_code == 2
+    assert "fix must be true or false" in result.output
+
+
 # -- writing ---------------------------------------------------------------------
 
 
