@@ -377,3 +377,12 @@ def test_every_fix_on_every_known_repository_keeps_the_rest_of_each_file(tmp_pat
         invoke("--fix", "--unsafe-fixes", "--select", "ALL")
         assert snapshot(root) == after, f"{name}: a second --fix changed files"
     assert fixed_somewhere >= 15  # the property is checked on many fixed files, not on none
+
+
+def test_the_last_parse_check_reads_files_as_their_tools_do():
+    # tox and setuptools accept a key twice in a section; configparser's strict mode does not
+    duplicated = "[testenv]\ndeps = a\ndeps = b\n\n[pytest]\naddopts = -ra\n"
+    assert parse_problem("tox.ini", duplicated) is None
+    assert parse_problem("tox.ini", "[pytest\naddopts = -ra\n") is not None
+    assert parse_problem("ci.yml", "steps: [\n") is not None
+    assert parse_problem("test_a.py", "def f(:\n") is not None

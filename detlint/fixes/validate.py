@@ -30,7 +30,7 @@ def parse_problem(path: str, text: str) -> str | None:
         elif path.endswith(_INI):
             import configparser
 
-            configparser.ConfigParser(interpolation=None).read_string(text)
+            configparser.ConfigParser(interpolation=None, strict=False).read_string(text)
     except Exception as error:  # each parser raises its own errors
         return f"{type(error).__name__}: {error}"
     return None
