@@ -267,6 +267,27 @@ def test_a_fix_setting_must_be_a_boolean(needle):
     assert "fix must be true or false" in result.output
 
 
+def test_rerun_options_leave_a_tox_command_line_and_nothing_else(tmp_path, monkeypatch):
+    """celery's `smoke: pytest ... --reruns 5 --reruns-delay 10 {posargs}` in tox.ini."""
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(
+        "on: push\njobs:\n  smoke:\n    runs-on: ubuntu-latest\n    steps:\n"
+        "      - run: tox -e smoke\n"
+    )
+    tox = (
+        "[tox]\nenvlist = unit, smoke\n\n[testenv]\ndeps = pytest-rerunfailures\n"
+        "commands =\n    unit: pytest tests {posargs}\n"
+        "    smoke: pytest tests --reruns 5 --reruns-delay 10 {posargs}  # the smoke suite\n"
+    )
+    (tmp_path / "tox.ini").write_text(tox)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text("def test_a():\n    assert True\n")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--fix", "--unsafe-fixes")
+    assert (tmp_path / "tox.ini").read_text() == tox.replace(" --reruns 5 --reruns-delay 10", "")
+    assert result.exit_code == 0, result.output
+
+
 # -- writing ---------------------------------------------------------------------
 
 

@@ -118,7 +118,7 @@ def _ini_section(text: str, table: list[Line], number: int) -> str:
 
 
 def _read_ini(text: str) -> dict[str, dict[str, str]]:
-    parser = configparser.ConfigParser(interpolation=None)
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
         parser.read_string(text.replace("\r\n", "\n").replace("\r", "\n"))
     except configparser.Error as error:
@@ -135,6 +135,35 @@ def _check_ini(old_text: str, new_text: str, section: str, options: Sequence[str
         raise Declined("the edit would change more of the file than `addopts`")
     if not only_options_removed(before.split(), after.split(), options):
         raise Declined("the edit would change `addopts` beyond the options")
+
+
+def tox_command_edits(plan: RemoveOptions, source: SourceText) -> tuple[Edit, ...]:
+    """Cut the options from one line of a tox ``commands`` value (celery's
+    ``smoke: pytest ... --reruns 5 --reruns-delay 10 {posargs}``): the span's own
+    text, checked by reading the file again, where exactly one value may change and
+    only by the option words."""
+    text = source.text
+    begin, end = source.span_range(plan.span)
+    if plan.span.end_line != plan.span.line or end <= begin:
+        start, stop = source.line_range(plan.span.line)
+        begin, end = start, start + len(text[start:stop].rstrip("\r\n"))
+    ranges = removal_ranges(text, begin, end, plan.options)
+    if not ranges:
+        raise Declined("the options are not written in the reported text")
+    edits = _edits(source, ranges)
+    old, new = _read_ini(text), _read_ini(apply_edits(text, edits))
+    changed = [
+        (section, key)
+        for section in old
+        for key in old[section]
+        if new.get(section, {}).get(key) != old[section][key]
+    ]
+    if len(changed) != 1 or set(old) != set(new) or any(set(old[s]) != set(new[s]) for s in old):
+        raise Declined("the edit would change more of the file than one command")
+    section, key = changed[0]
+    if not strings_differ_by_options(old[section][key], new[section][key], plan.options):
+        raise Declined(f"the edit would change `{key}` beyond the options")
+    return edits
 
 
 # ----------------------------------------------------------------------- toml

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from detlint.fixes.config_edits import ini_edits, toml_edits
+from detlint.fixes.config_edits import ini_edits, toml_edits, tox_command_edits
 from detlint.fixes.edits import Declined, Edit, apply_edits
 from detlint.fixes.option_tokens import (
     leaves_nothing,
@@ -50,6 +50,8 @@ def option_edits(plan: RemoveOptions | UnmaskExit, source: SourceText) -> tuple[
     file's format allows reading it back."""
     kind = _kind(source.path)
     if isinstance(plan, RemoveOptions):
+        if kind == "ini" and plan.command:
+            return tox_command_edits(plan, source)
         if kind == "ini":
             return ini_edits(plan, source)
         if kind == "toml":

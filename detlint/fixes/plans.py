@@ -85,10 +85,12 @@ class RemoveOptions(Plan):
     """DET104/DET421: remove the options named in ``options`` (with their values:
     ``--reruns 3``, ``--reruns=3``, ``--reruns-delay 1``) from the text at ``span``
     (an ``addopts`` value, a CI command, a ``PYTEST_ADDOPTS`` value), leaving the
-    rest of the line as it is."""
+    rest of the line as it is. ``command``: the text is a command line (a pipeline's,
+    or a tox ``commands`` line), not pytest's ``addopts``."""
 
     span: Span
     options: tuple[str, ...] = ()
+    command: bool = False
 
 
 @dataclass(frozen=True)

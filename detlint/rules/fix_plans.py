@@ -168,12 +168,12 @@ def rerun_options_plan(options: RunOptions, span: Span, run: TestRun) -> FixPlan
     """DET421: remove the rerun options (and their companions) from a pipeline's command
     or ``PYTEST_ADDOPTS``. A command continued over lines of a block script
     (``pytest \\`` then ``--reruns 3 \\``) is searched to its last line."""
-    if not span.path.endswith(YAML_SUFFIXES):
+    if not span.path.endswith((*YAML_SUFFIXES, "tox.ini")):
         return None
     lines = run.run.end_line - run.run.line
     if span == run.span and lines > 0 and span.column == 1 and span.end_line == span.line:
         span = Span(span.path, span.line, 1, span.line + lines, 1)
-    return _remove_options(options.flags, span)
+    return _remove_options(options.flags, span, command=True)
 
 
 def config_reruns_plan(source: str, span: Span) -> FixPlan | None:
@@ -183,7 +183,7 @@ def config_reruns_plan(source: str, span: Span) -> FixPlan | None:
     return _remove_options(tuple(source.split()[1:]), span)
 
 
-def _remove_options(flags: tuple[str, ...], span: Span) -> FixPlan | None:
+def _remove_options(flags: tuple[str, ...], span: Span, command: bool = False) -> FixPlan | None:
     names: list[str] = []
     for flag in flags:
         name = flag.split("=", 1)[0].split()[0] if flag.strip() else ""
@@ -199,6 +199,7 @@ def _remove_options(flags: tuple[str, ...], span: Span) -> FixPlan | None:
         placeholder=None,
         span=span,
         options=tuple(names),
+        command=command,
     )
 
 
