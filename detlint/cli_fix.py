@@ -69,7 +69,13 @@ def check_with_fixes(
         text = unified_diff(result.changes)
         emit(text, output_file)
         count = len(result.fixed)
-        click.echo(f"Would fix {count} finding{'s' if count != 1 else ''}.", err=True)
+        later = ""
+        if result.waiting:
+            later = (
+                f" ({result.waiting} more overlap these edits: --fix makes them in a later"
+                " round, on the edited files)"
+            )
+        click.echo(f"Would fix {count} finding{'s' if count != 1 else ''}{later}.", err=True)
         return 1 if text else 0
     machine = output_format not in _TEXT_FORMATS or output_file is not None
     if flags.show_fixes and result.fixed:

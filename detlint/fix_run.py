@@ -34,6 +34,7 @@ class FixOutcome(NamedTuple):
     declined: tuple[tuple[Finding, str], ...]  # fixes that could not be made, and why
     not_written: dict[str, str]  # files whose fixes were not written, and why
     changes: dict[str, Change]  # every file changed (or, for --diff, that would be)
+    waiting: int = 0  # --diff: fixes that overlap the shown ones, for a later round
 
 
 def run_fixes(
@@ -59,7 +60,8 @@ def run_fixes(
         if not chosen.changes:
             break
         if not write:
-            return FixOutcome(outcome, chosen.applied, tuple(declined.values()), {}, chosen.changes)
+            declines = tuple(declined.values())
+            return FixOutcome(outcome, chosen.applied, declines, {}, chosen.changes, chosen.waiting)
         problems = write_changes(chosen.changes, cwd)
         not_written.update(problems)
         forget_configs()  # the next round reads the edited pytest configs again

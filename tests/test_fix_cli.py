@@ -288,6 +288,28 @@ def test_rerun_options_leave_a_tox_command_line_and_nothing_else(tmp_path, monke
     assert result.exit_code == 0, result.output
 
 
+def test_fixes_that_overlap_wait_for_a_later_round(tmp_path, monkeypatch):
+    """Two markers whose fixes raise one trial default: --diff shows one and says the
+    other follows; --fix makes both, the second on the edited file."""
+    (tmp_path / "requirements.txt").write_text("pytest-rerunfailures\n")
+    (tmp_path / "test_k.py").write_text(
+        'import os\n\nimport pytest\n\nTRIALS = int(os.getenv("K_TRIALS", "5"))\n\n\n'
+        "@pytest.mark.flaky(reruns=3)\ndef test_a():\n    for seed in range(TRIALS):\n"
+        "        assert run(seed) == run(seed)\n\n\n"
+        "@pytest.mark.flaky(reruns=3)\ndef test_b():\n    for seed in range(TRIALS):\n"
+        "        assert run(seed) == run(seed)\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    diff = invoke("--diff", "--unsafe-fixes")
+    assert "Would fix 1 finding (1 more overlap these edits" in diff.stderr
+    assert diff.stdout.count("-@pytest.mark.flaky(reruns=3)") == 1
+    result = invoke("--fix", "--unsafe-fixes")
+    text = (tmp_path / "test_k.py").read_text()
+    assert "flaky" not in text
+    assert 'TRIALS = int(os.getenv("K_TRIALS", "29"))' in text
+    assert result.exit_code == 0, result.output
+
+
 # -- writing ---------------------------------------------------------------------
 
 
