@@ -154,8 +154,15 @@ SPECS: dict[str, Case] = {
     "gl_exit_0": Case(unmask("pytest tests || exit 0", "`|| exit 0`")),
     "bk_or_true_block": Case(unmask("pytest tests/more || true", "`|| true`", "line")),
     "bk_tee_pipefail": Case(unmask("pytest tests/slow | tee", "`| tee`", "line")),
-    "gh_tee_one_line_declined": Case(
-        unmask("pytest tests | tee out.log", "`| tee`", system="github"), "literal block"
+    # a one-line GitHub command: `shell: bash` runs it with pipefail
+    "gh_tee_one_line_shell_bash": Case(
+        unmask("pytest tests | tee out.log", "`| tee`", system="github")
+    ),
+    "gh_tee_windows_declined": Case(
+        unmask("pytest tests | tee out.log", "`| tee`", system="github"), "literal Linux or macOS"
+    ),
+    "gh_tee_default_shell_declined": Case(
+        unmask("pytest tests | tee out.log", "`| tee`", system="github"), "default shell"
     ),
     "gh_set_e_declined": Case(unmask("set +e", "`set +e`", "line"), "set +e"),
 }

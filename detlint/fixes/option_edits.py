@@ -33,6 +33,7 @@ from detlint.fixes.yaml_locate import (
     scalar_content,
     start,
 )
+from detlint.fixes.yaml_shell import github_shell_bash
 from detlint.fixes.yaml_verify import require_string
 
 # ``|| true``, ``|| :``, ``|| exit 0`` with the blanks before it, ending a command.
@@ -199,6 +200,8 @@ def _insert_pipefail(plan: UnmaskExit, source: SourceText, yaml: bool) -> tuple[
         begin = max(line_start, source.offset(plan.span.line, plan.span.column))
         scalar, _, _ = _in_scalar(source, begin, content_stop)
         if scalar.node.style != "|":
+            if plan.system == "github" and scalar.node.style != ">":
+                return github_shell_bash(source, scalar)
             raise Declined(
                 "the piped command is not in a literal block script (`|`); "
                 "set `pipefail` in the job's shell by hand"
