@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 # The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
 # (a test keeps them equal), spelled out so that defining the option imports no formatter.
 CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildkite")
+# The formats whose findings carry their fix's edits (built only for them).
+EDIT_FORMATS = ("json", "sarif")
 
 
 @click.command()
@@ -165,7 +167,7 @@ def check(
         text = render_statistics(outcome.report)
     else:
         report = outcome.report._replace(unsafe_fixes=unsafe_fixes)
-        if output_format in ("json", "sarif"):  # the formats that carry each fix's edits
+        if output_format in EDIT_FORMATS:
             from detlint.cli_fix import with_fixes
 
             report = with_fixes(report, output_format, unsafe_fixes)

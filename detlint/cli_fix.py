@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
+from detlint.cli_check import EDIT_FORMATS
 from detlint.cli_shared import emit
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
     from detlint.fix_run import FixOutcome
     from detlint.report.formats import Report
 
-# Formats whose findings carry their fix's edits, built for the output.
-_EDIT_FORMATS = frozenset({"json", "sarif"})
 _TEXT_FORMATS = frozenset({"concise", "full"})
 
 
@@ -45,7 +44,7 @@ class FixFlags(NamedTuple):
 def with_fixes(report: Report, output_format: str, unsafe: bool, fixed: int = 0) -> Report:
     """The report with what its format shows of fixes: the edits for JSON and SARIF."""
     report = report._replace(unsafe_fixes=unsafe, fixed=fixed)
-    if output_format not in _EDIT_FORMATS or not any(f.fix for f in report.findings):
+    if output_format not in EDIT_FORMATS or not any(f.fix for f in report.findings):
         return report
     from detlint.fixes.build import Sources, build_fixes
 

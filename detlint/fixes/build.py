@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.fixes.edits import Declined, Edit, Fix
+from detlint.fixes.edits import Declined, Edit, Fix, Where
 from detlint.fixes.plans import (
     AddReason,
     DropMark,
@@ -94,7 +94,16 @@ def build_fix(plan: FixPlan, read: Sources) -> Fix:
         raise Declined(f"detlint could not build this fix ({type(error).__name__})") from None
     if not edits:
         raise Declined("nothing to change")
-    return Fix(plan.message, plan.applicability, tuple(sorted(edits)), plan.placeholder)
+    ordered = tuple(sorted(edits))
+    where = tuple(_where(edit, read(edit.path)) for edit in ordered)
+    return Fix(plan.message, plan.applicability, ordered, plan.placeholder, where)
+
+
+def _where(edit: Edit, source: SourceText) -> Where:
+    line, column = source.position(edit.start)
+    end_line, end_column = source.position(edit.end)
+    start, end = source.byte_offset(edit.start), source.byte_offset(edit.end)
+    return Where(line, column, end_line, end_column, start, end)
 
 
 def build_fixes(findings: Sequence[Finding], read: Sources) -> tuple[Fix | str | None, ...]:

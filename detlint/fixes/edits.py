@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from detlint.fixes.plans import Applicability
 
@@ -23,14 +24,28 @@ class Edit:
     content: str
 
 
+class Where(NamedTuple):
+    """Where an edit's range is, as the outputs give it: 1-based lines and columns in
+    characters (as findings count them), and byte offsets in the file as stored."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start_byte: int
+    end_byte: int
+
+
 @dataclass(frozen=True)
 class Fix:
-    """A plan made concrete: its edits, all applied or none."""
+    """A plan made concrete: its edits, all applied or none, and where each one is
+    (``where[i]`` for ``edits[i]``, worked out from the text the edits were made on)."""
 
     message: str
     applicability: Applicability
     edits: tuple[Edit, ...]
     placeholder: str | None = None
+    where: tuple[Where, ...] = ()
 
     @property
     def paths(self) -> tuple[str, ...]:

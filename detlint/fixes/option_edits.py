@@ -22,6 +22,7 @@ from detlint.fixes.option_tokens import (
     removal_ranges,
     removed_once,
     strings_differ_by_options,
+    whole_line,
 )
 from detlint.fixes.plans import RemoveOptions, UnmaskExit
 from detlint.fixes.source_text import SourceText
@@ -127,8 +128,10 @@ def _remove_options(plan: RemoveOptions, source: SourceText, yaml: bool) -> tupl
         # options may be on any of them. Only where the script runs pytest once.
         first, last = scalar_content(scalar.node, text)
         if len(re.findall(r"\bpytest\b", text[first:last])) == 1:
+            # An option line of its own goes whole: left blank, it would fold to a
+            # line break.
             ranges = [
-                _line_if_alone(text, a, b)
+                whole_line(text, a, b) or (a, b)
                 for a, b in removal_ranges(text, first, last, plan.options)
             ]
     if not ranges:
@@ -144,16 +147,6 @@ def _remove_options(plan: RemoveOptions, source: SourceText, yaml: bool) -> tupl
     return _checked(
         source, scalar, edits, lambda old, new: strings_differ_by_options(old, new, plan.options)
     )
-
-
-def _line_if_alone(text: str, start: int, stop: int) -> tuple[int, int]:
-    """The whole line (with its line end) when ``start:stop`` is all it holds but blanks:
-    in a folded script a line left blank would become a line break."""
-    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-    line_end = re.compile(r"[ \t]*(?:\r\n|\r|\n)").match(text, stop)
-    if line_end is None or text[line_start:start].strip(" \t"):
-        return start, stop
-    return line_start, line_end.end()
 
 
 def _unmask(plan: UnmaskExit, source: SourceText, yaml: bool) -> tuple[Edit, ...]:

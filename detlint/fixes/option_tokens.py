@@ -95,19 +95,37 @@ def removal_ranges(
 
 # What follows options that fill a continued line: blanks, the backslash, the line end.
 _CONTINUED_LINE = re.compile(r"[ \t]*\\(?:\r\n|\r|\n)")
+# What follows options that fill a line: blanks and the line end.
+_LINE_END = re.compile(r"[ \t]*(?:\r\n|\r|\n)")
+
+
+def line_start(text: str, offset: int) -> int:
+    """Where the line holding ``offset`` starts (``\n``, ``\r\n`` or ``\r`` ends a line)."""
+    return max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset)) + 1
+
+
+def whole_line(
+    text: str, start: int, stop: int, trailer: re.Pattern[str] = _LINE_END
+) -> tuple[int, int] | None:
+    """The line holding ``start:stop``, with its line end, when it holds nothing else
+    but blanks before it and what ``trailer`` matches after it; else None."""
+    first = line_start(text, start)
+    if text[first:start].strip(_BLANK):
+        return None
+    after = trailer.match(text, stop)
+    return (first, after.end()) if after is not None else None
 
 
 def _whole_line(text: str, start: int, stop: int, begin: int) -> tuple[int, int] | None:
     """The whole line, when the options are all that a continued line of a command
     holds (``    --reruns 3 \\`` after ``pytest \\``): deleting the line keeps the
     command's other lines as they are, where cutting the words would leave a line of
-    a lone backslash. The command's last line (no backslash) is cut by words: deleting
-    it would join the line before it to whatever follows."""
-    line_start = max(text.rfind("\n", 0, start), text.rfind("\r", 0, start)) + 1
-    if line_start <= begin or text[line_start:start].strip(_BLANK):
+    a lone backslash. The command's first line is never one, and its last line (no
+    backslash) is cut by words: deleting it would join the line before it to whatever
+    follows."""
+    if line_start(text, start) <= begin:
         return None
-    after = _CONTINUED_LINE.match(text, stop)
-    return (line_start, after.end()) if after is not None else None
+    return whole_line(text, start, stop, _CONTINUED_LINE)
 
 
 def leaves_nothing(text: str, ranges: Sequence[tuple[int, int]], begin: int, end: int) -> bool:

@@ -16,6 +16,7 @@ import re
 from ruamel.yaml.nodes import ScalarNode
 
 from detlint.fixes.edits import Declined, Edit, apply_edits
+from detlint.fixes.option_tokens import line_start
 from detlint.fixes.source_text import SourceText
 from detlint.fixes.yaml_locate import Scalar, start
 from detlint.fixes.yaml_verify import MISSING, differences, load
@@ -38,8 +39,7 @@ def github_shell_bash(source: SourceText, scalar: Scalar) -> tuple[Edit, ...]:
     _require_unix_job(load(source.text), path)
     text = source.text
     key_start = start(pair.key)
-    line_start = text.rfind("\n", 0, key_start) + 1
-    before_key = text[line_start:key_start]
+    before_key = text[line_start(text, key_start) : key_start]
     indent = " " * len(before_key) if before_key.strip(" -") == "" else None
     if indent is None:
         raise Declined("cannot tell the step's indentation")

@@ -9,6 +9,7 @@ the intended one.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,8 +38,11 @@ class Difference:
     new: object
 
 
+@functools.lru_cache(maxsize=8)
 def load(text: str) -> list[object]:
-    """The loaded documents of ``text``; ``Declined`` when it does not load."""
+    """The loaded documents of ``text``; ``Declined`` when it does not load. Kept for
+    the last few texts (the file before its fixes is loaded for each of them), so the
+    result is shared: callers only read it."""
     try:
         return list(YAML(typ="safe", pure=True).load_all(text))
     except Exception as error:  # ruamel raises many kinds for text it cannot read

@@ -12,7 +12,6 @@ from detlint import __version__
 
 if TYPE_CHECKING:
     from detlint.finding import Finding
-    from detlint.fixes.build import Sources
     from detlint.report.formats import Report
 
 CHECK_SCHEMA = "detlint.check/1"
@@ -101,12 +100,9 @@ def render_concise(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def finding_json(
-    finding: Finding, fix: object = None, sources: Sources | None = None
-) -> dict[str, Any]:
+def finding_json(finding: Finding, fix: object = None) -> dict[str, Any]:
     """One finding as the JSON document carries it (``findings[]`` in ``check-1.json``),
-    with its fix when one was built (``fix`` is a Fix, or the reason there is none;
-    ``sources`` reads the files its edits are in)."""
+    with its fix when one was built (``fix`` is a Fix, or the reason there is none)."""
     import dataclasses
 
     span = finding.span
@@ -123,18 +119,18 @@ def finding_json(
         "help": finding.help,
         "numbers": dataclasses.asdict(finding.loss) if finding.loss is not None else None,
         "related": [dataclasses.asdict(related) for related in finding.related],
-        **_fix_json(finding, fix, sources),
+        **_fix_json(finding, fix),
     }
 
 
-def _fix_json(finding: Finding, fix: object, sources: Sources | None) -> dict[str, Any]:
+def _fix_json(finding: Finding, fix: object) -> dict[str, Any]:
     """``fix`` (null without one) and, when a plan could not be carried out, why."""
     from detlint.fixes.edits import Fix
 
-    if isinstance(fix, Fix) and sources is not None:
+    if isinstance(fix, Fix):
         from detlint.fixes.serial import fix_document
 
-        return {"fix": fix_document(fix, sources)}
+        return {"fix": fix_document(fix)}
     if isinstance(fix, str) and finding.fix is not None:
         return {"fix": None, "fix_unavailable": fix}
     return {"fix": None}
@@ -144,10 +140,6 @@ def render_json(report: Report) -> str:
     """The ``detlint.check/1`` document: every finding with its numbers as floats."""
     import json  # not needed for the concise output of a pre-commit run
 
-    from detlint.fixes.build import Sources
-
-    sources = Sources(report.cwd)
-
     document = {
         "schema": CHECK_SCHEMA,
         "version": __version__,
@@ -156,7 +148,7 @@ def render_json(report: Report) -> str:
         "baselined": report.baselined,
         "baseline_gone": report.baseline_gone,
         "findings": [
-            finding_json(finding, report.fixes[index] if report.fixes else None, sources)
+            finding_json(finding, report.fixes[index] if report.fixes else None)
             for index, finding in enumerate(report.findings)
         ],
     }

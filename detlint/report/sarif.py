@@ -27,7 +27,6 @@ from detlint.report.formats import INFORMATION_URL, SourceLines, rule_url
 
 if TYPE_CHECKING:
     from detlint.finding import Finding
-    from detlint.fixes.build import Sources
     from detlint.report.formats import Report
     from detlint.rules.catalogue import RuleInfo
     from detlint.span import Span
@@ -109,29 +108,27 @@ def _location(span: Span) -> dict[str, Any]:
     }
 
 
-def sarif_fixes(fix: object, sources: Sources) -> list[dict[str, Any]]:
+def sarif_fixes(fix: object) -> list[dict[str, Any]]:
     """SARIF ``fixes`` for a finding's built fix: one ``artifactChanges`` entry per
     file, each edit a replacement of its region (lines and columns as the results
     count them, with the byte range as stored) by the inserted text."""
     from detlint.fixes.edits import Fix
-    from detlint.fixes.serial import edit_positions
 
     if not isinstance(fix, Fix):
         return []
     changes = []
     for path in fix.paths:
         replacements = []
-        for edit in fix.edits:
+        for edit, where in zip(fix.edits, fix.where, strict=True):
             if edit.path != path:
                 continue
-            where = edit_positions(edit, sources)
             region = {
-                "startLine": where["line"],
-                "startColumn": where["column"],
-                "endLine": where["end_line"],
-                "endColumn": where["end_column"],
-                "byteOffset": where["start_byte"],
-                "byteLength": where["end_byte"] - where["start_byte"],
+                "startLine": where.line,
+                "startColumn": where.column,
+                "endLine": where.end_line,
+                "endColumn": where.end_column,
+                "byteOffset": where.start_byte,
+                "byteLength": where.end_byte - where.start_byte,
             }
             replacements.append(
                 {"deletedRegion": region, "insertedContent": {"text": edit.content}}
@@ -199,21 +196,14 @@ def _directory_uri(report: Report) -> str:
     return uri if uri.endswith("/") else uri + "/"
 
 
-def _sources(report: Report) -> Sources:
-    from detlint.fixes.build import Sources
-
-    return Sources(report.cwd)
-
-
 def sarif_document(report: Report) -> dict[str, Any]:
     """The SARIF log as a JSON-ready dict."""
     rules = _rules()
     index = {info.code: number for number, info in enumerate(rules)}
     fingerprint = _Fingerprints(SourceLines(report.cwd))
     built = report.fixes or (None,) * len(report.findings)
-    sources = _sources(report)
     results = [
-        _result(finding, index.get(finding.code), fingerprint(finding), sarif_fixes(fix, sources))
+        _result(finding, index.get(finding.code), fingerprint(finding), sarif_fixes(fix))
         for finding, fix in zip(report.findings, built, strict=True)
     ]
     return {
