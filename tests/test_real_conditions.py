@@ -218,6 +218,55 @@ def test_imperative_skips_under_if_are_conditional_and_those_on_every_path_are_n
     assert "elsewhere" not in lines[18]
 
 
+def test_a_skip_in_a_loop_else_or_try_else_is_conditional(tmp_path):
+    """distributed cli/tests/test_dask_scheduler.py::test_interface: `pytest.skip()` in
+    the `else:` of a `for` that breaks once it finds the interface runs only when the
+    loop finds none; a `try:` body's `else:` only when it raised nothing caught."""
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/test_loops.py": """\
+                import pytest
+
+
+                @pytest.mark.flaky(reruns=2)
+                def test_interface():
+                    for name in interfaces():
+                        if address(name) == "127.0.0.1":
+                            break
+                    else:
+                        pytest.skip("Could not find loopback interface")
+                    assert run(name)
+
+
+                @pytest.mark.flaky(reruns=2)
+                def test_loop_without_break():
+                    for name in interfaces():
+                        check(name)
+                    else:
+                        pytest.skip("not ported yet")
+
+
+                @pytest.mark.flaky(reruns=2)
+                def test_try_else():
+                    try:
+                        import gpu
+                    except ImportError:
+                        gpu = None
+                    else:
+                        pytest.skip("gpu variant runs elsewhere")
+                    assert run(gpu)
+                """,
+        },
+    )
+    lines = {f["line"]: f["message"] for f in findings(document, "DET101")}
+    # No `break`: that loop's `else:` always runs, the test never does (no DET101 on 14).
+    assert set(lines) == {4, 22}
+    assert "elsewhere: skipped where `for name in interfaces():` ends without `break`" in (lines[4])
+    assert "elsewhere: skipped where the `try:` on line 24 raises nothing" in lines[22]
+
+
 def test_an_alias_defined_in_two_branches_applies_in_each(tmp_path):
     """A skip alias that is the identity on the other branch (`lambda f: f`)."""
     document = check(

@@ -93,15 +93,14 @@ class GuardedWalk:
             yield from self._statements(node.orelse, adding(guards, negated(text(node.test))))
         elif isinstance(node, ast.For | ast.AsyncFor):
             yield from self._expression(node.iter, guards)
-            loop = f"inside `for {_one_line(text(node.target))} in {_one_line(text(node.iter))}:`"
-            yield from self._statements(node.body, adding(guards, loop))
-            yield from self._statements(node.orelse, guards)
+            header = f"for {_one_line(text(node.target))} in {_one_line(text(node.iter))}:"
+            yield from self._statements(node.body, adding(guards, f"inside `{header}`"))
+            yield from self._statements(node.orelse, _after_loop(node, header, guards))
         elif isinstance(node, ast.While):
             yield from self._expression(node.test, guards)
-            yield from self._statements(
-                node.body, adding(guards, f"inside `while {_one_line(text(node.test))}:`")
-            )
-            yield from self._statements(node.orelse, guards)
+            header = f"while {_one_line(text(node.test))}:"
+            yield from self._statements(node.body, adding(guards, f"inside `{header}`"))
+            yield from self._statements(node.orelse, _after_loop(node, header, guards))
         elif isinstance(node, ast.With | ast.AsyncWith):
             for item in node.items:
                 yield from self._expression(item.context_expr, guards)
@@ -116,7 +115,14 @@ class GuardedWalk:
                     else "an exception is raised"
                 )
                 yield from self._statements(handler.body, adding(guards, raised))
-            yield from self._statements(node.orelse, guards)  # type: ignore[attr-defined]
+            # `else:` runs only when the `try:` body raised nothing a handler caught.
+            orelse = node.orelse  # type: ignore[attr-defined]
+            if orelse and node.handlers:  # type: ignore[attr-defined]
+                line = self.line(node.lineno)
+                raised_nothing = f"the `try:` on line {line} raises nothing"
+                yield from self._statements(orelse, adding(guards, raised_nothing))
+            else:
+                yield from self._statements(orelse, guards)
             yield from self._statements(node.finalbody, guards)  # type: ignore[attr-defined]
         elif isinstance(node, ast.Match):
             yield from self._expression(node.subject, guards)
@@ -163,6 +169,36 @@ class GuardedWalk:
                 yield from self._expression(child, guards)
             elif isinstance(child, ast.keyword):
                 yield from self._expression(child.value, guards)
+
+
+def _after_loop(node: ast.For | ast.AsyncFor | ast.While, header: str, guards: Guards) -> Guards:
+    """The guards on a loop's ``else:``: it runs only when no ``break`` left the loop,
+    so a loop that can break makes it conditional; one that cannot runs it always."""
+    if _breaks(node.body):
+        return adding(guards, f"`{header}` ends without `break`")
+    return guards
+
+
+def _breaks(body: list[ast.stmt]) -> bool:
+    """Whether a ``break`` in ``body`` leaves this loop (not a nested one or function)."""
+    for statement in body:
+        if isinstance(statement, ast.Break):
+            return True
+        if isinstance(statement, ast.For | ast.AsyncFor | ast.While):
+            if _breaks(statement.orelse):
+                return True
+            continue
+        if isinstance(statement, _NESTED):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(statement, field, None)
+            if isinstance(inner, list) and inner:
+                blocks = (
+                    [part.body for part in inner] if not isinstance(inner[0], ast.stmt) else [inner]
+                )
+                if any(_breaks(block) for block in blocks):
+                    return True
+    return False
 
 
 def adding(guards: Guards, clause: str) -> Guards:
