@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.discover import discover, repository_files
+from detlint.progress import NULL_PROGRESS, Progress, counting
 from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import LoopOnly, PythonRepository
@@ -73,15 +74,26 @@ class Analysis:
 
 
 def _scan_all(
-    repository: PythonRepository, files: list[Path], jobs: int
+    repository: PythonRepository,
+    files: list[Path],
+    jobs: int,
+    progress: Progress = NULL_PROGRESS,
 ) -> list[ModuleFacts | Problem | LoopOnly | None]:
     """Read, prefilter and parse every file: in this process for a few files, in
-    forked processes (which inherit the repository, never pickled) for many."""
+    forked processes (which inherit the repository, never pickled) for many.
+
+    ``progress`` counts the files this process reads; with workers, it does one
+    share of ``jobs`` and each of its files counts for ``jobs``."""
+    scan = repository.scan
     if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
-        return [repository.scan(path) for path in files]
+        if progress is not NULL_PROGRESS:
+            scan = counting(scan, progress)
+        return [scan(path) for path in files]
     from detlint.parallel import fork_map
 
-    return fork_map(repository.scan, files, jobs)
+    if progress is not NULL_PROGRESS:
+        scan = counting(scan, progress, jobs)
+    return fork_map(scan, files, jobs)
 
 
 def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
@@ -117,7 +129,10 @@ def analyse(
     selected: frozenset[str],
     jobs: int | None = None,
     cache: FactsCache | None = None,
+    progress: Progress = NULL_PROGRESS,
 ) -> Analysis:
+    """Analyse ``paths``, saying how far it has got through ``progress`` (one phase
+    per step: reading files, reading pipelines, linking, judging)."""
     discovery = discover(
         list(paths) or [cwd],
         cwd,
@@ -173,18 +188,22 @@ def analyse(
         # Python pass starts now and waits for them only to finish (see PythonPass).
         python = PythonPass(root, cwd, options, prefilter)
         forked = jobs if len(lint_files) >= PARALLEL_THRESHOLD else 1
-        with python.start(lint_files, forked) as staged:
+        with python.start(lint_files, forked, progress) as staged:
+            progress.phase("reading pipelines", 1, "steps")
             read = read_pipelines(discovery.files, root, cwd, jobs=jobs, cache=cache)
             pipelines, problems = read.pipelines, problems + list(read.problems)
             not_read = read.not_read
             # A test that reads a variable a pipeline sets must be read for DET302.
             names = tuple(name.encode() for name in pipeline_env_names(pipelines))
             learned = Variables(names, bool(pipelines))
+            progress.phase("reading files", len(lint_files))
             scanned = staged.results(learned)
         repository = python.repository(learned)
     else:
         repository = PythonRepository(root, cwd, options, prefilter)
-        scanned = _scan_all(repository, lint_files, jobs)
+        progress.phase("reading files", len(lint_files))
+        scanned = _scan_all(repository, lint_files, jobs, progress)
+    progress.advance(len(lint_files))  # done, however much of it this process counted
     modules: list[ModuleFacts] = []
     looping: list[Path] = []  # test files ruled out that hold a trial loop
     for path, result in zip(lint_files, scanned, strict=True):
@@ -202,10 +221,12 @@ def analyse(
         if not covers_tree(paths, root, cwd):
             # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
             # the CI steps that run them: DET501 on a marker the job retries again.
+            progress.phase("reading pipelines", 1, "steps")
             pipelines = context_pipelines(
                 every_file(), set(discovery.files), root, cwd, jobs, cache
             )
             as_context = bool(pipelines)
+            progress.advance()
     configs: dict[Path, PytestConfig] = {}
     gates: list[TestGate] = []
     evidence: PluginEvidence | None = None
@@ -226,6 +247,7 @@ def analyse(
             for working, requirement in installed_plugins(pipelines):
                 projects.add_installed(working, requirement)
         evidence_for = projects.evidence_for
+        progress.phase("linking tests", len(modules))
         for module in modules:
             directory = Path(os.path.abspath(cwd / module.path)).parent
             config = configs.get(directory)
@@ -235,6 +257,7 @@ def analyse(
             for test in (*module.tests, *_hook_tests(module)):
                 if collects(config, test, cwd):
                     gates += link_tests(test, config, module_evidence)
+            progress.advance()
         evidence = projects.combined(paths or [cwd])
         problems += evidence.problems
     ci: CiAnalysis | None = None
@@ -257,6 +280,7 @@ def analyse(
             return [result for result in found if not isinstance(result, Problem | LoopOnly | None)]
 
         linted = _display_paths(lint_files, root, cwd)
+        progress.phase("linking CI steps", 1, "steps")
         ci = link_ci(
             pipelines,
             modules,
@@ -270,6 +294,7 @@ def analyse(
             _display_paths(looping, root, cwd),
             only=linted if as_context else None,
         )
+        progress.advance()
 
     # The configuration that applies to the linted files, even those without knobs
     # (global reruns reach every test), and that of a linted config file itself
@@ -287,6 +312,7 @@ def analyse(
     unique_problems = _one_per_file(problems)
     findings: tuple[Finding, ...] = ()
     if gates or unique_configs or unique_problems or ci is not None:
+        progress.phase("judging", 1, "steps")
         findings = _judge(
             gates,
             unique_configs,
@@ -295,6 +321,7 @@ def analyse(
             selected,
             ci,
         )
+        progress.advance()
     if as_context:
         from detlint.context_pipelines import about_linted_files
 

@@ -16,6 +16,7 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from detlint.progress import NULL_PROGRESS, Progress, counting
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import LoopOnly, PythonRepository
@@ -58,13 +59,17 @@ class PythonPass:
         return self.repository(variables).scan(path)
 
     def start(
-        self, files: list[Path], jobs: int
+        self, files: list[Path], jobs: int, progress: Progress = NULL_PROGRESS
     ) -> Staged[Variables, Path, ModuleFacts | Problem | LoopOnly | None]:
         """Sift ``files`` in ``jobs`` worker processes now; ``results(variables)`` scans
-        what they kept (in this process with one job)."""
+        what they kept (in this process with one job, which ``progress`` then counts
+        file by file; workers report nothing until they are done)."""
         from detlint.parallel import Staged
 
-        return Staged(self.sieve.may_find, self.scan, files, jobs, _import_parsing)
+        scan = self.scan
+        if jobs <= 1 and progress is not NULL_PROGRESS:
+            scan = counting(scan, progress)
+        return Staged(self.sieve.may_find, scan, files, jobs, _import_parsing)
 
 
 def _import_parsing() -> None:
