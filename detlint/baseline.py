@@ -66,7 +66,7 @@ def fingerprint(finding: Finding, line_text: str) -> str:
     return hashlib.sha256(key.encode("utf-8", errors="surrogatepass")).hexdigest()[:20]
 
 
-def _lines(path: str, cwd: Path, cache: dict[str, list[str]]) -> list[str]:
+def file_lines(path: str, cwd: Path, cache: dict[str, list[str]]) -> list[str]:
     """The lines of a file (empty when unreadable), read once per path."""
     if path not in cache:
         data = read_bytes(Path(os.path.abspath(cwd / path)), path)
@@ -75,11 +75,11 @@ def _lines(path: str, cwd: Path, cache: dict[str, list[str]]) -> list[str]:
     return cache[path]
 
 
-def _fingerprints(findings: Sequence[Finding], cwd: Path) -> list[str]:
+def fingerprints(findings: Sequence[Finding], cwd: Path) -> list[str]:
     cache: dict[str, list[str]] = {}
     result = []
     for finding in findings:
-        lines = _lines(finding.span.path, cwd, cache)
+        lines = file_lines(finding.span.path, cwd, cache)
         text = "\n".join(lines[finding.span.line - 1 : finding.span.end_line])
         result.append(fingerprint(finding, text))
     return result
@@ -96,7 +96,7 @@ def write_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> int:
             "line": finding.span.line,
             "message": finding.message,
         }
-        for finding, print_ in zip(ordered, _fingerprints(ordered, cwd), strict=True)
+        for finding, print_ in zip(ordered, fingerprints(ordered, cwd), strict=True)
     ]
     document = {"schema": BASELINE_SCHEMA, "findings": entries}
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -163,7 +163,7 @@ def compare_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> Base
     recorded = sum(remaining.values())
     ordered = sorted(findings, key=lambda finding: finding.sort_key)
     new: list[Finding] = []
-    for finding, print_ in zip(ordered, _fingerprints(ordered, cwd), strict=True):
+    for finding, print_ in zip(ordered, fingerprints(ordered, cwd), strict=True):
         key = (finding.code, finding.span.path, print_)
         if remaining[key] > 0:
             remaining[key] -= 1

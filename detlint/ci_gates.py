@@ -76,13 +76,21 @@ class CiGate:
     @property
     def policy(self) -> Policy:
         """Everything composed: pytest, then job retries, then the gate."""
-        inside = self.base.policy
+        return self.compose(self.base.policy, self.retries, self.ci_gate)
+
+    def compose(
+        self,
+        inside: Policy,
+        retries: tuple[tuple[CiKnob, JobRetries], ...],
+        ci_gate: CiKnob | None,
+    ) -> Policy:
+        """``policy`` with some parts replaced: what the step would do without one knob."""
         gate = inside.gate
-        if gate.blocks and self.ci_gate is not None:
-            gate = GATE_OF_KNOB[self.ci_gate.kind]
+        if gate.blocks and ci_gate is not None:
+            gate = GATE_OF_KNOB[ci_gate.kind]
         elif gate.blocks and self.masked:
             gate = MASKED_EXIT
-        layers = (*inside.layers, *(layer for _, layer in self.retries))
+        layers = (*inside.layers, *(layer for _, layer in retries))
         return Policy(trials=inside.trials, layers=layers, gate=gate)
 
     @property

@@ -1,8 +1,17 @@
-"""``detlint audit``: the inventory of every knob and each test's composed policy."""
+"""``detlint audit``: the inventory of every knob and each test's composed policy.
+
+JSON for machines, self-contained HTML for a team lead deciding what to change,
+Markdown for a CI summary or a PR comment.
+"""
 
 from __future__ import annotations
 
+import datetime
+import os
+import shlex
+import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,16 +25,56 @@ from detlint.cli_shared import (
     settings_and_codes,
 )
 
+if TYPE_CHECKING:
+    from detlint.engine import Analysis
+    from detlint.progress import Progress
+
+FORMATS = ("json", "html", "markdown")
+REPORT_EXTRA = "pip install 'detlint[report]'"
+
+
+def _report_libraries_missing() -> str | None:
+    """The first library the HTML report needs that is not installed, if any."""
+    import importlib.util
+
+    for name in ("jinja2", "matplotlib"):
+        if importlib.util.find_spec(name) is None:
+            return name
+    return None
+
+
+def _date() -> str:
+    """Now, or ``SOURCE_DATE_EPOCH`` when set (reproducible reports)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    moment = (
+        datetime.datetime.fromtimestamp(int(epoch), tz=datetime.timezone.utc)
+        if epoch.isdigit()
+        else datetime.datetime.now(tz=datetime.timezone.utc)
+    )
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _command() -> str:
+    return shlex.join(["detlint", *sys.argv[1:]])
+
 
 @click.command()
 @PATHS
-@click.option("--output-format", type=click.Choice(["json"]), default="json", show_default=True)
+@click.option(
+    "--output-format",
+    type=click.Choice(FORMATS),
+    default="json",
+    show_default=True,
+    help="json: the whole inventory; html: one offline page with plots (needs the report "
+    "extra); markdown: a summary for a CI step or a PR comment.",
+)
 @click.option(
     "--output-file",
     "-o",
     type=click.Path(path_type=Path, dir_okay=False, writable=True),
-    help="Write the inventory to this file instead of standard output.",
+    help="Write the report to this file instead of standard output.",
 )
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @CONFIG
 @NO_CACHE
 @CACHE_DIR
@@ -33,16 +82,63 @@ def audit(
     paths: tuple[Path, ...],
     output_format: str,
     output_file: Path | None,
+    quiet: bool,
     config: Path | None,
     no_cache: bool,
     cache_dir: Path | None,
 ) -> None:
     """The inventory: every knob, and each test's composed policy and numbers."""
     from detlint.engine import analyse
-    from detlint.report.audit import render_audit_json
+
+    if output_format == "html" and (missing := _report_libraries_missing()) is not None:
+        raise click.UsageError(
+            f"the HTML report needs {missing}, which is not installed: {REPORT_EXTRA}"
+        )
+    from detlint.progress import progress_bar
 
     settings, selected = settings_and_codes(config, paths, None, None, None)
-    analysis = analyse(
-        paths, Path.cwd(), settings, selected, cache=facts_cache(no_cache, cache_dir)
-    )
-    emit(render_audit_json(analysis, settings.reference_rate, settings.target), output_file)
+    # The bar is erased when the block ends, before the report is written.
+    with progress_bar(not quiet) as progress:
+        analysis = analyse(
+            paths,
+            Path.cwd(),
+            settings,
+            selected,
+            cache=facts_cache(no_cache, cache_dir),
+            progress=progress,
+        )
+        text = _render(
+            analysis, settings.reference_rate, settings.target, output_format, paths, progress
+        )
+    emit(text, output_file)
+
+
+def _render(
+    analysis: Analysis,
+    reference_rate: float,
+    target: float,
+    output_format: str,
+    paths: tuple[Path, ...],
+    progress: Progress,
+) -> str:
+    """The report as text; its steps are counted, so that a bar due on screen shows
+    while the plots are drawn (a bar appears only when it is updated)."""
+    progress.phase("writing the report", 3, "steps")
+    if output_format == "json":
+        from detlint.report.audit import render_audit_json
+
+        return render_audit_json(analysis, reference_rate, target)
+    from detlint.audit_view import audit_view
+
+    view = audit_view(analysis, Path.cwd(), reference_rate, target, _command(), _date())
+    progress.advance()
+    title = " ".join(path.as_posix() for path in paths) or Path.cwd().name
+    if output_format == "html":
+        from detlint.report.html import plots, render_html
+
+        drawn = plots(view)
+        progress.advance()
+        return render_html(view, title, drawn)
+    from detlint.report.markdown import render_markdown
+
+    return render_markdown(view, title)

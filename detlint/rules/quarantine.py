@@ -27,7 +27,7 @@ from detlint.rules.context import (
 from detlint.rules.fix_plans import tracking_reason_plan
 
 
-def _reason(mark: Mark) -> str:
+def mark_reason(mark: Mark) -> str:
     reason = mark.keyword("reason")
     if isinstance(reason, str):
         return reason
@@ -76,7 +76,7 @@ def untracked_quarantine(context: RuleContext) -> Iterator[Finding]:
     for span, (knob, gates) in sorted(groups.items()):
         mark = knob.mark
         assert mark is not None
-        reason = _reason(mark)
+        reason = mark_reason(mark)
         word = says_flaky(reason, mark.comment)
         if word is None:
             continue  # an expected failure, not a quarantine of a flaky test
@@ -109,7 +109,7 @@ def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
     for span, (knob, gates) in sorted(groups.items()):
         mark = knob.mark
         assert mark is not None
-        word = says_flaky(_reason(mark), mark.comment)
+        word = says_flaky(mark_reason(mark), mark.comment)
         if word is None:
             continue
         gate, numbers = _worst(gates, knob, context)

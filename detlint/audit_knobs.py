@@ -1,0 +1,146 @@
+"""Which knobs hide an intermittent failure, and what removing one alone gives.
+
+A test can sit under several knobs (a rerun marker, a job retry, a soft-failed
+step); the audit credits each knob with what its removal alone would win back,
+and only where the model can tell: see :func:`removals`.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from detlint.audit_facts import KnobView
+from detlint.link import SKIP_KINDS, XFAIL_KINDS, Knob, TestGate
+from detlint.model import Policy
+from detlint.span import Span
+
+if TYPE_CHECKING:
+    from detlint.ci_gates import CiGate
+    from detlint.ci_pass.facts import CiKnob
+
+# Python knobs that retry a failing test; a skip or an xfail hides an intermittent
+# failure only where it says the test is flaky (the rules' test, DET201/DET202): one
+# for a platform or a known bug is no such knob, and a registered tag or
+# pytest-repeat hides nothing.
+RETRY_KINDS = frozenset(
+    {
+        "rerun-marker",
+        "flaky-decorator",
+        "retry-decorator",
+        "config-reruns",
+        "config-retries",
+        "config-force-flaky",
+    }
+)
+GATE_KINDS = frozenset({*XFAIL_KINDS, *SKIP_KINDS})
+
+
+def median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def knob_id(span: Span) -> str:
+    return f"{span.path}:{span.line}:{span.column}"
+
+
+def ci_knob_text(knob: CiKnob) -> str:
+    return f"{knob.key}: {knob.value} (line {knob.span.line})"
+
+
+@dataclass
+class KnobTally:
+    """A knob met while the tests are built: the tests it reaches, and for the
+    counted ones (reported, reported without this knob)."""
+
+    kind: str
+    description: str
+    span: Span
+    condition: str
+    tests: int = 0
+    uncounted: int = 0
+    counted: list[tuple[float, float]] = field(default_factory=list)
+    policies: Counter[tuple[Policy, Policy]] = field(default_factory=Counter)
+
+    def view(self, key: str, snippet: tuple[str, ...]) -> KnobView:
+        return KnobView(
+            id=key,
+            kind=self.kind,
+            description=self.description,
+            path=self.span.path,
+            line=self.span.line,
+            condition=self.condition,
+            snippet=snippet,
+            tests=self.tests,
+            counted=len(self.counted),
+            uncounted=self.uncounted,
+            gain=math.fsum(without - reported for reported, without in self.counted),
+            reported=median([reported for reported, _ in self.counted]) or 0.0,
+            reported_without=median([without for _, without in self.counted]) or 0.0,
+            policies=self.policies.most_common(1)[0][0] if self.policies else None,
+        )
+
+
+def removals(
+    gate: TestGate, chosen: CiGate | None, python: Sequence[str], cwd: Path
+) -> dict[str, Policy | None]:
+    """Each masking knob of a test, and its policy without that knob alone.
+
+    None where that cannot be told: with two masking knobs inside pytest, which one
+    applies without the other depends on the plugins' precedence; and a marker
+    stands in front of the reruns a config or a command line may set (the test
+    then has no knob for them), which would apply once the marker goes.
+    """
+    inside = gate.policy if chosen is None else chosen.base.policy
+    removals: dict[str, Policy | None] = {}
+    alone = len(python) == 1 and not reruns_behind_marker(gate, chosen, cwd)
+    for key in python:
+        if not alone:
+            removals[key] = None
+        elif chosen is None:
+            removals[key] = inside.baseline()
+        else:
+            removals[key] = chosen.compose(inside.baseline(), chosen.retries, chosen.ci_gate)
+    if chosen is not None:
+        for knob, _ in chosen.retries:
+            kept = tuple(pair for pair in chosen.retries if pair[0] is not knob)
+            removals[knob_id(knob.span)] = chosen.compose(inside, kept, chosen.ci_gate)
+        if chosen.ci_gate is not None:
+            removals[knob_id(chosen.ci_gate.span)] = chosen.compose(inside, chosen.retries, None)
+    return removals
+
+
+def reruns_behind_marker(gate: TestGate, chosen: CiGate | None, cwd: Path) -> bool:
+    """Whether a retry the test's marker overrides is set somewhere (its config, or the
+    command line of the CI run shown)."""
+    if not any(knob.kind in ("rerun-marker", "flaky-decorator") for knob in gate.knobs):
+        return False
+    from detlint.pytest_config import find_pytest_config
+
+    config = find_pytest_config((cwd / gate.test.path).parent, cwd)
+    settings: tuple[object, ...] = (
+        config.reruns,
+        config.force_reruns,
+        config.retries,
+        config.force_flaky,
+    )
+    if chosen is not None:
+        options = chosen.run.options
+        settings += (options.reruns, options.force_reruns, options.retries, options.force_flaky)
+    return any(setting is not None for setting in settings)
+
+
+def hides(knob: Knob) -> bool:
+    if knob.kind in RETRY_KINDS:
+        return True
+    if knob.kind in GATE_KINDS and knob.mark is not None:
+        from detlint.reasons import says_flaky
+        from detlint.rules.quarantine import mark_reason
+
+        return says_flaky(mark_reason(knob.mark), knob.mark.comment) is not None
+    return False

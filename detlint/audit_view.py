@@ -1,0 +1,352 @@
+"""The audit as people read it: each test's whole stack, the knobs ranked by what
+removing them wins back, the CI steps, and the headline.
+
+The HTML and Markdown reports both render this one value, so they cannot
+disagree; every number in it is the model's (``Policy.reported``), computed here
+once. A test that several CI steps run is shown as the step most likely to
+report it: the report never claims a loss larger than the best chance some
+step has of catching the violation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from detlint import __version__
+from detlint.audit_facts import (
+    AuditView,
+    FindingView,
+    Headline,
+    KindView,
+    KnobView,
+    StepView,
+    TestView,
+)
+from detlint.audit_knobs import (
+    GATE_KINDS,
+    KnobTally,
+    ci_knob_text,
+    hides,
+    knob_id,
+    median,
+    removals,
+)
+from detlint.link import TestGate
+from detlint.model import Policy
+from detlint.report.numbers import percent, percent_label
+from detlint.span import Span
+
+if TYPE_CHECKING:
+    from detlint.ci_gates import CiGate
+    from detlint.engine import Analysis
+    from detlint.finding import Finding
+
+SNIPPET_LINES = 3
+
+
+class _Lines:
+    """Source lines for snippets, each file read once."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.cache: dict[str, list[str]] = {}
+
+    def snippet(self, span: Span) -> tuple[str, ...]:
+        """The knob's lines as written; none for a knob longer than ``SNIPPET_LINES``
+        (its first lines could show a retry rule that is not the one that matters,
+        and the description quotes the whole value)."""
+        from detlint.baseline import file_lines
+
+        if span.end_line - span.line >= SNIPPET_LINES:
+            return ()
+        lines = file_lines(span.path, self.cwd, self.cache)
+        return tuple(line.rstrip("\r") for line in lines[span.line - 1 : span.end_line])
+
+
+def _layers(policy: Policy) -> tuple[str, ...]:
+    trials = f"{policy.trials} trial{'s' if policy.trials != 1 else ''} per attempt"
+    return (trials, *(layer.describe() for layer in policy.layers), policy.gate.describe())
+
+
+def _best_ci(gates: Sequence[CiGate], reference_rate: float) -> CiGate | None:
+    return max(gates, key=lambda gate: gate.policy.reported(reference_rate), default=None)
+
+
+@dataclass(frozen=True)
+class _Numbers:
+    reported: float
+    reported_without: float
+    q50: float | None
+    q50_without: float | None
+    trials_needed: int | None
+
+
+class _Builder:
+    def __init__(self, analysis: Analysis, cwd: Path, reference_rate: float, target: float) -> None:
+        self.rate = reference_rate
+        self.target = target
+        self.cwd = cwd
+        self.lines = _Lines(cwd)
+        self.knobs: dict[str, KnobTally] = {}
+        self.left_out: Counter[str] = Counter()
+        self.computed: dict[Policy, _Numbers] = {}
+        self.findings = _finding_views(analysis.findings, cwd)
+        self.by_knob: dict[str, list[tuple[Finding, FindingView]]] = {}
+        for finding, view in zip(analysis.findings, self.findings, strict=True):
+            self.by_knob.setdefault(knob_id(finding.span), []).append((finding, view))
+
+    def written(self, span: Span, description: str) -> str:
+        """A knob as its source writes it when that fits on a line: the decorator
+        ``@pytest.mark.flaky(reruns=3)``, the setting ``reruns = 2``."""
+        if span.end_line != span.line:
+            return description
+        line = self.lines.snippet(span)
+        if not line:
+            return description
+        text = line[0][span.column - 1 : span.end_column - 1].strip()
+        return text if 0 < len(text) <= 80 else description
+
+    def numbers(self, policy: Policy) -> _Numbers:
+        """A policy's numbers, worked out once: thousands of tests share a few policies."""
+        found = self.computed.get(policy)
+        if found is None:
+            baseline = policy.baseline()
+            found = self.computed[policy] = _Numbers(
+                reported=policy.reported(self.rate),
+                reported_without=baseline.reported(self.rate),
+                q50=policy.q50(),
+                q50_without=baseline.q50(),
+                trials_needed=baseline.trials_needed(self.rate, self.target),
+            )
+        return found
+
+    def knob(self, span: Span, kind: str, description: str, condition: str) -> str:
+        key = knob_id(span)
+        if key not in self.knobs:
+            self.knobs[key] = KnobTally(kind, description, span, condition)
+        return key
+
+    def test(self, gate: TestGate, ci: Sequence[CiGate]) -> TestView | None:
+        """The test's view, or None when the report leaves it out: it has no knob that
+        hides failures, or a skip or xfail that does not say flaky keeps it from
+        running or failing wherever it runs (that is not what the report is about)."""
+        chosen = _best_ci(ci, self.rate)
+        hiding = [knob for knob in gate.knobs if hides(knob)]
+        if not gate.policy.gate.blocks and not any(
+            knob.kind in GATE_KINDS and not knob.condition for knob in hiding
+        ):
+            self.left_out["not run"] += 1
+            return None
+        if not hiding and (chosen is None or not (chosen.ci_knobs or chosen.masked)):
+            if gate.knobs:  # a test with no knob at all is only in a file that has one
+                self.left_out["no hiding knob"] += 1
+            return None
+        policy = chosen.policy if chosen is not None else gate.policy
+        numbers = self.numbers(policy)
+        ids: list[str] = []
+        kinds: list[str] = []
+        for knob in gate.knobs:
+            key = self.knob(
+                knob.span, knob.kind, self.written(knob.span, knob.description), knob.condition
+            )
+            ids.append(key)
+            kinds.append(knob.kind)
+        # The knobs inside pytest that hide failures wherever the test runs.
+        python = list(dict.fromkeys(knob_id(knob.span) for knob in hiding if not knob.condition))
+        alone = removals(gate, chosen, python, self.cwd)
+        if chosen is not None:
+            for ci_knob in chosen.ci_knobs:
+                key = self.knob(ci_knob.span, ci_knob.kind, ci_knob_text(ci_knob), "")
+                ids.append(key)
+                kinds.append(ci_knob.kind)
+        unique = tuple(dict.fromkeys(ids))
+        reported, without = numbers.reported, numbers.reported_without
+        for key in unique:
+            self.knobs[key].tests += 1
+        if policy.masks:
+            for key, after in alone.items():
+                tally = self.knobs[key]
+                if after is None:
+                    tally.uncounted += 1
+                else:
+                    tally.counted.append((reported, after.reported(self.rate)))
+                    tally.policies[policy, after] += 1
+        # The suggestion first of the knob whose removal wins back most for this test.
+        gains = {
+            key: after.reported(self.rate) - reported
+            for key, after in alone.items()
+            if after is not None
+        }
+        ranked = [
+            (gains.get(key, 0.0), item) for key in unique for item in self.by_knob.get(key, ())
+        ]
+        ranked.sort(key=lambda pair: (-pair[0], -_finding_loss(pair[1][0])))
+        found = [item for _, item in ranked]
+        return TestView(
+            label=gate.label,
+            path=gate.test.path,
+            line=gate.test.span.line,
+            instances=gate.instances,
+            policy=policy,
+            layers=_layers(policy),
+            environments=tuple(
+                f"{env.effect} where {env.condition}: a {percent_label(self.rate)} violation is "
+                f"reported {_pct(env.policy.reported(self.rate))} of the time"
+                for env in gate.environments
+            ),
+            notes=gate.notes,
+            knob_ids=unique,
+            knob_kinds=tuple(dict.fromkeys(kinds)),
+            step=None if chosen is None else chosen.run.step.name,
+            rules=tuple(dict.fromkeys(finding.code for finding, _ in found)),
+            finding_ids=tuple(dict.fromkeys(view.id for _, view in found)),
+            suggestion=found[0][0].help if found else "",
+            reported=reported,
+            reported_without=without,
+            q50=numbers.q50,
+            q50_without=numbers.q50_without,
+            trials_needed=numbers.trials_needed,
+        )
+
+    def kind_views(self) -> list[KindView]:
+        tallies: dict[str, list[KnobTally]] = {}
+        for tally in self.knobs.values():
+            tallies.setdefault(tally.kind, []).append(tally)
+        views = []
+        for kind, group in tallies.items():
+            counted = [pair for tally in group for pair in tally.counted]
+            views.append(
+                KindView(
+                    kind=kind,
+                    knobs=len(group),
+                    counted=len(counted),
+                    gain=math.fsum(without - reported for reported, without in counted),
+                    reported=median([reported for reported, _ in counted]) or 0.0,
+                    reported_without=median([without for _, without in counted]) or 0.0,
+                )
+            )
+        views.sort(key=lambda view: (-view.gain, view.kind))
+        return views
+
+    def knob_views(self) -> list[KnobView]:
+        views = [
+            tally.view(key, self.lines.snippet(tally.span)) for key, tally in self.knobs.items()
+        ]
+        views.sort(key=lambda view: (-view.gain, -view.tests, view.id))
+        return views
+
+
+def _finding_loss(finding: Finding) -> float:
+    loss = finding.loss
+    return 0.0 if loss is None else loss.reported_without - loss.reported
+
+
+def _pct(value: float) -> str:
+    return percent(value)
+
+
+def _finding_views(findings: Sequence[Finding], cwd: Path) -> list[FindingView]:
+    from detlint.baseline import fingerprints
+
+    return [
+        FindingView(print_, finding.code, finding.span.path, finding.span.line, finding.message)
+        for finding, print_ in zip(findings, fingerprints(findings, cwd), strict=True)
+    ]
+
+
+def _steps(analysis: Analysis, rate: float) -> list[StepView]:
+    ci = analysis.ci
+    if ci is None:
+        return []
+    by_run: dict[int, list[CiGate]] = {}
+    for gate in ci.gates:
+        by_run.setdefault(id(gate.run), []).append(gate)
+    steps = []
+    for run in ci.runs:
+        gates = by_run.get(id(run), [])
+        with_facts = [gate for gate in gates if gate.has_facts]
+        policies = [gate.policy for gate in gates]
+        text = run.command.text.replace("\\\n", " ")
+        first = next((" ".join(line.split()) for line in text.splitlines() if line.strip()), "")
+        gate_kinds = sorted({policy.gate.describe() for policy in policies})
+        steps.append(
+            StepView(
+                step=run.step.name,
+                system=run.step.system,
+                path=run.span.path,
+                line=run.span.line,
+                command=first[:160],
+                knobs=tuple(ci_knob_text(knob) for knob in run.knobs),
+                tests=len({gate.label for gate in with_facts}),
+                test_files=len(run.test_files),
+                directories=tuple(sorted({p.rpartition("/")[0] or "." for p in run.test_files})),
+                gate="; ".join(gate_kinds) if gate_kinds else "blocks the build",
+                reported=median([policy.reported(rate) for policy in policies]),
+                reported_without=median([policy.baseline().reported(rate) for policy in policies]),
+            )
+        )
+    steps.sort(key=lambda step: (not step.knobs, step.path, step.line))
+    return steps
+
+
+def audit_view(
+    analysis: Analysis,
+    cwd: Path,
+    reference_rate: float,
+    target: float,
+    command: str,
+    date: str,
+) -> AuditView:
+    builder = _Builder(analysis, cwd, reference_rate, target)
+    by_test: dict[str, list[CiGate]] = {}
+    for ci_gate in analysis.ci.gates if analysis.ci is not None else ():
+        if ci_gate.has_facts:
+            by_test.setdefault(ci_gate.label, []).append(ci_gate)
+    tests = [
+        view
+        for gate in analysis.gates
+        if (view := builder.test(gate, by_test.get(gate.label, ()))) is not None
+    ]
+    tests.sort(key=lambda view: (-view.loss, view.label))
+    knobs = builder.knob_views()
+    masked = [view for view in tests if view.policy.masks]
+    best = knobs[0] if knobs and knobs[0].gain > 0 else None
+    kinds = builder.kind_views()
+    best_kind = kinds[0] if kinds and kinds[0].gain > 0 and kinds[0].knobs > 1 else None
+    if best_kind is not None and best is not None and best_kind.counted == best.counted:
+        best_kind = None  # one knob does it all: the kind says nothing more
+    headline = Headline(
+        tests=len(tests),
+        masked=len(masked),
+        median_reported=median([view.reported for view in masked]),
+        median_without=median([view.reported_without for view in masked]),
+        never_block=sum(view.never_blocks for view in tests),
+        effectively_never=sum(
+            not view.never_blocks and view.effectively_never and view.policy.masks for view in tests
+        ),
+        best=best,
+        best_kind=best_kind,
+        not_run=builder.left_out["not run"],
+        without_hiding_knob=builder.left_out["no hiding knob"],
+    )
+    return AuditView(
+        version=__version__,
+        command=command,
+        date=date,
+        root=analysis.root.as_posix(),
+        reference_rate=reference_rate,
+        target=target,
+        headline=headline,
+        tests=tuple(tests),
+        knobs=tuple(knobs),
+        kinds=tuple(kinds),
+        steps=tuple(_steps(analysis, reference_rate)),
+        findings=tuple(builder.findings),
+        problems=tuple(f"{p.span.path}:{p.span.line}: {p.message}" for p in analysis.problems),
+        not_read=tuple(f"{path} ({system})" for path, system in analysis.not_read),
+    )

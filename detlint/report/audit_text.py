@@ -1,0 +1,90 @@
+"""The audit's sentences and number formats that the HTML and Markdown reports share."""
+
+from __future__ import annotations
+
+from detlint.audit_facts import AuditView
+from detlint.report.numbers import percent, percent_label
+
+
+def points(loss: float) -> str:
+    """A difference of two probabilities in percentage points: ``0.382`` -> ``"38.2"``."""
+    value = loss * 100.0
+    if value == 0.0:
+        return "0"
+    if value < 0.1:
+        return f"{value:.2g}"
+    return f"{value:.1f}"
+
+
+def headline_texts(view: AuditView) -> dict[str, str]:
+    """The headline's sentences, shared by the HTML and Markdown reports."""
+    head, reference = view.headline, percent_label(view.reference_rate)
+    if head.masked and head.median_reported is not None and head.median_without is not None:
+        lead = (
+            f"{head.masked} test{'s run' if head.masked != 1 else ' runs'} under knobs that hide "
+            f"intermittent failures: a {reference} violation is reported "
+            f"{percent(head.median_reported)} of the time (median) instead of "
+            f"{percent(head.median_without)}."
+        )
+    elif head.tests:
+        lead = (
+            f"{head.tests} test{'s have' if head.tests != 1 else ' has'} knobs that hide "
+            "intermittent failures only where a condition holds."
+        )
+    else:
+        lead = "No test runs under a knob that hides intermittent failures."
+    best = ""
+    if head.best is not None:
+        knob = head.best
+        many = "tests" if knob.counted != 1 else "test"
+        best = (
+            f"The change that wins back most: {knob.description} at {knob.path}:{knob.line} "
+            f"({knob.kind}). Without it, the {knob.counted} {many} it reaches would report "
+            f"a {reference} violation {percent(knob.reported_without)} of the time instead "
+            f"of {percent(knob.reported)} (median; their other knobs kept)."
+        )
+    if head.best_kind is not None:
+        kind = head.best_kind
+        best += (
+            f" All {kind.knobs} {kind.kind} knobs, each removed alone, would let their "
+            f"{kind.counted} tests report it {percent(kind.reported_without)} of the time "
+            f"instead of {percent(kind.reported)} (median)."
+        )
+    left_out = []
+    if head.not_run:
+        left_out.append(
+            f"{head.not_run} test{'s' if head.not_run != 1 else ''} skipped or xfailed "
+            "for a reason that does not say flaky"
+        )
+    if head.without_hiding_knob:
+        left_out.append(
+            f"{head.without_hiding_knob} test{'s' if head.without_hiding_knob != 1 else ''} "
+            "whose knobs hide no failure (platform skips, expected failures, tags)"
+        )
+    more = head.tests - head.masked
+    never, rare = head.never_block, head.effectively_never
+    masked_card = (
+        f"{_tests(head.masked, 'runs', 'run')} under knobs that hide intermittent failures"
+        + (f" ({more} more only where a condition holds)" if more else "")
+    )
+    never_card = (
+        f"{_tests(never + rare, 'effectively never blocks', 'effectively never block')}: "
+        f"{never} skipped, xfailed or soft-failed as flaky, and {rare} reporting a "
+        f"{reference} violation at most once in 1000"
+    )
+    return {
+        "masked_card": masked_card.removeprefix(f"{head.masked} "),
+        "never_card": never_card.removeprefix(f"{never + rare} "),
+        "left_out": f"Not counted: {' and '.join(left_out)}; the JSON audit lists them."
+        if left_out
+        else "",
+        "lead": lead,
+        "best": best,
+        "median": "" if head.median_reported is None else percent(head.median_reported),
+        "median_without": "" if head.median_without is None else percent(head.median_without),
+    }
+
+
+def _tests(count: int, one: str, many: str) -> str:
+    """``"1 test runs"``, ``"3 tests run"``."""
+    return f"{count} test {one}" if count == 1 else f"{count} tests {many}"

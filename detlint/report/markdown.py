@@ -1,0 +1,178 @@
+"""The audit as GitHub-flavoured Markdown: a step summary, a PR comment, an annotation.
+
+Plain and link-free (a summary is read where links may point nowhere), and always
+under ``LIMIT`` bytes, GitHub's cap on a step summary: rows are added worst first
+until the next would pass it, and the report says how many were left out. It
+needs no extra package, unlike the HTML report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from detlint.audit_facts import AuditView, KnobView, StepView, TestView
+from detlint.report.audit_text import headline_texts, points
+from detlint.report.numbers import percent, percent_label
+
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+LIMIT = 1024 * 1024  # bytes, GitHub's step summary limit
+TEST_ROWS = 50
+KNOB_ROWS = 20
+STEP_ROWS = 30
+_RESERVE = 4096  # room for the closing lines after the tables
+Row = TypeVar("Row")
+
+
+def cell(text: str) -> str:
+    """Text safe in a table cell: no row break, no cell break, no HTML tag
+    (a ``<`` that could open one is escaped; ``<0.001%`` is left as written)."""
+    flat = " ".join(text.split())
+    return _TAG_START.sub("&lt;", flat.replace("\\", "\\\\").replace("|", "\\|"))
+
+
+def code(text: str) -> str:
+    """A code span around ``text`` whatever backticks it holds, safe in a table cell."""
+    flat = " ".join(text.split()).replace("|", "\\|")
+    fence = "`"
+    while fence in flat:
+        fence += "`"
+    padding = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{padding}{flat}{padding}{fence}"
+
+
+def _table(
+    header: Sequence[str],
+    rows: Sequence[Row],
+    render: Callable[[Row], Sequence[str]],
+    budget: int,
+) -> tuple[list[str], int]:
+    """The table's lines within ``budget`` bytes, and how many rows it holds."""
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---:" if name.endswith(" ") else "---" for name in header) + "|",
+    ]
+    used = sum(len(line.encode()) + 1 for line in lines)
+    shown = 0
+    for row in rows:
+        line = "| " + " | ".join(render(row)) + " |"
+        size = len(line.encode()) + 1
+        if used + size > budget:
+            break
+        lines.append(line)
+        used += size
+        shown += 1
+    return lines, shown
+
+
+def _test_cells(test: TestView) -> list[str]:
+    return [
+        code(test.label),
+        cell(", ".join(test.knob_kinds)),
+        cell(" → ".join(test.layers)),
+        "never" if not test.policy.gate.blocks else percent(test.reported),
+        percent(test.reported_without),
+        points(test.loss),
+    ]
+
+
+def _knob_cells(knob: KnobView) -> list[str]:
+    return [
+        cell(f"{knob.kind}: {knob.description}"),
+        code(f"{knob.path}:{knob.line}"),
+        str(knob.counted),
+        str(knob.uncounted),
+        percent(knob.reported) if knob.counted else "",
+        percent(knob.reported_without) if knob.counted else "",
+        f"{knob.gain:.2f}",
+    ]
+
+
+def _step_cells(step: StepView) -> list[str]:
+    return [
+        cell(step.step),
+        code(f"{step.path}:{step.line}"),
+        cell("; ".join(step.knobs)),
+        str(step.tests),
+        "" if step.reported is None else percent(step.reported),
+        "" if step.reported_without is None else percent(step.reported_without),
+    ]
+
+
+def render_markdown(view: AuditView, title: str) -> str:
+    texts = headline_texts(view)
+    head, reference = view.headline, percent_label(view.reference_rate)
+    out = [f"## detlint audit: {cell(title)}", "", cell(texts["lead"]), ""]
+    out += [
+        "| | |",
+        "|---|---:|",
+        f"| Tests under knobs that hide intermittent failures | {head.masked} |",
+        f"| More where a condition holds | {head.tests - head.masked} |",
+    ]
+    if texts["median"]:
+        out.append(
+            f"| A {reference} violation reported (median) | "
+            f"{texts['median']} instead of {texts['median_without']} |"
+        )
+    out += [
+        f"| Never block (skipped, xfailed or soft-failed as flaky) | {head.never_block} |",
+        f"| Report a {reference} violation at most once in 1000 | {head.effectively_never} |",
+        f"| Findings | {len(view.findings)} |",
+        "",
+    ]
+    if texts["best"]:
+        out += [f"**{cell(texts['best'])}**", ""]
+    if texts["left_out"]:
+        out += [cell(texts["left_out"]), ""]
+    cut: list[str] = []
+
+    def budget() -> int:
+        return LIMIT - _RESERVE - sum(len(line.encode()) + 1 for line in out)
+
+    losing = [test for test in view.tests if test.loss > 0 or not test.policy.gate.blocks]
+    if losing:
+        rows = losing[:TEST_ROWS]
+        lines, shown = _table(
+            ["Test", "Knobs", "Layers", "Reported ", "Without ", "Loss (points) "],
+            rows,
+            _test_cells,
+            budget(),
+        )
+        heading = "The test that loses most" if shown == 1 else f"The {shown} tests that lose most"
+        out += [f"### {heading} (of {len(losing)})", "", *lines, ""]
+        if shown < len(losing):
+            cut.append(f"{len(losing) - shown} tests")
+    costly = [knob for knob in view.knobs if knob.gain > 0]
+    if costly:
+        lines, shown = _table(
+            ["Knob", "Where", "Tests ", "Not counted ", "Reported ", "Without ", "Win back "],
+            costly[:KNOB_ROWS],
+            _knob_cells,
+            budget(),
+        )
+        heading = "The costliest knob" if shown == 1 else f"The {shown} costliest knobs"
+        out += [f"### {heading} (of {len(costly)})", "", *lines, ""]
+        if shown < len(costly):
+            cut.append(f"{len(costly) - shown} knobs")
+    gated = [step for step in view.steps if step.knobs]
+    if gated:
+        lines, shown = _table(
+            ["Step", "Where", "Settings", "Tests ", "Reported ", "Without "],
+            gated[:STEP_ROWS],
+            _step_cells,
+            budget(),
+        )
+        out += [f"### CI steps with soft-fail or retry settings ({shown} of {len(gated)})"]
+        out += ["", *lines, ""]
+        if shown < len(gated):
+            cut.append(f"{len(gated) - shown} steps")
+    if cut:
+        out += [
+            f"Not shown: {', '.join(cut)} (the summary shows the worst first, at most "
+            f"{TEST_ROWS} tests, {KNOB_ROWS} knobs and {STEP_ROWS} steps, in under 1 MiB; "
+            "`detlint audit --output-format html` lists every one).",
+            "",
+        ]
+    out.append(f"detlint {view.version} · {code(view.command)} · {view.date}")
+    return "\n".join(out) + "\n"
