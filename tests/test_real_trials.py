@@ -4,8 +4,8 @@ Distilled from vllm's needle test (a loop of prompts that builds one batch, insi
 loop of trials), ipython/ipykernel test_subprocess_print (`for n in range(np):
 assert stdout.count(str(n)) == 1`, one output inspected five ways),
 pytorch-lightning's profiler test (a setup loop), dask/distributed (polling loops
-that sleep, `c.map(inc, range(N))`) and pytorch/ao's training loop (a checked step
-per iteration).
+that sleep, `c.map(inc, range(N))`), spyder's test_goto_find (the loop variable picks
+each case checked) and pytorch/ao's training loop (a checked step per iteration).
 """
 
 from __future__ import annotations
@@ -104,6 +104,17 @@ for _ in range(100):
         ),
         # ... but one inside the assert checks each trial.
         ("assert all(run() == 1 for _ in range(12))", "12 trials (literal loop bound)"),
+        # spyder test_goto_find: the loop variable picks the item checked, five cases.
+        (
+            """
+for i in range(5):
+    item = results.child(i)
+    activate(item)
+    position = cursor_position()
+    assert position == match_positions[i]
+""",
+            "1 attempt, no trial loop recognised",
+        ),
         # A loop that checks nothing it computed.
         ("for _ in range(10):\n    assert True", "1 attempt, no trial loop recognised"),
     ],

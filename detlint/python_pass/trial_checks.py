@@ -46,6 +46,20 @@ def _own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
     return found
 
 
+def _indexes_by(target: ast.expr, nodes: list[ast.AST]) -> bool:
+    """Whether the loop variable picks an item (``expected[i]``): each iteration checks
+    a different case (spyder's ``for i in range(5): ... assert position ==
+    match_positions[i]``), not the same computation again, so the loop is no trial."""
+    if not isinstance(target, ast.Name):
+        return False
+    name = target.id
+    return any(
+        isinstance(node, ast.Subscript)
+        and any(isinstance(inner, ast.Name) and inner.id == name for inner in ast.walk(node.slice))
+        for node in nodes
+    )
+
+
 def _is_timer_check(node: ast.Assert) -> bool:
     """``assert time() < start + 5``: a deadline, not a check of what a trial computed."""
     return any(_called(inner) in _TIMERS for inner in ast.walk(node.test))
@@ -60,7 +74,8 @@ class TrialChecks:
     the mismatches it sees in a name that a check after the loop reads
     (``mismatches += 1`` then ``if mismatches: pytest.fail(...)``). A loop that
     builds inputs (``append``, ``submit``), a comprehension outside an assert,
-    or a polling loop that sleeps, is not: one attempt of such a test is one
+    a loop whose variable picks the item it checks (``expected[i]``), or a polling
+    loop that sleeps, is not: one attempt of such a test is one
     trial, however many times the loop turns.
     """
 
@@ -75,6 +90,8 @@ class TrialChecks:
             return self._in_assert(loop)
         nodes = _own_nodes(loop.body)
         if any(_called(node) in _SLEEPS for node in nodes):
+            return False
+        if _indexes_by(loop.target, nodes):
             return False
         fresh = _assigned(nodes)
         if any(self._checks(node) and _computed(node, fresh) for node in nodes):
