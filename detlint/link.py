@@ -424,8 +424,16 @@ def link_tests(
 ) -> list[TestGate]:
     """The test's own gate, plus one per ``pytest.param`` mark with the instances it covers."""
     gates = [link_test(test, config, evidence)]
+    names = [mark.name for _, mark in test.param_marks]
+    lines = [(mark.name, mark.span.line) for _, mark in test.param_marks]
     for covered, mark in test.param_marks:
-        gates.append(
-            link_test(test, config, evidence, (mark,), f"[pytest.param marks={mark.name}]", covered)
-        )
+        # Several params with marks of one name (three `RunIf(...)`): each label says
+        # which, so that no two gates of a test share one.
+        where = ""
+        if names.count(mark.name) > 1:
+            where = f" on line {mark.span.line}"
+            if lines.count((mark.name, mark.span.line)) > 1:
+                where += f", column {mark.span.column}"
+        suffix = f"[pytest.param marks={mark.name}{where}]"
+        gates.append(link_test(test, config, evidence, (mark,), suffix, covered))
     return gates

@@ -18,7 +18,7 @@ from pathlib import Path
 import cmarkgfm
 import pytest
 from click.testing import CliRunner
-from realworld_cases import RERUNFAILURES
+from realworld_cases import RERUNFAILURES, check, only
 from repo_expectations import written_repository
 
 from detlint.audit_curves import GRID, curve
@@ -412,3 +412,49 @@ def test_the_summary_stays_under_its_limit_and_says_what_it_cut(tmp_path, monkey
     shown = int(re.search(r"### The (\d+) tests that lose most", cut).group(1))
     assert 0 < shown < 50
     assert f"Not shown: {60 - shown} tests" in cut
+
+
+PARAMS = """\
+import pytest
+
+gpu = pytest.mark.skipif(not has_gpu(), reason="needs a GPU")
+mps = pytest.mark.skipif(not has_mps(), reason="needs MPS")
+
+
+@pytest.mark.flaky(reruns=3)
+@pytest.mark.parametrize(
+    "precision",
+    [
+        pytest.param(32, marks=gpu),
+        pytest.param(16, marks=gpu), pytest.param(8, marks=mps),
+        "bf16",
+    ],
+)
+def test_parity(precision):
+    assert run(precision)
+"""
+
+
+def test_a_marker_on_a_parametrized_test_covers_its_instances_once(tmp_path):
+    """pytorch-lightning test_spike.py: 24 params, 16 with `marks=RunIf(...)`; the
+    rerun marker's finding said "covers 2 tests, 40 test instances" (the params' own
+    gates counted again, and as tests)."""
+    document = check(tmp_path, {**RERUNFAILURES, "tests/test_params.py": PARAMS})
+    message = only(document, "DET101")["message"]
+    assert "; covers 4 test instances)" in message
+
+
+def test_params_with_marks_of_one_name_are_told_apart(tmp_path):
+    """pytorch-lightning test_parity_simple.py: four `pytest.param(..., marks=RunIf(...))`
+    of one test, two on one line, were four table rows with one label."""
+    files = {
+        **RERUNFAILURES,
+        "tests/test_params.py": PARAMS,
+    }
+    labels = [test.label.rpartition("::")[2] for test in view_of(tmp_path, files).tests]
+    assert sorted(labels) == [
+        "test_parity",
+        "test_parity[pytest.param marks=skipif on line 11]",
+        "test_parity[pytest.param marks=skipif on line 12, column 32]",
+        "test_parity[pytest.param marks=skipif on line 12, column 60]",
+    ]

@@ -82,8 +82,13 @@ def covers(gates: Sequence[TestGate]) -> str:
     """
     if any(gate.test.name == HOOK_TEST for gate in gates):
         return "; reaches every test the hook marks"
-    tests = {gate.label for gate in gates}
-    counts = [gate.instances for gate in gates]
+    # Test functions, not gates: the instances a `pytest.param` mark covers are a gate
+    # of their own, yet no other test, and the test's own gate counts them already.
+    by_test: dict[tuple[str, str | None, str], list[TestGate]] = {}
+    for gate in gates:
+        by_test.setdefault((gate.test.path, gate.test.class_name, gate.test.name), []).append(gate)
+    tests = by_test
+    counts = [_instances(group) for group in by_test.values()]
     instances = None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
     parts = []
     if len(tests) > 1:
@@ -93,6 +98,16 @@ def covers(gates: Sequence[TestGate]) -> str:
     elif instances is None:
         parts.append("parametrized, instances unknown")
     return f"; covers {', '.join(parts)}" if parts else ""
+
+
+def _instances(gates: Sequence[TestGate]) -> int | None:
+    """The instances one test's gates cover: all of the test's where its own gate is
+    among them (a knob on the function), else those of its `pytest.param` gates."""
+    for gate in gates:
+        if gate.label == gate.test.nodeid:
+            return gate.instances
+    counts = [gate.instances for gate in gates]
+    return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
 
 
 def loss_phrase(numbers: Loss) -> str:
