@@ -39,8 +39,8 @@ class KnobView:
     counted: int
     uncounted: int
     gain: float
-    reported: float  # median over the counted tests, with the knob
-    reported_without: float  # the same tests without this knob alone
+    reported: float  # the mean over the counted tests, with the knob
+    reported_without: float  # the same tests' mean without this knob alone
     # The commonest policy of the counted tests, and that policy without this knob.
     policies: tuple[Policy, Policy] | None
 
@@ -54,7 +54,7 @@ class KindView:
     knobs: int
     counted: int  # tests counted, over all of them
     gain: float
-    reported: float  # median over the counted tests, with the knob
+    reported: float  # the mean over the counted tests, with the knob
     reported_without: float
 
 

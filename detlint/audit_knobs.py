@@ -41,6 +41,12 @@ RETRY_KINDS = frozenset(
 GATE_KINDS = frozenset({*XFAIL_KINDS, *SKIP_KINDS})
 
 
+def mean(values: Sequence[float]) -> float:
+    """The mean (0 for none): a knob's win back is its tests' count times the mean
+    gain, so the means are what its row and the headline quote."""
+    return math.fsum(values) / len(values) if values else 0.0
+
+
 def median(values: Sequence[float]) -> float | None:
     return statistics.median(values) if values else None
 
@@ -80,8 +86,8 @@ class KnobTally:
             counted=len(self.counted),
             uncounted=self.uncounted,
             gain=math.fsum(without - reported for reported, without in self.counted),
-            reported=median([reported for reported, _ in self.counted]) or 0.0,
-            reported_without=median([without for _, without in self.counted]) or 0.0,
+            reported=mean([reported for reported, _ in self.counted]),
+            reported_without=mean([without for _, without in self.counted]),
             policies=self.policies.most_common(1)[0][0] if self.policies else None,
         )
 

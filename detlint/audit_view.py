@@ -33,6 +33,7 @@ from detlint.audit_knobs import (
     ci_knob_text,
     hides,
     knob_id,
+    mean,
     median,
     removals,
 )
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from detlint.finding import Finding
 
 SNIPPET_LINES = 3
+# The least a change must give back on average to be named as the one that wins
+# back most: one percentage point of the chance a violation is reported.
+MEANINGFUL_GAIN = 0.01
 
 
 class _Lines:
@@ -226,8 +230,8 @@ class _Builder:
                     knobs=len(group),
                     counted=len(counted),
                     gain=math.fsum(without - reported for reported, without in counted),
-                    reported=median([reported for reported, _ in counted]) or 0.0,
-                    reported_without=median([without for _, without in counted]) or 0.0,
+                    reported=mean([reported for reported, _ in counted]),
+                    reported_without=mean([without for _, without in counted]),
                 )
             )
         views.sort(key=lambda view: (-view.gain, view.kind))
@@ -294,6 +298,13 @@ def _steps(analysis: Analysis, rate: float) -> list[StepView]:
     return steps
 
 
+def _worth_naming(knob: KnobView | KindView) -> bool:
+    """Whether removing a knob (or a kind) alone gives its tests back at least one
+    percentage point on average: a job retry in front of five reruns "wins back"
+    0.0001% and is no change worth naming (the tests need several knobs removed)."""
+    return knob.gain > 0 and knob.reported_without - knob.reported >= MEANINGFUL_GAIN
+
+
 def audit_view(
     analysis: Analysis,
     cwd: Path,
@@ -315,9 +326,9 @@ def audit_view(
     tests.sort(key=lambda view: (-view.loss, view.label))
     knobs = builder.knob_views()
     masked = [view for view in tests if view.policy.masks]
-    best = knobs[0] if knobs and knobs[0].gain > 0 else None
+    best = knobs[0] if knobs and _worth_naming(knobs[0]) else None
     kinds = builder.kind_views()
-    best_kind = kinds[0] if kinds and kinds[0].gain > 0 and kinds[0].knobs > 1 else None
+    best_kind = kinds[0] if kinds and _worth_naming(kinds[0]) and kinds[0].knobs > 1 else None
     if best_kind is not None and best is not None and best_kind.counted == best.counted:
         best_kind = None  # one knob does it all: the kind says nothing more
     headline = Headline(

@@ -458,3 +458,35 @@ def test_params_with_marks_of_one_name_are_told_apart(tmp_path):
         "test_parity[pytest.param marks=skipif on line 12, column 32]",
         "test_parity[pytest.param marks=skipif on line 12, column 60]",
     ]
+
+
+def test_no_change_is_named_when_no_knob_alone_gives_back_a_point(tmp_path):
+    """celery: five reruns inside a job that retries twice. Removing either alone
+    leaves the test reporting at most 0.1% of violations: the headline names neither,
+    and says why."""
+    files = {
+        **RERUNFAILURES,
+        "tests/test_chain.py": """\
+            import pytest
+
+
+            @pytest.mark.flaky(reruns=5)
+            def test_chain():
+                assert run()
+            """,
+        ".buildkite/pipeline.yml": """\
+            steps:
+              - label: tests
+                command: pytest tests/test_chain.py
+                retry:
+                  automatic:
+                    - exit_status: "*"
+                      limit: 2
+            """,
+    }
+    view = view_of(tmp_path, files)
+    gains = sorted(knob.gain for knob in view.knobs)
+    assert gains == [pytest.approx(Q**6 - Q**18), pytest.approx(Q**3 - Q**18)]
+    assert view.headline.best is None
+    summary = run_audit(written_repository(tmp_path, files), "--output-format", "markdown")
+    assert "No single knob, removed alone, gives its tests back a point" in summary

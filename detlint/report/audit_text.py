@@ -34,6 +34,12 @@ def headline_texts(view: AuditView) -> dict[str, str]:
     else:
         lead = "No test runs under a knob that hides intermittent failures."
     best = ""
+    if head.best is None and head.masked:
+        best = (
+            "No single knob, removed alone, gives its tests back a point of the chance "
+            f"that a {reference} violation is reported: they sit under several knobs "
+            "(the table's Without column is what removing all of them gives)."
+        )
     if head.best is not None:
         knob = head.best
         many = "tests" if knob.counted != 1 else "test"
@@ -41,14 +47,14 @@ def headline_texts(view: AuditView) -> dict[str, str]:
             f"The change that wins back most: {knob.description} at {knob.path}:{knob.line} "
             f"({knob.kind}). Without it, the {knob.counted} {many} it reaches would report "
             f"a {reference} violation {percent(knob.reported_without)} of the time instead "
-            f"of {percent(knob.reported)} (median; their other knobs kept)."
+            f"of {percent(knob.reported)} (on average; their other knobs kept)."
         )
     if head.best_kind is not None:
         kind = head.best_kind
         best += (
             f" All {kind.knobs} {kind.kind} knobs, each removed alone, would let their "
             f"{kind.counted} tests report it {percent(kind.reported_without)} of the time "
-            f"instead of {percent(kind.reported)} (median)."
+            f"instead of {percent(kind.reported)} (on average)."
         )
     left_out = []
     if head.not_run:

@@ -146,7 +146,15 @@ def render_markdown(view: AuditView, title: str) -> str:
     costly = [knob for knob in view.knobs if knob.gain > 0]
     if costly:
         lines, shown = _table(
-            ["Knob", "Where", "Tests ", "Not counted ", "Reported ", "Without ", "Win back "],
+            [
+                "Knob",
+                "Where",
+                "Tests ",
+                "Not counted ",
+                "Reported, mean ",
+                "Without it, mean ",
+                "Win back ",
+            ],
             costly[:KNOB_ROWS],
             _knob_cells,
             budget(),
