@@ -298,6 +298,23 @@ def _steps(analysis: Analysis, rate: float) -> list[StepView]:
     return steps
 
 
+def _files_under_ci_knobs(analysis: Analysis, listed: set[str]) -> set[str]:
+    """The test files CI steps with a hiding knob run whose tests have no facts of
+    their own (linked as one gate per run, not test by test), less the listed ones."""
+    if analysis.ci is None:
+        return set()
+    found: set[str] = set()
+    by_run: dict[int, list[CiGate]] = {}
+    for gate in analysis.ci.gates:
+        by_run.setdefault(id(gate.run), []).append(gate)
+    for run in analysis.ci.runs:
+        gates = by_run.get(id(run), [])
+        if any(not gate.has_facts and gate.policy.masks for gate in gates):
+            linked = {gate.base.test.path for gate in gates if gate.has_facts}
+            found.update(path for path in run.test_files if path not in linked)
+    return found - listed
+
+
 def _worth_naming(knob: KnobView | KindView) -> bool:
     """Whether removing a knob (or a kind) alone gives its tests back at least one
     percentage point on average: a job retry in front of five reruns "wins back"
@@ -344,6 +361,7 @@ def audit_view(
         best_kind=best_kind,
         not_run=builder.left_out["not run"],
         without_hiding_knob=builder.left_out["no hiding knob"],
+        files_under_ci_knobs=len(_files_under_ci_knobs(analysis, {view.path for view in tests})),
     )
     return AuditView(
         version=__version__,

@@ -490,3 +490,23 @@ def test_no_change_is_named_when_no_knob_alone_gives_back_a_point(tmp_path):
     assert view.headline.best is None
     summary = run_audit(written_repository(tmp_path, files), "--output-format", "markdown")
     assert "No single knob, removed alone, gives its tests back a point" in summary
+
+
+def test_the_headline_counts_the_test_files_a_soft_failed_step_runs_as_files(tmp_path):
+    """tpu-inference: a soft-failed step runs all of tests/; the tests of files with no
+    knob or trial loop are linked per file, so the headline counts those files."""
+    files = {
+        **SUITE,
+        "tests/test_plain.py": "def test_plain():\n    assert run()\n",
+        "tests/test_other.py": "def test_other():\n    assert run()\n",
+        ".buildkite/pipeline.yml": """\
+            steps:
+              - label: tests
+                command: pytest tests
+                soft_fail: true
+            """,
+    }
+    view = view_of(tmp_path, files)
+    assert view.headline.files_under_ci_knobs == 2
+    summary = run_audit(written_repository(tmp_path, files), "--output-format", "markdown")
+    assert "CI steps with such knobs also run 2 more test files" in summary

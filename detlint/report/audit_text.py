@@ -78,6 +78,13 @@ def headline_texts(view: AuditView) -> dict[str, str]:
         f"{never} skipped, xfailed or soft-failed as flaky, and {rare} reporting a "
         f"{reference} violation at most once in 1000"
     )
+    files = head.files_under_ci_knobs
+    if files:
+        lead += (
+            f" CI steps with such knobs also run {files} more test "
+            f"file{'s' if files != 1 else ''} whose tests have no knob or trial loop of "
+            "their own (the CI steps below list them by step, not test by test)."
+        )
     return {
         "masked_card": masked_card.removeprefix(f"{head.masked} "),
         "never_card": never_card.removeprefix(f"{never + rare} "),
