@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from realworld_cases import RERUNFAILURES
 from repo_expectations import written_repository
-from test_audit_report import PIPELINE, SUITE, run_audit
+from test_audit_report import PIPELINE, SUITE, many_tests, run_audit
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "needle"
 REQUIRED = os.environ.get("DETLINT_REQUIRE_BROWSER") == "1"
@@ -153,18 +152,7 @@ def test_printing_hides_the_controls(browser, tmp_path):
 
 
 def test_five_thousand_tests_page_through_a_hundred_at_a_time(browser, tmp_path):
-    files = dict(RERUNFAILURES)
-    for module in range(50):
-        body = ["import pytest", ""]
-        for index in range(100):
-            body += [
-                f"@pytest.mark.flaky(reruns={(module + index) % 5 + 1})",
-                f"def test_case_{index:03d}_{module:02d}():",
-                "    assert compute()",
-                "",
-            ]
-        files[f"tests/test_module_{module:02d}.py"] = "\n".join(body)
-    opened = Page(browser, report(tmp_path, files))
+    opened = Page(browser, report(tmp_path, many_tests(50, 100)))
     page = opened.page
     assert opened.shown() == "5000 tests"
     first = opened.rows()

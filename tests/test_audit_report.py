@@ -304,18 +304,27 @@ def test_user_text_is_escaped_in_the_page(tmp_path):
     assert data["knobs"][0]["d"].endswith('"flaky </script><b>bold</b>")')
 
 
-def test_a_page_of_five_thousand_tests_stays_under_five_megabytes(tmp_path):
+def many_tests(
+    modules: int, per_module: int, name: str = "test_case_{index:03d}_{module:02d}"
+) -> dict[str, str]:
+    """A repository of ``modules`` files of ``per_module`` tests each, every one under a
+    rerun marker (reruns from 1 to 5)."""
     files = dict(RERUNFAILURES)
-    for module in range(50):
+    for module in range(modules):
         body = ["import pytest", ""]
-        for index in range(100):
+        for index in range(per_module):
             body += [
                 f"@pytest.mark.flaky(reruns={(module + index) % 5 + 1})",
-                f"def test_case_{index:03d}_with_a_long_descriptive_name_{module}():",
+                f"def {name.format(index=index, module=module)}():",
                 "    assert compute() == expected()",
                 "",
             ]
         files[f"tests/test_module_{module:02d}.py"] = "\n".join(body)
+    return files
+
+
+def test_a_page_of_five_thousand_tests_stays_under_five_megabytes(tmp_path):
+    files = many_tests(50, 100, "test_case_{index:03d}_with_a_long_descriptive_name_{module}")
     page = html_of(written_repository(tmp_path, files))
     assert len(page.encode()) < 5 * 1024 * 1024
     assert len(embedded_data(page)["tests"]) == 5000

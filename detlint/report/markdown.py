@@ -23,6 +23,16 @@ KNOB_ROWS = 20
 STEP_ROWS = 30
 _RESERVE = 4096  # room for the closing lines after the tables
 Row = TypeVar("Row")
+# A header ending in a space marks a column of numbers, aligned right.
+_KNOB_HEADER = (
+    "Knob",
+    "Where",
+    "Tests ",
+    "Not counted ",
+    "Reported, mean ",
+    "Without it, mean ",
+    "Win back ",
+)
 
 
 def cell(text: str) -> str:
@@ -130,51 +140,55 @@ def render_markdown(view: AuditView, title: str) -> str:
     def budget() -> int:
         return LIMIT - _RESERVE - sum(len(line.encode()) + 1 for line in out)
 
+    def section(
+        rows: Sequence[Row],
+        most: int,
+        header: Sequence[str],
+        render: Callable[[Row], Sequence[str]],
+        heading: Callable[[int], str],
+        noun: str,
+    ) -> None:
+        """One table of the worst ``most`` rows, as many as the size limit lets in."""
+        if not rows:
+            return
+        lines, shown = _table(header, rows[:most], render, budget())
+        out.extend([f"### {heading(shown)}", "", *lines, ""])
+        if shown < len(rows):
+            cut.append(f"{len(rows) - shown} {noun}")
+
     losing = [test for test in view.tests if test.loss > 0 or not test.policy.gate.blocks]
-    if losing:
-        rows = losing[:TEST_ROWS]
-        lines, shown = _table(
-            ["Test", "Knobs", "Layers", "Reported ", "Without ", "Loss (points) "],
-            rows,
-            _test_cells,
-            budget(),
-        )
-        heading = "The test that loses most" if shown == 1 else f"The {shown} tests that lose most"
-        out += [f"### {heading} (of {len(losing)})", "", *lines, ""]
-        if shown < len(losing):
-            cut.append(f"{len(losing) - shown} tests")
+    section(
+        losing,
+        TEST_ROWS,
+        ["Test", "Knobs", "Layers", "Reported ", "Without ", "Loss (points) "],
+        _test_cells,
+        lambda shown: (
+            ("The test that loses most" if shown == 1 else f"The {shown} tests that lose most")
+            + f" (of {len(losing)})"
+        ),
+        "tests",
+    )
     costly = [knob for knob in view.knobs if knob.gain > 0]
-    if costly:
-        lines, shown = _table(
-            [
-                "Knob",
-                "Where",
-                "Tests ",
-                "Not counted ",
-                "Reported, mean ",
-                "Without it, mean ",
-                "Win back ",
-            ],
-            costly[:KNOB_ROWS],
-            _knob_cells,
-            budget(),
-        )
-        heading = "The costliest knob" if shown == 1 else f"The {shown} costliest knobs"
-        out += [f"### {heading} (of {len(costly)})", "", *lines, ""]
-        if shown < len(costly):
-            cut.append(f"{len(costly) - shown} knobs")
+    section(
+        costly,
+        KNOB_ROWS,
+        _KNOB_HEADER,
+        _knob_cells,
+        lambda shown: (
+            ("The costliest knob" if shown == 1 else f"The {shown} costliest knobs")
+            + f" (of {len(costly)})"
+        ),
+        "knobs",
+    )
     gated = [step for step in view.steps if step.knobs]
-    if gated:
-        lines, shown = _table(
-            ["Step", "Where", "Settings", "Tests ", "Reported ", "Without "],
-            gated[:STEP_ROWS],
-            _step_cells,
-            budget(),
-        )
-        out += [f"### CI steps with soft-fail or retry settings ({shown} of {len(gated)})"]
-        out += ["", *lines, ""]
-        if shown < len(gated):
-            cut.append(f"{len(gated) - shown} steps")
+    section(
+        gated,
+        STEP_ROWS,
+        ["Step", "Where", "Settings", "Tests ", "Reported ", "Without "],
+        _step_cells,
+        lambda shown: f"CI steps with soft-fail or retry settings ({shown} of {len(gated)})",
+        "steps",
+    )
     if cut:
         out += [
             f"Not shown: {', '.join(cut)} (the summary shows the worst first, at most "
