@@ -142,6 +142,8 @@ def reruns_behind_marker(gate: TestGate, chosen: CiGate | None, cwd: Path) -> bo
 
 
 def hides(knob: Knob) -> bool:
+    """Whether a knob of a test hides intermittent failures: any retry, and a skip or
+    an xfail whose reason or comment says the test is flaky."""
     if knob.kind in RETRY_KINDS:
         return True
     if knob.kind in GATE_KINDS and knob.mark is not None:
