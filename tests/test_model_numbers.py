@@ -259,3 +259,19 @@ def test_policies_are_hashable_values():
     assert len({NEEDLE, Policy(5, (Reruns(3),)), NEEDLE.baseline()}) == 2
     with pytest.raises(AttributeError):
         NEEDLE.trials = 3  # type: ignore[misc]
+
+
+@given(
+    k_n=st.integers(min_value=1, max_value=2000).flatmap(
+        lambda n: st.tuples(st.integers(min_value=0, max_value=n), st.just(n))
+    ),
+    confidence=st.sampled_from([0.8, 0.9, 0.95, 0.99]),
+)
+def test_wilson_matches_scipy_binomtest(k_n, confidence):
+    from scipy.stats import binomtest
+
+    k, n = k_n
+    interval = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    estimate = estimate_rate(k, n, confidence)
+    assert estimate.low == pytest.approx(max(0.0, float(interval.low)), rel=1e-9, abs=1e-15)
+    assert estimate.high == pytest.approx(min(1.0, float(interval.high)), rel=1e-9, abs=1e-15)
