@@ -99,6 +99,7 @@ class TestView:
     q50: float | None
     q50_without: float | None
     trials_needed: int | None
+    measured: str = ""  # what the CI reports given with --evidence say of it
 
     @property
     def loss(self) -> float:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,7 +91,15 @@ class _Numbers:
 
 
 class _Builder:
-    def __init__(self, analysis: Analysis, cwd: Path, reference_rate: float, target: float) -> None:
+    def __init__(
+        self,
+        analysis: Analysis,
+        cwd: Path,
+        reference_rate: float,
+        target: float,
+        measured: Mapping[str, str],
+    ) -> None:
+        self.measured = measured
         self.rate = reference_rate
         self.target = target
         self.cwd = cwd
@@ -215,6 +223,7 @@ class _Builder:
             q50=numbers.q50,
             q50_without=numbers.q50_without,
             trials_needed=numbers.trials_needed,
+            measured=self.measured.get(gate.test.nodeid, ""),
         )
 
     def kind_views(self) -> list[KindView]:
@@ -329,8 +338,10 @@ def audit_view(
     target: float,
     command: str,
     date: str,
+    measured: Mapping[str, str] | None = None,
 ) -> AuditView:
-    builder = _Builder(analysis, cwd, reference_rate, target)
+    """The audit for people; ``measured`` quotes, by test node id, what CI reports say."""
+    builder = _Builder(analysis, cwd, reference_rate, target, measured or {})
     by_test: dict[str, list[CiGate]] = {}
     for ci_gate in analysis.ci.gates if analysis.ci is not None else ():
         if ci_gate.has_facts:

@@ -27,6 +27,7 @@ COMMANDS = {
     "audit": "detlint.cli_audit",
     "check": "detlint.cli_check",
     "clean": "detlint.cli_clean",
+    "evidence": "detlint.cli_evidence",
     "power": "detlint.cli_power",
     "rule": "detlint.cli_rule",
 }

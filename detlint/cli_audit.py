@@ -18,6 +18,7 @@ import click
 from detlint.cli_shared import (
     CACHE_DIR,
     CONFIG,
+    EVIDENCE,
     NO_CACHE,
     PATHS,
     emit,
@@ -75,6 +76,7 @@ def _command() -> str:
     help="Write the report to this file instead of standard output.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@EVIDENCE
 @CONFIG
 @NO_CACHE
 @CACHE_DIR
@@ -83,6 +85,7 @@ def audit(
     output_format: str,
     output_file: Path | None,
     quiet: bool,
+    evidence: tuple[Path, ...],
     config: Path | None,
     no_cache: bool,
     cache_dir: Path | None,
@@ -107,8 +110,17 @@ def audit(
             cache=facts_cache(no_cache, cache_dir),
             progress=progress,
         )
+        measured: dict[str, str] = {}
+        if evidence:
+            measured = _measured(analysis, evidence, settings.reference_rate)
         text = _render(
-            analysis, settings.reference_rate, settings.target, output_format, paths, progress
+            analysis,
+            settings.reference_rate,
+            settings.target,
+            output_format,
+            paths,
+            progress,
+            measured,
         )
     emit(text, output_file)
 
@@ -120,6 +132,7 @@ def _render(
     output_format: str,
     paths: tuple[Path, ...],
     progress: Progress,
+    measured: dict[str, str],
 ) -> str:
     """The report as text; its steps are counted, so that a bar due on screen shows
     while the plots are drawn (a bar appears only when it is updated)."""
@@ -130,7 +143,7 @@ def _render(
         return render_audit_json(analysis, reference_rate, target)
     from detlint.audit_view import audit_view
 
-    view = audit_view(analysis, Path.cwd(), reference_rate, target, _command(), _date())
+    view = audit_view(analysis, Path.cwd(), reference_rate, target, _command(), _date(), measured)
     progress.advance()
     title = " ".join(path.as_posix() for path in paths) or Path.cwd().name
     if output_format == "html":
@@ -142,3 +155,14 @@ def _render(
     from detlint.report.markdown import render_markdown
 
     return render_markdown(view, title)
+
+
+def _measured(
+    analysis: Analysis, reports: tuple[Path, ...], reference_rate: float
+) -> dict[str, str]:
+    """What the reports say of each test, by node id; the JSON audit is left as it is,
+    the HTML rows and the findings quote it."""
+    from detlint.evidence_quotes import quote, read_evidence
+
+    view = read_evidence(analysis, reports)
+    return {test.matched: quote(test, reference_rate) for test in view.tests if test.matched}

@@ -10,6 +10,7 @@ import click
 from detlint.cli_shared import (
     CACHE_DIR,
     CONFIG,
+    EVIDENCE,
     EXTEND,
     IGNORE,
     NO_CACHE,
@@ -23,6 +24,7 @@ from detlint.severity import SEVERITIES
 
 if TYPE_CHECKING:
     from detlint.check_run import CheckOutcome
+    from detlint.engine import Analysis
 
 # The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
 # (a test keeps them equal), spelled out so that defining the option imports no formatter.
@@ -92,6 +94,7 @@ EDIT_FORMATS = ("json", "sarif")
     is_flag=True,
     help="Exit 1 when --fix fixed anything, even if no finding remains.",
 )
+@EVIDENCE
 @NO_CACHE
 @CACHE_DIR
 def check(
@@ -113,6 +116,7 @@ def check(
     show_fixes: bool,
     fix_only: bool,
     exit_non_zero_on_fix: bool,
+    evidence: tuple[Path, ...],
     no_cache: bool,
     cache_dir: Path | None,
 ) -> int:
@@ -142,6 +146,8 @@ def check(
 
     def run_check() -> CheckOutcome:
         analysis = analyse(paths, cwd, settings, selected, cache=cache)
+        if evidence:
+            analysis = quoting_evidence(analysis, evidence, settings.reference_rate)
         try:
             return finish_check(analysis, settings, selected, options, cwd)
         except ValueError as error:  # a baseline file that cannot be read or written
@@ -174,3 +180,13 @@ def check(
         text = render(output_format, report)
     emit(text, output_file)
     return outcome.exit_status
+
+
+def quoting_evidence(
+    analysis: Analysis, reports: tuple[Path, ...], reference_rate: float
+) -> Analysis:
+    """``analysis`` with its findings quoting the reports; what was not read, on stderr."""
+    from detlint.evidence_quotes import read_evidence, with_evidence
+
+    view = read_evidence(analysis, reports)
+    return with_evidence(analysis, view, reference_rate)

@@ -69,6 +69,15 @@ CACHE_DIR = click.option(
 )
 
 
+EVIDENCE = click.option(
+    "--evidence",
+    multiple=True,
+    type=click.Path(path_type=Path, exists=True),
+    help="A CI report (JUnit XML, pytest --report-log) or a directory of them: findings on "
+    "tests it holds quote the measured failure rate. Repeat for more.",
+)
+
+
 def facts_cache(no_cache: bool, cache_dir: Path | None) -> FactsCache | None:
     """The cache of pipeline facts a run reads and fills, or None with ``--no-cache``."""
     if no_cache:

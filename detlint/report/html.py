@@ -71,6 +71,7 @@ def _test_data(
         "e": list(test.environments),
         "o": list(test.notes),
         "st": test.step or "",
+        "m": test.measured,
     }
 
 

@@ -157,11 +157,19 @@ def render_markdown(view: AuditView, title: str) -> str:
             cut.append(f"{len(rows) - shown} {noun}")
 
     losing = [test for test in view.tests if test.loss > 0 or not test.policy.gate.blocks]
+    header = ["Test", "Knobs", "Layers", "Reported ", "Without ", "Loss (points) "]
+    cells = _test_cells
+    if any(test.measured for test in view.tests):  # audit --evidence
+        header.append("Measured in CI")
+
+        def cells(test: TestView) -> list[str]:
+            return [*_test_cells(test), cell(test.measured.removeprefix("measured in CI: "))]
+
     section(
         losing,
         TEST_ROWS,
-        ["Test", "Knobs", "Layers", "Reported ", "Without ", "Loss (points) "],
-        _test_cells,
+        header,
+        cells,
         lambda shown: (
             ("The test that loses most" if shown == 1 else f"The {shown} tests that lose most")
             + f" (of {len(losing)})"

@@ -70,6 +70,7 @@
     item("q50", test.qt + " (without the knobs " + test.qwt + ")");
     if (test.tn) { item("Trials instead", test.tn); }
     if (test.st) { item("CI step shown", test.st); }
+    if (test.m) { item("Measured in CI", test.m); }
     if (test.e.length) { item("Elsewhere", test.e.join("; ")); }
     if (test.o.length) { item("Notes", test.o.join("; ")); }
     var where = element("div");

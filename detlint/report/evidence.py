@@ -1,0 +1,183 @@
+"""``detlint evidence`` as text, JSON and Markdown, from one ``EvidenceView``.
+
+Text and Markdown say, for each test that failed an attempt or runs under a knob
+that hides failures, what the builds measured and what that means; the tests
+that never failed and have no such knob are one line. JSON lists every test.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from detlint import __version__
+from detlint.evidence_view import EvidenceView, TestEvidence
+from detlint.report.numbers import percent, percent_label
+
+EVIDENCE_SCHEMA = "detlint.evidence/1"
+MARKDOWN_ROWS = 50
+
+
+def _interval(test: TestEvidence) -> str:
+    rate = test.rate
+    return f"{percent(rate.rate)} [{percent(rate.low)}, {percent(rate.high)}]"
+
+
+def _builds(count: int) -> str:
+    return f"{count} build{'s' if count != 1 else ''}"
+
+
+def worth_saying(test: TestEvidence) -> bool:
+    """A test with a failed attempt, or one whose knobs hide failures."""
+    return test.first_failures > 0 or (test.policy is not None and test.policy.masks)
+
+
+def measured(test: TestEvidence) -> str:
+    """``7 of 200 builds needed a rerun to pass: per-attempt failure rate 3.5% [1.7%, 7.0%]``."""
+    parts = []
+    if test.flaky_passes:
+        parts.append(f"{test.flaky_passes} of {_builds(test.builds)} needed a rerun to pass")
+    if test.hard_failures:
+        parts.append(f"{test.hard_failures} of {_builds(test.builds)} failed")
+    if not parts:
+        parts.append(f"no failed attempt in {_builds(test.builds)}")
+    confidence = percent_label(test.rate.confidence)
+    return (
+        f"{'; '.join(parts)}: per-attempt failure rate {_interval(test)} "
+        f"({confidence} Wilson interval, {test.first_failures} of {test.builds} first attempts)"
+    )
+
+
+def hidden(test: TestEvidence) -> str:
+    if test.policy is None or test.reported is None:
+        return ""
+    if not test.policy.masks:
+        return (
+            f"no knob hides it: a failure this frequent fails {percent(test.rate.rate)} of builds"
+        )
+    return (
+        f"under {test.policy_text}: a violation this frequent is reported "
+        f"{percent(test.reported)} of the time, {percent(test.rate.rate)} without"
+    )
+
+
+def green(test: TestEvidence) -> str:
+    if not test.green or test.green_bound_without is None:
+        return ""
+    without = percent(test.green_bound_without)
+    confidence = percent_label(test.rate.confidence)
+    if test.policy is None:
+        return f"{_builds(test.green)} green: q < {without} per attempt ({confidence} confidence)"
+    if not test.policy.masks:
+        return f"{_builds(test.green)} green show q < {without} per attempt ({confidence})"
+    bound = "no bound at all" if test.green_bound is None else f"q < {percent(test.green_bound)}"
+    return (
+        f"{_builds(test.green)} green under {test.policy_text} only show {bound}; "
+        f"without the knob the same builds would show q < {without} ({confidence} confidence)"
+    )
+
+
+def _summary(view: EvidenceView) -> list[str]:
+    lines = [f"{_builds(view.builds)} read, {len(view.tests)} tests"]
+    if view.first is not None and view.last is not None:
+        lines[0] += f" (from {view.first:%Y-%m-%d %H:%M} to {view.last:%Y-%m-%d %H:%M})"
+    if view.infrastructure:
+        lines.append(
+            f"{len(view.infrastructure)} set apart as infrastructure failures (over "
+            f"{percent_label(view.threshold)} of their tests failed): "
+            + ", ".join(view.infrastructure[:5])
+            + (", ..." if len(view.infrastructure) > 5 else "")
+        )
+    flaky = sum(1 for test in view.tests if test.flaky_passes)
+    if flaky:
+        lines.append(f"{flaky} test{'s' if flaky != 1 else ''} passed only after a rerun")
+    return lines
+
+
+def render_text(view: EvidenceView, problems: Sequence[str] = ()) -> str:
+    out = [f"detlint evidence: {'; '.join(_summary(view))}", ""]
+    said = [test for test in view.tests if worth_saying(test)]
+    for test in said:
+        out.append(test.test + (f"  ({test.matched})" if test.matched else ""))
+        for line in (measured(test), hidden(test), green(test)):
+            if line:
+                out.append(f"  {line}")
+        out.append("")
+    quiet = len(view.tests) - len(said)
+    if quiet:
+        one = quiet == 1
+        known = any(test.policy is not None for test in view.tests)
+        out.append(
+            f"{quiet} more test{'' if one else 's'} never failed an attempt"
+            + (
+                f" and {'runs' if one else 'run'} under no knob that hides failures"
+                if known
+                else ""
+            )
+            + "."
+        )
+    out += [f"not read: {problem}" for problem in problems]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _test_json(test: TestEvidence) -> dict[str, Any]:
+    return {
+        "test": test.test,
+        "matched": test.matched,
+        "builds": test.builds,
+        "attempts": test.attempts,
+        "first_failures": test.first_failures,
+        "flaky_passes": test.flaky_passes,
+        "hard_failures": test.hard_failures,
+        "rate": {
+            "rate": test.rate.rate,
+            "low": test.rate.low,
+            "high": test.rate.high,
+            "confidence": test.rate.confidence,
+            "method": "wilson",
+        },
+        "policy": None if test.policy is None else test.policy.describe(),
+        "knobs": test.policy_text or None,
+        "reported": test.reported,
+        "green": test.green,
+        "green_bound": test.green_bound,
+        "green_bound_without": test.green_bound_without,
+    }
+
+
+def render_json(view: EvidenceView, problems: Sequence[str] = ()) -> str:
+    document = {
+        "schema": EVIDENCE_SCHEMA,
+        "version": __version__,
+        "builds": view.builds,
+        "infrastructure_failures": list(view.infrastructure),
+        "infrastructure_share": view.threshold,
+        "tests": [_test_json(test) for test in view.tests],
+        "problems": list(problems),
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def render_markdown(view: EvidenceView, problems: Sequence[str] = ()) -> str:
+    from detlint.report.markdown import cell, code
+
+    out = ["## detlint evidence", "", cell("; ".join(_summary(view))) + ".", ""]
+    said = [test for test in view.tests if worth_saying(test)]
+    if said:
+        out += [
+            "| Test | Builds | Needed a rerun | Failed | Per-attempt rate [95%] | Reported under "
+            "its knobs |",
+            "|---|---:|---:|---:|---:|---|",
+        ]
+        for test in said[:MARKDOWN_ROWS]:
+            reported = "" if test.reported is None else percent(test.reported)
+            out.append(
+                f"| {code(test.test)} | {test.builds} | {test.flaky_passes} | "
+                f"{test.hard_failures} | {_interval(test)} | "
+                f"{cell(reported + (' (' + test.policy_text + ')' if test.policy_text else ''))} |"
+            )
+        if len(said) > MARKDOWN_ROWS:
+            out += ["", f"{len(said) - MARKDOWN_ROWS} more tests are in the JSON output."]
+    out += [f"- not read: {cell(problem)}" for problem in problems]
+    return "\n".join(out).rstrip() + "\n"
