@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -25,25 +24,11 @@ PYTEST = (
 )
 BUILDS = 12
 FLAKY_BUILDS = (2, 5, 9)  # the builds where test_kernel fails its first attempt
-TEST_MODULE = """\
-    import os
-    from pathlib import Path
-
-    import pytest
-
-
-    @pytest.mark.flaky(reruns=3)
-    def test_kernel():
-        counter = Path(os.environ["ATTEMPTS"])
-        attempt = int(counter.read_text()) + 1 if counter.exists() else 1
-        counter.write_text(str(attempt))
-        failing = {int(b) for b in os.environ["FLAKY_BUILDS"].split(",")}
-        assert not (int(os.environ["BUILD"]) in failing and attempt == 1)
-
-
-    def test_steady():
-        assert True
-    """
+# The suite of examples/evidence: its test fails its first attempt in the builds
+# FLAKY_BUILDS names.
+TEST_MODULE = (
+    Path(__file__).parent.parent / "examples" / "evidence" / "tests" / "test_kernel.py"
+).read_text(encoding="utf-8")
 
 
 def run_builds(root: Path, formats: tuple[str, ...] = ("junitxml",)) -> Path:
@@ -51,7 +36,7 @@ def run_builds(root: Path, formats: tuple[str, ...] = ("junitxml",)) -> Path:
     (root / "pytest.ini").write_text("[pytest]\n")
     (root / "requirements-test.txt").write_text("pytest-rerunfailures==16.7\n")
     (root / "tests").mkdir(exist_ok=True)
-    (root / "tests" / "test_kernel.py").write_text(textwrap.dedent(TEST_MODULE))
+    (root / "tests" / "test_kernel.py").write_text(TEST_MODULE)
     reports = root / "reports"
     reports.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
