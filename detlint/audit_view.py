@@ -208,7 +208,7 @@ class _Builder:
             layers=_layers(policy),
             environments=tuple(
                 f"{env.effect} where {env.condition}: a {percent_label(self.rate)} violation is "
-                f"reported {_pct(env.policy.reported(self.rate))} of the time"
+                f"reported {percent(env.policy.reported(self.rate))} of the time"
                 for env in gate.environments
             ),
             notes=gate.notes,
@@ -257,10 +257,6 @@ class _Builder:
 def _finding_loss(finding: Finding) -> float:
     loss = finding.loss
     return 0.0 if loss is None else loss.reported_without - loss.reported
-
-
-def _pct(value: float) -> str:
-    return percent(value)
 
 
 def _finding_views(findings: Sequence[Finding], cwd: Path) -> list[FindingView]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.ci_pass import YAML_SUFFIXES
+from detlint.cores import default_jobs
 from detlint.discover import discover, repository_files
 from detlint.progress import NULL_PROGRESS, Progress, counting
 from detlint.python_pass.options import ScanOptions, is_test_module
@@ -114,12 +115,6 @@ def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
         )
         for mark in module.hook_marks
     ]
-
-
-def default_jobs() -> int:
-    if not hasattr(os, "fork"):
-        return 1
-    return max(1, min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1, 8))
 
 
 def analyse(

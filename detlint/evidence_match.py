@@ -52,7 +52,7 @@ def _candidates(attempts: TestAttempts) -> list[str]:
     if attempts.file is not None and attempts.classname:
         from detlint.ci_reports.junit import nodeid_candidates
 
-        named = [c for c in nodeid_candidates(attempts.classname, attempts.name)]
+        named = nodeid_candidates(attempts.classname, attempts.name)
         in_file = [c for c in named if c.startswith(attempts.file.replace("\\", "/") + "::")]
         return [static_key(c) for c in (in_file or named)]
     if "::" in attempts.test and ".py::" in attempts.test:

@@ -85,7 +85,7 @@ def iter_reports(
 def _parse_all(
     files: list[Path], jobs: int | None
 ) -> list[tuple[str | None, Build | ReportProblem]]:
-    from detlint.engine import default_jobs
+    from detlint.cores import default_jobs
     from detlint.parallel import fork_map
 
     workers = jobs or default_jobs()

@@ -120,14 +120,12 @@ def _own_ids(svg: str, prefix: str) -> str:
 
 
 def _figure(width: float, height: float) -> Figure:
-    import matplotlib
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    with matplotlib.rc_context({"font.size": 9, "font.family": "sans-serif"}):
-        # Margins are set by hand: constrained layout measures every tick label of
-        # every log axis, and took seconds per figure.
-        figure = Figure(figsize=(width, height))
+    # Margins are set by hand: constrained layout measures every tick label of every
+    # log axis, and took seconds per figure.
+    figure = Figure(figsize=(width, height))
     FigureCanvasSVG(figure)  # the SVG canvas: no GUI backend is ever chosen
     return figure
 
