@@ -53,27 +53,27 @@ from detlint.cli_values import observed_option, probability_option, rates_option
     callback=rates_option,
     default="0.05,0.1,0.2,0.5,0.9",
     show_default=True,
-    help="Per-trial violation rates for the table, as fractions or percentages.",
+    help="Per-trial violation rates for the table, as fractions or percentages, each in (0, 1].",
 )
 @click.option(
     "--reference-rate",
     callback=probability_option,
     default="0.1",
     show_default=True,
-    help="The violation rate the trial recommendation is computed for (q_ref).",
+    help="The violation rate the trial recommendation is computed for (q_ref), in (0, 1).",
 )
 @click.option(
     "--target",
     callback=probability_option,
     default="0.95",
     show_default=True,
-    help="The chance of a report the recommended trial count must reach.",
+    help="The chance of a report the recommended trial count must reach, in (0, 1).",
 )
 @click.option(
     "--observed",
     callback=observed_option,
     metavar="K/N",
-    help="K violations seen in N trials: the rate, its Wilson 95%% interval, and "
+    help="K violations seen in N trials: the rate, its Wilson 95% interval, and "
     "what the knob makes of it.",
 )
 @click.option(

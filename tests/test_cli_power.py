@@ -81,18 +81,23 @@ def test_json_agrees_with_text_and_model():
 
 
 @pytest.mark.parametrize(
-    ("observed", "interval"),
-    [("0/60", "[0.00, 0.06]"), ("40/40", "[0.91, 1.00]"), ("30/30", "[0.89, 1.00]")],
+    ("observed", "rate", "interval"),
+    [
+        ("0/60", "0%", "[0%, 6.0%]"),
+        ("40/40", "100%", "[91.2%, 100%]"),
+        ("30/30", "100%", "[88.6%, 100%]"),
+        ("3/40", "7.5%", "[2.6%, 19.9%]"),
+    ],
 )
-def test_observed_rates_and_wilson_interval(observed, interval):
+def test_observed_rates_and_wilson_interval(observed, rate, interval):
     result = invoke(*NEEDLE, "--observed", observed)
     assert result.exit_code == 0
-    assert f"Observed {observed}: " in result.output
-    assert f"95% Wilson interval {interval}" in result.output
+    # Percentages, as the table above it writes them: not 0.06 next to 26.7%.
+    assert f"Observed {observed}: rate {rate}, 95% Wilson interval {interval}\n" in result.output
     document = json.loads(invoke(*NEEDLE, "--observed", observed, "--output-format", "json").output)
-    low, high = (float(x) for x in interval.strip("[]").split(", "))
-    assert round(document["observed"]["low"], 2) == low
-    assert round(document["observed"]["high"], 2) == high
+    estimate = document["observed"]
+    assert f"rate {percent(estimate['rate'])}," in result.output
+    assert f"[{percent(estimate['low'])}, {percent(estimate['high'])}]" in result.output
     policy = Policy(5, (Reruns(3),))
     assert document["observed"]["reported"]["at_high"] == policy.reported(
         document["observed"]["high"]
@@ -147,6 +152,55 @@ def test_no_knob_says_so():
 
 
 @pytest.mark.parametrize(
+    "knobs",
+    [[], ["--reruns", "0"], ["--retries", "0"], ["--job-retries", "0"]],
+)
+def test_without_a_knob_there_is_no_knob_to_replace(knobs):
+    result = invoke("power", "--trials", "5", *knobs)
+    assert result.exit_code == 0, result.output
+    assert "knob:" not in result.output
+    assert "keeping the knob" not in result.output
+    assert "without the knob" not in result.output
+    # What is left is the recommendation itself and where today's count stands.
+    assert result.output.endswith(
+        "Trials needed: 29 trials per attempt report a 10% violation 95% of the time\n"
+        "  (5 trials now: 41.0%)\n"
+    )
+
+
+def test_without_a_knob_the_recommendation_counts_repeat_copies():
+    # pytest-repeat raises detection and is kept "without the knob": 3 copies of
+    # one trial report a 50% violation 87.5% of the time, so one trial is enough.
+    result = invoke("power", "--repeat", "3", "--reference-rate", "0.5", "--target", "0.6")
+    assert result.exit_code == 0, result.output
+    assert "Trials instead of the knob" not in result.output
+    assert "Trials needed: 1 trial per attempt reports a 50% violation 60% of the time\n" in (
+        result.output
+    )
+    assert "  (1 trial now: 87.5%)\n" in result.output
+
+
+@pytest.mark.parametrize(
+    ("knob", "keeping"),
+    [
+        (["--reruns", "3"], "keeping the knob, 95% takes 42 trials"),
+        (["--job-retries", "1"], "keeping the knob, 95% takes 35 trials"),
+        (["--soft-fail"], "keeping the knob, no trial count reaches 95%"),
+    ],
+)
+def test_a_knob_gets_the_trials_that_would_replace_it(knob, keeping):
+    result = invoke("power", "--trials", "5", *knob)
+    assert result.exit_code == 0, result.output
+    assert (
+        "Trials instead of the knob: 29 trials per attempt report a 10% violation 95% of the time"
+        in result.output
+    )
+    assert "(5 trials now: 41.0% without the knob, " in result.output
+    assert f"; {keeping})" in result.output
+    assert "Trials needed:" not in result.output
+
+
+@pytest.mark.parametrize(
     "args",
     [
         ["--rates", "1.5"],
@@ -155,6 +209,10 @@ def test_no_knob_says_so():
         ["--rates", ","],
         ["--reference-rate", "2"],
         ["--target", "120%"],
+        ["--target", "0"],
+        ["--target", "1"],
+        ["--reference-rate", "0"],
+        ["--rates", "0.1,0"],
         ["--max-runs", "2", "--min-passes", "3"],
         ["--min-passes", "3"],
         ["--reruns", "-1"],
@@ -177,6 +235,95 @@ def test_bad_input_is_one_line_and_exit_2(args):
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("detlint power: error: ")
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "named", "interval"),
+    [
+        ("--target", "0", "0", "(0, 1)"),
+        ("--target", "1", "1", "(0, 1)"),
+        ("--target", "100%", "100%", "(0, 1)"),
+        ("--target", "1e-400", "1e-400", "(0, 1)"),  # a float that underflows to 0
+        ("--reference-rate", "0", "0", "(0, 1)"),
+        ("--reference-rate", "0%", "0%", "(0, 1)"),
+        ("--reference-rate", "1", "1", "(0, 1)"),
+        ("--reference-rate", "nan", "nan", "(0, 1)"),
+        ("--rates", "0", "0", "(0, 1]"),
+        ("--rates", "0.05,0%,0.5", "0%", "(0, 1]"),
+        ("--rates", "1.01", "1.01", "(0, 1]"),
+    ],
+)
+def test_probability_out_of_range_names_option_and_range(option, value, named, interval):
+    result = invoke(*NEEDLE, option, value)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"detlint power: error: Invalid value for '{option}': "
+        f"{named} is not a probability in {interval}\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--rates", "1"],  # a systematic bug: every knob costs nothing there
+        ["--rates", "5%,100%"],
+        ["--target", "0.999"],
+        ["--reference-rate", "0.001"],
+        ["--observed", "0/60"],  # counts, not a chosen probability: K/N may be 0 or 1
+        ["--observed", "60/60"],
+    ],
+)
+def test_probabilities_inside_their_range_are_accepted(args):
+    result = invoke(*NEEDLE, *args)
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+
+
+def test_a_systematic_bug_row_costs_the_knob_nothing():
+    result = invoke(*NEEDLE, "--rates", "1")
+    assert [tuple(row) for row in table_rows(result.output)] == [("100%", "100%", "100%", "100%")]
+
+
+def test_power_is_not_configured_by_a_settings_file(tmp_path, monkeypatch):
+    # `target` and `reference-rate` in [tool.detlint] are for check and audit;
+    # the calculator takes its numbers from its options only, so a config file in
+    # the working directory, even one holding `target = 1`, neither changes nor
+    # breaks it.
+    (tmp_path / "detlint.toml").write_text("target = 1\nreference-rate = 0.5\n")
+    monkeypatch.chdir(tmp_path)
+    result = invoke(*NEEDLE, "--output-format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert (document["target"], document["reference_rate"]) == (0.95, 0.1)
+    assert document["trials_needed_without"] == 29
+    # The option, not the file, is what is checked against (0, 1).
+    rejected = invoke(*NEEDLE, "--target", "1")
+    assert rejected.exit_code == 2
+    assert "'--target': 1 is not a probability in (0, 1)" in rejected.stderr
+
+
+def every_command_path() -> list[list[str]]:
+    from detlint.cli import COMMANDS
+
+    return [[], *([name] for name in sorted(COMMANDS))]
+
+
+@pytest.mark.parametrize("path", every_command_path(), ids=lambda path: " ".join(path) or "detlint")
+def test_help_text_shows_no_doubled_percent(path):
+    # click prints help strings as written; "%%" would be a printf escape shown raw.
+    result = invoke(*path, "--help")
+    assert result.exit_code == 0, result.output
+    assert "Usage: detlint" in result.output
+    assert "%%" not in result.output
+
+
+def test_power_help_states_each_range():
+    text = " ".join(invoke("power", "--help").output.split())
+    assert "Wilson 95% interval" in text
+    assert "fractions or percentages, each in (0, 1]" in text
+    assert "computed for (q_ref), in (0, 1)" in text
+    assert "must reach, in (0, 1)" in text
 
 
 def test_version_and_help():

@@ -10,7 +10,7 @@ from typing import Any
 
 from detlint.model import Gate, Layer, Policy
 from detlint.power import PowerAnalysis
-from detlint.report.numbers import fraction, percent, percent_label
+from detlint.report.numbers import percent, percent_label
 
 JSON_SCHEMA = "detlint.power/1"
 
@@ -32,6 +32,40 @@ def _rate_or_never(rate: float | None, never: str) -> str:
 
 def _trials(count: int) -> str:
     return f"{count} trial{'s' if count != 1 else ''}"
+
+
+def _trials_lines(analysis: PowerAnalysis) -> list[str]:
+    """The trial recommendation: how many trials reach the target at q_ref.
+
+    With a knob it is the trials that would replace the knob, compared with the
+    knob kept. Without one there is nothing to replace, so it is only the trial
+    count the target takes, next to what today's count reaches.
+    """
+    policy = analysis.policy
+    q_ref, target = percent_label(analysis.reference_rate), percent_label(analysis.target)
+    needed = analysis.trials_needed_without
+    if needed is None:
+        return [f"No trial count reports a {q_ref} violation {target} of the time."]
+    reach = (
+        f"{_trials(needed)} per attempt {'report' if needed != 1 else 'reports'} "
+        f"a {q_ref} violation {target} of the time"
+    )
+    if not policy.masks:
+        return [
+            f"Trials needed: {reach}",
+            f"  ({_trials(policy.trials)} now: {percent(analysis.reference_reported_without)})",
+        ]
+    kept = analysis.trials_needed_with
+    keeping = (
+        f"keeping the knob, {target} takes {_trials(kept)}"
+        if kept is not None
+        else f"keeping the knob, no trial count reaches {target}"
+    )
+    return [
+        f"Trials instead of the knob: {reach}",
+        f"  ({_trials(policy.trials)} now: {percent(analysis.reference_reported_without)} "
+        f"without the knob, {percent(analysis.reference_reported)} with it; {keeping})",
+    ]
 
 
 def render_text(analysis: PowerAnalysis) -> str:
@@ -63,27 +97,7 @@ def render_text(analysis: PowerAnalysis) -> str:
         f"{_rate_or_never(analysis.q50_without, 'never')} without"
     )
 
-    q_ref, target = percent_label(analysis.reference_rate), percent_label(analysis.target)
-    needed = analysis.trials_needed_without
-    if needed is None:
-        lines.append(f"No trial count reports a {q_ref} violation {target} of the time.")
-    else:
-        now = (
-            f"{_trials(policy.trials)} now: {percent(analysis.reference_reported_without)} "
-            f"without the knob, {percent(analysis.reference_reported)} with it"
-        )
-        if policy.masks:
-            kept = analysis.trials_needed_with
-            now += (
-                f"; keeping the knob, {target} takes {_trials(kept)}"
-                if kept is not None
-                else f"; keeping the knob, no trial count reaches {target}"
-            )
-        lines += [
-            f"Trials instead of the knob: {_trials(needed)} per attempt report a {q_ref} "
-            f"violation {target} of the time",
-            f"  ({now})",
-        ]
+    lines += _trials_lines(analysis)
 
     if analysis.observed is not None:
         observed = analysis.observed
@@ -93,8 +107,8 @@ def render_text(analysis: PowerAnalysis) -> str:
         without_at, without_low, without_high = observed.reported_without
         lines += [
             "",
-            f"Observed {estimate.mismatches}/{estimate.trials}: rate {fraction(estimate.rate)}, "
-            f"{level} Wilson interval [{fraction(estimate.low)}, {fraction(estimate.high)}]",
+            f"Observed {estimate.mismatches}/{estimate.trials}: rate {percent(estimate.rate)}, "
+            f"{level} Wilson interval [{percent(estimate.low)}, {percent(estimate.high)}]",
             f"  reported with the knob: {percent(with_at)} at that rate, "
             f"{percent(with_low)} to {percent(with_high)} over the interval",
             f"  reported without:       {percent(without_at)} at that rate, "
