@@ -19,11 +19,13 @@ baseline is compared from the directory it was written in.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
 import re
-import tempfile
+import secrets
+import stat
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,8 +87,44 @@ def fingerprints(findings: Sequence[Finding], cwd: Path) -> list[str]:
     return result
 
 
+def _temporary_beside(target: Path) -> tuple[int, str]:
+    """A new, empty file in ``target``'s directory, open for writing: (descriptor, path).
+
+    A baseline is usually committed for the whole team, so a new one must get the
+    permissions any other new file of the user's gets, not the private 0o600 of
+    ``tempfile.mkstemp``. It is created with mode 0o666 and the system takes away
+    the umask (or applies the directory's default ACL), exactly as for
+    ``open(target, "w")``. O_EXCL makes sure the file is a new one, never one
+    that already exists or a symlink someone planted under the random name.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        name = str(target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(name, flags, 0o666), name
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(target.parent))
+
+
+def _mode(target: Path) -> int | None:
+    """The permission bits of the file at ``target``, None when there is none yet.
+
+    Rewriting a baseline replaces the file, so without this a baseline someone
+    made private (or group-writable) would silently get the new-file mode.
+    """
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        return None
+
+
 def write_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> int:
-    """Record ``findings`` in ``path`` (JSON, sorted, written atomically); the count written."""
+    """Record ``findings`` in ``path`` (JSON, sorted, written atomically); the count written.
+
+    A new file gets the user's umask, as any file they create does; a file being
+    rewritten keeps its permission bits.
+    """
     ordered = sorted(findings, key=lambda finding: finding.sort_key)
     entries = [
         {
@@ -103,11 +141,12 @@ def write_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> int:
     target = Path(os.path.abspath(cwd / path))
     temporary: str | None = None
     try:
-        descriptor, temporary = tempfile.mkstemp(
-            prefix=f".{target.name}.", suffix=".tmp", dir=target.parent
-        )
+        descriptor, temporary = _temporary_beside(target)
         with os.fdopen(descriptor, "w", encoding="utf-8", newline="\n") as stream:
             stream.write(text)
+        existing = _mode(target)
+        if existing is not None:
+            os.chmod(temporary, existing)
         os.replace(temporary, target)
         temporary = None
     except OSError as error:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from detlint.dependencies import PluginEvidence
     from detlint.pytest_config import PytestConfig
     from detlint.python_pass.facts import Mark
@@ -56,6 +58,21 @@ class PluginChoice:
         return len(self.declared) > 1
 
 
+def all_declared(plugins: Iterable[str]) -> str:
+    """``both flaky and pytest-rerunfailures are declared`` for two plugins, and
+    ``flaky, pytest-rerunfailures and pytest-retry are all declared`` for more.
+
+    The conflict messages name every plugin that claims the marker; "both" is
+    wrong for three and "all" reads oddly for two, so the count picks the words.
+    Sorted, so that a message does not depend on the order files were read in.
+    """
+    names = sorted(plugins)
+    if len(names) == 2:
+        return f"both {names[0]} and {names[1]} are declared"
+    listed = " and ".join(names[-2:])
+    return f"{', '.join([*names[:-2], listed])} are all declared"
+
+
 def declared_plugins(evidence: PluginEvidence, config: PytestConfig) -> frozenset[str]:
     disabled = {DISABLE_NAMES.get(name, name) for name in config.disabled_plugins}
     return frozenset(plugin for plugin in evidence.plugins if plugin not in disabled)
@@ -75,12 +92,11 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
         (plugin,) = declared
         return PluginChoice(plugin, _declared_evidence(evidence, plugin), declared, False)
     if len(declared) > 1:
-        # Both register `flaky`; the later-loaded one wins and load order is
+        # Each registers `flaky`; the last one loaded wins and load order is
         # the environment's directory order. Use the arguments as the best guess.
         guess = plugin_from_arguments(mark)
-        names = " and ".join(sorted(declared))
         return PluginChoice(
-            guess, f"{names} are all declared; they fight over `flaky`", declared, True
+            guess, f"{all_declared(declared)}; they fight over `flaky`", declared, True
         )
     guess = plugin_from_arguments(mark)
     if guess is not None:

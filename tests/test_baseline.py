@@ -1,12 +1,16 @@
 """The baseline on real runs: recorded findings survive edits around them, changed or
-new knobs are reported, removed ones are counted as gone, and a broken file is a
-one-line error."""
+new knobs are reported, removed ones are counted as gone, a broken file is a
+one-line error, and a written file has the user's umask or keeps its permissions."""
 
 from __future__ import annotations
 
 import json
+import os
+import stat
+import sys
 
 import pytest
+from click.testing import CliRunner
 
 from detlint.baseline import (
     BASELINE_SCHEMA,
@@ -15,6 +19,7 @@ from detlint.baseline import (
     fingerprint,
     write_baseline,
 )
+from detlint.cli import cli
 from detlint.engine import analyse
 from detlint.finding import Finding
 from detlint.rules.catalogue import select_codes
@@ -185,3 +190,45 @@ def test_fingerprint_ignores_layout_and_comments_but_not_the_knob():
     assert fingerprint(_finding(), "@pytest.mark.flaky(reruns=5)") != base
     assert fingerprint(_finding(code="DET102"), "@pytest.mark.flaky(reruns=3)") != base
     assert fingerprint(_finding(path="u.py"), "@pytest.mark.flaky(reruns=3)") != base
+
+
+@pytest.fixture
+def restore_umask():
+    """The test sets the process umask; the one before it is put back afterwards."""
+    previous = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+POSIX_MODES = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permission bits")
+
+
+def _write_baseline_via_cli(root, monkeypatch):
+    """``detlint check --write-baseline baseline.json`` in ``root``; the file's mode."""
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(cli, ["check", "--write-baseline", "baseline.json"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "Wrote 3 findings to baseline.json" in result.output
+    assert json.loads((root / "baseline.json").read_text())["schema"] == BASELINE_SCHEMA
+    assert not [p.name for p in root.iterdir() if p.name.endswith(".tmp")]  # replaced whole
+    return stat.S_IMODE((root / "baseline.json").stat().st_mode)
+
+
+@POSIX_MODES
+@pytest.mark.parametrize(
+    ("mask", "mode"), [(0o022, 0o644), (0o002, 0o664), (0o077, 0o600)], ids=["022", "002", "077"]
+)
+def test_a_new_baseline_gets_the_users_umask(repo, monkeypatch, restore_umask, mask, mode):
+    os.umask(mask)
+    assert _write_baseline_via_cli(repo, monkeypatch) == mode
+
+
+@POSIX_MODES
+@pytest.mark.parametrize("mode", [0o600, 0o664], ids=["600", "664"])
+def test_a_rewritten_baseline_keeps_its_permissions(repo, monkeypatch, restore_umask, mode):
+    os.umask(0o022)
+    (repo / "baseline.json").write_text("an old baseline\n")
+    (repo / "baseline.json").chmod(mode)
+    assert _write_baseline_via_cli(repo, monkeypatch) == mode

@@ -73,10 +73,57 @@ def test_pytest_retry_semantics():
     assert "pytest-retry==1.7.0 from setup.cfg:8" in ignored["message"]
 
 
+TWO_CLAIM = (
+    "both flaky and pytest-rerunfailures are declared and claim `flaky`: which one reads this "
+    "marker depends on install order, and the other's arguments are ignored or rejected"
+)
+THREE_CLAIM = (
+    "flaky, pytest-rerunfailures and pytest-retry are all declared and each claims `flaky`: "
+    "which one reads this marker depends on install order, and the others' arguments are "
+    "ignored or rejected"
+)
+
+
 def test_conflict_names_both_plugins():
     _, document = run_check(REPOS / "conflict")
     conflict = find(document, "tests/test_conflict.py", 4, "DET102")
-    assert "flaky and pytest-rerunfailures" in conflict["message"]
+    assert conflict["message"] == TWO_CLAIM
+
+
+@pytest.mark.parametrize(
+    ("requirements", "message", "evidence", "disable"),
+    [
+        (
+            "pytest-rerunfailures==16.7\nflaky==3.8.1\n",
+            TWO_CLAIM,
+            "both flaky and pytest-rerunfailures are declared; they fight over `flaky`",
+            "disable the other with",
+        ),
+        (
+            "pytest-retry==1.7.0\npytest-rerunfailures==16.7\nflaky==3.8.1\n",
+            THREE_CLAIM,
+            "flaky, pytest-rerunfailures and pytest-retry are all declared; they fight over "
+            "`flaky`",
+            "disable the others with",
+        ),
+    ],
+    ids=["two", "three"],
+)
+def test_a_conflict_is_worded_for_the_number_of_plugins(
+    tmp_path, requirements, message, evidence, disable
+):
+    (tmp_path / "requirements.txt").write_text(requirements)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(
+        "import pytest\n\n\n@pytest.mark.flaky(reruns=2)\ndef test_x():\n    assert True\n"
+    )
+    code, document = run_check(tmp_path)
+    assert code == 1
+    conflict = find(document, "tests/test_x.py", 4, "DET102")
+    assert conflict["message"] == message
+    assert disable in conflict["help"]
+    # The rerun finding names the same plugins as the evidence for how it read the marker.
+    assert evidence in find(document, "tests/test_x.py", 4, "DET101")["message"]
 
 
 def test_global_reruns_numbers():

@@ -1,5 +1,6 @@
-"""``detlint rule``: one rule's page or the whole catalogue, as text or JSON, from the
-files in rules/; unknown rules are usage errors; importing the command is cheap."""
+"""``detlint rule``: one rule's page, the whole catalogue, or with no argument a table of
+every rule, as text or JSON, from the files in rules/; unknown rules are usage errors;
+importing the command is cheap."""
 
 from __future__ import annotations
 
@@ -98,15 +99,63 @@ def test_the_catalogue_as_text_has_every_page_in_code_order():
     assert titles == [f"# {p.stem} {name}" for p, name in zip(RULE_FILES, names, strict=True)]
 
 
+def test_no_argument_lists_every_rule_in_an_aligned_table_in_code_order():
+    result = invoke()
+    assert result.exit_code == 0, result.output
+    header, *rows = result.output.splitlines()
+    assert header.split() == ["code", "name", "default", "fix"]
+    starts = [header.index(word) for word in ("code", "name", "default", "fix")]
+    expected = []
+    for path in RULE_FILES:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        default = "yes" if document["default"] else "no"
+        expected.append([path.stem, document["name"], default, document["fix"]])
+    assert [row.split() for row in rows] == expected
+    for row, cells in zip(rows, expected, strict=True):
+        # Every cell starts under its header word, and no line ends in blanks.
+        assert [row.index(cell, start) for cell, start in zip(cells, starts, strict=True)] == starts
+        assert row == row.rstrip()
+    # An opt-in rule says so, and a rule with a fix names its kind.
+    assert [row.split()[2:] for row in rows if row.startswith("DET301")] == [["no", "none"]]
+    assert [row.split()[2:] for row in rows if row.startswith("DET101")] == [["yes", "unsafe"]]
+
+
+def test_the_list_reads_only_the_rules_headers(monkeypatch):
+    def unread():
+        raise AssertionError("the list parsed every rule's whole file")
+
+    monkeypatch.setattr(catalogue, "pages", unread)
+    assert invoke().exit_code == 0
+
+
+def test_the_list_as_json_is_the_whole_catalogue():
+    result = invoke("--output-format", "json")
+    assert result.exit_code == 0
+    assert result.output == invoke("--all", "--output-format", "json").output
+    assert [rule["code"] for rule in json.loads(result.output)["rules"]] == [
+        path.stem for path in RULE_FILES
+    ]
+
+
+def test_a_malformed_catalogue_breaks_the_list_with_one_line(tmp_path, monkeypatch):
+    (tmp_path / "DET101.toml").write_text('code = "DET101"\nname = "retry-marker"\n')
+    monkeypatch.setattr(catalogue, "RULES", catalogue.Catalogue(tmp_path))
+    monkeypatch.delenv("DETLINT_DEBUG", raising=False)
+    result = invoke()
+    assert result.exit_code == 2
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("detlint: internal error: CatalogueError: ")
+    assert str(tmp_path / "DET101.toml") in line
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["DET999"], "unknown rule 'DET999'"),
         (["flaky-marker"], "unknown rule 'flaky-marker'"),
-        ([], "give one rule code or name, or --all"),
-        (["DET101", "--all"], "give one rule code or name, or --all"),
+        (["DET101", "--all"], "give one rule code or name, or --all, not both"),
     ],
-    ids=["unknown-code", "unknown-name", "nothing", "both"],
+    ids=["unknown-code", "unknown-name", "both"],
 )
 def test_usage_errors_are_one_line_with_exit_status_2(args, message):
     result = invoke(*args)

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
+from detlint.rules.catalogue import RuleInfo
 from detlint.rules.catalogue_files import Example, RulePage
 
 RULES_SCHEMA = "detlint.rules/1"
@@ -125,6 +126,26 @@ def catalogue_markdown(pages: Iterable[RulePage]) -> str:
     for page in ordered:
         lines += ["", f'<a id="{page.info.code.lower()}"></a>', "", rule_page(page, 2).rstrip()]
     return "\n".join(lines) + "\n"
+
+
+def rule_table(infos: Iterable[RuleInfo]) -> str:
+    """Every rule on one line each, as ``detlint rule`` prints with no argument.
+
+    An aligned plain-text table under a header line, in the order given (code
+    order from the catalogue): the code, the name, whether it runs by default
+    (``no``: only when selected) and the fix it offers (``safe``, ``unsafe`` or
+    ``none``). It needs the rules' headers alone, so listing them never parses
+    the prose and examples of every file.
+    """
+    rows = [("code", "name", "default", "fix")] + [
+        (info.code, info.name, "yes" if info.default else "no", info.fix) for info in infos
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+    return "".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        + "\n"
+        for row in rows
+    )
 
 
 def rule_json(page: RulePage) -> dict[str, Any]:

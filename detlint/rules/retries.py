@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from detlint.finding import Finding, Loss
-from detlint.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY
+from detlint.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY, all_declared
 from detlint.python_pass.facts import Dynamic, Mark
 from detlint.report.numbers import percent, percent_label
 from detlint.retry_counts import looks_boolean
@@ -196,14 +196,16 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
         if choice is None:
             continue
         if choice.conflict:
-            names = " and ".join(sorted(choice.declared))
+            two = len(choice.declared) == 2
+            claim, others = ("claim", "other's") if two else ("each claims", "others'")
             yield finding(
                 "DET102",
                 span,
-                f"{names} are all declared and both claim `flaky`: which one reads this marker "
-                "depends on install order, and the other's arguments are ignored or rejected",
-                "keep one rerun plugin in the dependencies (or disable the others with "
-                "`-p no:NAME` in addopts)",
+                f"{all_declared(choice.declared)} and {claim} `flaky`: which one reads this "
+                f"marker depends on install order, and the {others} arguments are ignored or "
+                "rejected",
+                "keep one rerun plugin in the dependencies (or disable the "
+                f"{'other' if two else 'others'} with `-p no:NAME` in addopts)",
             )
             continue
         # Only a project that declares its dependencies (every file read) says a missing
