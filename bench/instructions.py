@@ -35,7 +35,7 @@ def main() -> None:
     from detlint.report.audit import render_audit_json
 
     os.chdir(tree)
-    settings, selected = settings_and_codes(None, (), None, None, None)
+    settings, selected = settings_and_codes((), (), None, None, None)
     analysis = analyse((), tree, settings, selected, jobs=1)
     render_audit_json(analysis, settings.reference_rate, settings.target)
     print(f"{len(analysis.findings)} findings in {tree}")

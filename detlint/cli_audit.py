@@ -19,11 +19,15 @@ from detlint.cli_shared import (
     CACHE_DIR,
     CONFIG,
     EVIDENCE,
+    EXCLUDE,
+    EXTEND_EXCLUDE,
+    ISOLATED,
     NO_CACHE,
     PATHS,
     emit,
     facts_cache,
-    settings_and_codes,
+    flag_layers,
+    resolve,
 )
 
 if TYPE_CHECKING:
@@ -78,6 +82,9 @@ def _command() -> str:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @EVIDENCE
 @CONFIG
+@ISOLATED
+@EXCLUDE
+@EXTEND_EXCLUDE
 @NO_CACHE
 @CACHE_DIR
 def audit(
@@ -86,7 +93,10 @@ def audit(
     output_file: Path | None,
     quiet: bool,
     evidence: tuple[Path, ...],
-    config: Path | None,
+    config: tuple[str, ...],
+    isolated: bool,
+    exclude: str | None,
+    extend_exclude: str | None,
     no_cache: bool,
     cache_dir: Path | None,
 ) -> None:
@@ -99,7 +109,9 @@ def audit(
         )
     from detlint.progress import progress_bar
 
-    settings, selected = settings_and_codes(config, paths, None, None, None)
+    flags = flag_layers(exclude=exclude, extend_exclude=extend_exclude)
+    resolved, selected = resolve(config, paths, isolated=isolated, flags=flags)
+    settings = resolved.settings
     # The bar is erased when the block ends, before the report is written.
     with progress_bar(not quiet) as progress:
         analysis = analyse(

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,14 +15,20 @@ from detlint.cli_shared import (
     CACHE_DIR,
     CONFIG,
     EVIDENCE,
+    EXCLUDE,
     EXTEND,
+    EXTEND_EXCLUDE,
+    FORCE_EXCLUDE,
     IGNORE,
+    ISOLATED,
     NO_CACHE,
     PATHS,
+    PER_FILE_IGNORES,
     SELECT,
     emit,
     facts_cache,
-    settings_and_codes,
+    flag_layers,
+    resolve,
 )
 from detlint.severity import SEVERITIES
 
@@ -28,7 +38,7 @@ if TYPE_CHECKING:
 
 # The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
 # (a test keeps them equal), spelled out so that defining the option imports no formatter.
-CHECK_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "buildkite")
+CHECK_FORMATS = ("concise", "full", "json", "sarif", "gitlab", "github", "junit", "buildkite")
 # The formats whose findings carry their fix's edits (built only for them).
 EDIT_FORMATS = ("json", "sarif")
 
@@ -40,7 +50,7 @@ EDIT_FORMATS = ("json", "sarif")
     type=click.Choice(CHECK_FORMATS),
     default="concise",
     show_default=True,
-    help="concise and full for people; json, sarif, github, junit and buildkite for tools.",
+    help="concise and full for people; json, sarif, gitlab, github, junit and buildkite for tools.",
 )
 @click.option(
     "--output-file",
@@ -49,10 +59,40 @@ EDIT_FORMATS = ("json", "sarif")
     help="Write the report to this file instead of standard output.",
 )
 @click.option("--statistics", is_flag=True, help="Print how many findings each rule has.")
+@click.option(
+    "--color",
+    type=click.Choice(("auto", "always", "never")),
+    default="auto",
+    show_default=True,
+    help="Colour the concise and full output: auto colours it on a terminal, never in a "
+    "file or when NO_COLOR is set (FORCE_COLOR forces it). Machine formats are never coloured.",
+)
 @SELECT
 @IGNORE
 @EXTEND
+@EXCLUDE
+@EXTEND_EXCLUDE
+@PER_FILE_IGNORES
+@FORCE_EXCLUDE
 @CONFIG
+@ISOLATED
+@click.option(
+    "--show-settings", is_flag=True, help="Print the settings and where each came from, and exit."
+)
+@click.option("--show-files", is_flag=True, help="List the files a check would read, and exit.")
+@click.option(
+    "--stdin-filename",
+    metavar="PATH",
+    help="Read the file's text from standard input (give `-` as the path): PATH says what "
+    "it is, where it lives and which config applies.",
+)
+@click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Say on stderr which config file, pytest config and plugin declarations were used.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings and nothing else.")
 @click.option(
     "--fail-on",
     type=click.Choice(SEVERITIES),
@@ -102,10 +142,21 @@ def check(
     output_format: str,
     output_file: Path | None,
     statistics: bool,
+    color: str,
     select: str | None,
     ignore: str | None,
     extend_select: str | None,
-    config: Path | None,
+    exclude: str | None,
+    extend_exclude: str | None,
+    per_file_ignores: tuple[str, ...],
+    force_exclude: bool | None,
+    config: tuple[str, ...],
+    isolated: bool,
+    show_settings: bool,
+    show_files: bool,
+    stdin_filename: str | None,
+    verbose: bool,
+    quiet: bool,
     fail_on: str | None,
     exit_zero: bool,
     baseline: Path | None,
@@ -130,7 +181,18 @@ def check(
     from detlint.engine import analyse
     from detlint.report.formats import render, render_statistics
 
-    settings, selected = settings_and_codes(config, paths, select, ignore, extend_select)
+    paths, stdin = _stdin_paths(paths, stdin_filename, fix or fix_only or diff)
+    flags = flag_layers(
+        select, ignore, extend_select, exclude, extend_exclude, per_file_ignores, force_exclude
+    )
+    resolved, selected = resolve(config, paths, isolated=isolated, flags=flags)
+    settings = resolved.settings
+    if show_settings or show_files:
+        from detlint.cli_inspect import show_setup
+
+        shown = show_setup(resolved, selected, paths, Path.cwd(), show_files, show_settings)
+        click.echo(shown, nl=False)
+        return 0
     if baseline is not None and write_baseline is not None:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
     options = CheckOptions(
@@ -140,18 +202,38 @@ def check(
         exit_zero=exit_zero,
     )
     cwd = Path.cwd()
-    cache = facts_cache(no_cache, cache_dir)
+    cache = None if stdin is not None else facts_cache(no_cache, cache_dir)
     fix = settings.fix if fix is None else fix
     unsafe_fixes = settings.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
+    fix = fix and stdin is None  # `fix = true` in config: standard input has no file to write
+
+    from detlint.report.colour import colour_enabled
+
+    # Colour is for the text a person reads: the concise and full formats, and the
+    # statistics lines (every format but json); never a machine-readable document.
+    text_output = output_format in ("concise", "full") or (statistics and output_format != "json")
+    stream = sys.stdout if output_file is None else None
+    coloured = text_output and colour_enabled(color, stream, os.environ)
+    timings: list[float] = []  # seconds of each analysis (--fix runs one per round)
 
     def run_check() -> CheckOutcome:
-        analysis = analyse(paths, cwd, settings, selected, cache=cache)
+        started = time.perf_counter()
+        with unsaved_input(paths, stdin):
+            analysis = analyse(paths, cwd, settings, selected, cache=cache)
+        timings.append(time.perf_counter() - started)
+        if verbose and not quiet:
+            from detlint.cli_inspect import verbose_lines
+
+            for line in verbose_lines(resolved, analysis, cwd):
+                click.echo(line, err=True)
         if evidence:
             analysis = quoting_evidence(analysis, evidence, settings.reference_rate)
         try:
-            return finish_check(analysis, settings, selected, options, cwd)
+            outcome = finish_check(analysis, settings, selected, options, cwd)
         except ValueError as error:  # a baseline file that cannot be read or written
             raise click.UsageError(str(error)) from None
+        report = outcome.report._replace(elapsed=sum(timings), color=coloured, quiet=quiet)
+        return outcome._replace(report=report)
 
     if fix or fix_only or diff:
         if write_baseline is not None:
@@ -169,16 +251,19 @@ def check(
             f"Wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}.", err=True
         )
         return 0
+    report = outcome.report._replace(unsafe_fixes=unsafe_fixes)
     if statistics:
-        text = render_statistics(outcome.report)
+        text = render_statistics(report, output_format)
     else:
-        report = outcome.report._replace(unsafe_fixes=unsafe_fixes)
         if output_format in EDIT_FORMATS:
             from detlint.cli_fix import with_fixes
 
             report = with_fixes(report, output_format, unsafe_fixes)
         text = render(output_format, report)
-    emit(text, output_file)
+    if report.color and output_file is None:
+        click.echo(text, nl=False, color=True)  # click would strip the codes off a pipe
+    else:
+        emit(text, output_file)
     return outcome.exit_status
 
 
@@ -190,3 +275,36 @@ def quoting_evidence(
 
     view = read_evidence(analysis, reports)
     return with_evidence(analysis, view, reference_rate)
+
+
+def _stdin_paths(
+    paths: tuple[Path, ...], stdin_filename: str | None, fixing: bool
+) -> tuple[tuple[Path, ...], bytes | None]:
+    """The paths to check, and standard input's bytes when ``-`` (or ``--stdin-filename``
+    alone) asks for them; the stand-in path is the one ``--stdin-filename`` names."""
+    wants_stdin = Path("-") in paths or (stdin_filename is not None and not paths)
+    if not wants_stdin:
+        if stdin_filename is not None:
+            raise click.UsageError("--stdin-filename needs `-` as the path to check")
+        return paths, None
+    if len(paths) > 1:
+        raise click.UsageError("`-` (standard input) cannot be checked with other paths")
+    if stdin_filename is None:
+        raise click.UsageError(
+            "reading standard input needs --stdin-filename PATH: the path says whether the "
+            "text is a test module or a pipeline, and which config applies"
+        )
+    if fixing:
+        raise click.UsageError("--fix and --diff cannot be used with standard input")
+    return (Path(stdin_filename),), sys.stdin.buffer.read()
+
+
+def unsaved_input(
+    paths: tuple[Path, ...], stdin: bytes | None
+) -> contextlib.AbstractContextManager[None]:
+    """While the analysis runs, the one path reads as standard input's text."""
+    if stdin is None:
+        return contextlib.nullcontext()
+    from detlint.source import unsaved_text
+
+    return unsaved_text(Path.cwd() / paths[0], stdin)

@@ -62,7 +62,7 @@ def evidence(
     build_per_dir: bool,
     infrastructure_share: float,
     fail_on_flaky: bool,
-    config: Path | None,
+    config: tuple[str, ...],
 ) -> int:
     """What CI reports (JUnit XML, pytest --report-log) say about each test."""
     from detlint.evidence_quotes import builds_of
@@ -93,7 +93,7 @@ def evidence(
     return 1 if fail_on_flaky and flaky_tests(view) else 0
 
 
-def _matcher(repo: Path, config: Path | None) -> PolicyMatcher:
+def _matcher(repo: Path, config: tuple[str, ...]) -> PolicyMatcher:
     from detlint.engine import analyse
     from detlint.evidence_match import PolicyMatcher
 

@@ -87,8 +87,14 @@ def check_with_fixes(
         click.echo(f"Fixed {fixed} {word} ({remaining} remaining).", err=True)
     else:
         report = with_fixes(report, output_format, flags.unsafe, fixed=len(result.fixed))
-        text = render_statistics(report) if statistics else render(output_format, report)
-        emit(text, output_file)
+        if statistics:
+            text = render_statistics(report, output_format)
+        else:
+            text = render(output_format, report)
+        if report.color and output_file is None:
+            click.echo(text, nl=False, color=True)  # click would strip the codes off a pipe
+        else:
+            emit(text, output_file)
     if exit_non_zero_on_fix and result.fixed:
         return 1
     return 0 if flags.fix_only else result.outcome.exit_status

@@ -6,54 +6,149 @@ options and the merge of config file and command line live in one place.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
+    from detlint.config_files import Layer, Resolved
     from detlint.facts_cache import FactsCache
     from detlint.settings import Settings
 
 
-def settings_and_codes(
-    config: Path | None,
-    paths: tuple[Path, ...],
-    select: str | None,
-    ignore: str | None,
-    extend_select: str | None,
-) -> tuple[Settings, frozenset[str]]:
-    """Settings from the config file, overridden by the command line, and the codes to run."""
-    from detlint.rules.catalogue import select_codes, unknown_codes
-    from detlint.settings import SettingsError, load_settings
+def _codes(text: str | None) -> list[str] | None:
+    return None if text is None else [c.strip() for c in text.split(",") if c.strip()]
 
+
+def _per_file_ignores(values: Sequence[str]) -> dict[str, list[str]]:
+    """``--per-file-ignores 'tests/*:DET101,DET2'``: ``GLOB:CODE`` items, comma-separated
+    as ruff's are; an item without a glob adds a code to the glob before it."""
+    table: dict[str, list[str]] = {}
+    for value in values:
+        glob: str | None = None
+        for item in filter(None, (part.strip() for part in value.split(","))):
+            head, colon, code = item.rpartition(":")
+            if colon:
+                glob = head.strip()
+            elif glob is None:
+                raise click.BadParameter(
+                    f"{value!r} is not GLOB:CODES, e.g. 'tests/legacy/*:DET101,DET2'",
+                    param_hint="'--per-file-ignores'",
+                )
+            table.setdefault(glob, []).append((code if colon else item).strip())
+    return table
+
+
+def flag_layers(
+    select: str | None = None,
+    ignore: str | None = None,
+    extend_select: str | None = None,
+    exclude: str | None = None,
+    extend_exclude: str | None = None,
+    per_file_ignores: Sequence[str] = (),
+    force_exclude: bool | None = None,
+) -> tuple[Layer, ...]:
+    """The command line's settings, as layers over the config file's."""
+    from detlint.config_files import Layer
+
+    layers = []
+    for flag, key, value, adds in (
+        ("--select", "select", _codes(select), False),
+        ("--ignore", "ignore", _codes(ignore), True),
+        ("--extend-select", "extend-select", _codes(extend_select), True),
+        ("--exclude", "exclude", _codes(exclude), False),
+        ("--extend-exclude", "extend-exclude", _codes(extend_exclude), True),
+    ):
+        if value is not None:
+            layers.append(Layer(flag, {key: value}, adds))
+    if per_file_ignores:
+        table = {"per-file-ignores": _per_file_ignores(per_file_ignores)}
+        layers.append(Layer("--per-file-ignores", table))
+    if force_exclude is not None:
+        flag = "--force-exclude" if force_exclude else "--no-force-exclude"
+        layers.append(Layer(flag, {"force-exclude": force_exclude}))
+    return tuple(layers)
+
+
+def resolve(
+    config: Sequence[str],
+    paths: Sequence[Path],
+    *,
+    isolated: bool = False,
+    flags: Sequence[Layer] = (),
+) -> tuple[Resolved, frozenset[str]]:
+    """The run's settings (config file, ``--config KEY=VALUE``, flags) and the codes to run."""
+    from detlint.config_files import resolve_settings
+    from detlint.rules.catalogue import select_codes
+    from detlint.settings import SettingsError
+
+    cwd = Path.cwd()
     try:
-        settings = load_settings(config, paths[0] if paths else Path.cwd())
+        resolved = resolve_settings(
+            config, paths[0] if paths else cwd, cwd, isolated=isolated, command_line=flags
+        )
     except SettingsError as error:
         raise click.UsageError(str(error)) from None
+    settings = resolved.settings
+    return resolved, select_codes(settings.select, settings.ignore, settings.extend_select)
 
-    def codes(text: str | None) -> tuple[str, ...] | None:
-        return None if text is None else tuple(c.strip() for c in text.split(",") if c.strip())
 
-    chosen_select = codes(select) if select is not None else settings.select
-    chosen_ignore = (codes(ignore) or ()) + settings.ignore
-    chosen_extend = (codes(extend_select) or ()) + settings.extend_select
-    for pattern_list in (chosen_select or (), chosen_ignore, chosen_extend):
-        unknown = unknown_codes(pattern_list)
-        if unknown:
-            raise click.UsageError(f"unknown rule code {unknown[0]!r}")
-    return settings, select_codes(chosen_select, chosen_ignore, chosen_extend)
+def settings_and_codes(
+    config: Sequence[str],
+    paths: Sequence[Path],
+    select: str | None = None,
+    ignore: str | None = None,
+    extend_select: str | None = None,
+    *,
+    isolated: bool = False,
+) -> tuple[Settings, frozenset[str]]:
+    """Settings from the config file, overridden by the command line, and the codes to run."""
+    flags = flag_layers(select, ignore, extend_select)
+    resolved, codes = resolve(config, paths, isolated=isolated, flags=flags)
+    return resolved.settings, codes
 
 
 PATHS = click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 CONFIG = click.option(
     "--config",
-    type=click.Path(path_type=Path, dir_okay=False, exists=True),
-    help="A pyproject.toml or detlint.toml to read [tool.detlint] from.",
+    multiple=True,
+    metavar="FILE|KEY=VALUE",
+    help="A pyproject.toml or detlint.toml to read instead of the nearest one, or one "
+    "setting as TOML that overrides the file's, e.g. --config 'fail-on = \"error\"'. "
+    "Repeat for more.",
+)
+ISOLATED = click.option(
+    "--isolated", is_flag=True, help="Read no config file: defaults, --config KEY=VALUE and flags."
 )
 SELECT = click.option("--select", help="Rule codes or prefixes to run, e.g. DET1,DET201 or ALL.")
 IGNORE = click.option("--ignore", help="Rule codes or prefixes to skip.")
 EXTEND = click.option("--extend-select", help="Rule codes to add to the defaults, e.g. DET301.")
+EXCLUDE = click.option(
+    "--exclude",
+    metavar="GLOBS",
+    help="Comma-separated globs of paths never checked, in place of the defaults "
+    "(.git, .venv, build, ...) and the config's `exclude`.",
+)
+EXTEND_EXCLUDE = click.option(
+    "--extend-exclude",
+    metavar="GLOBS",
+    help="Comma-separated globs of paths never checked, in addition to the defaults.",
+)
+PER_FILE_IGNORES = click.option(
+    "--per-file-ignores",
+    multiple=True,
+    metavar="GLOB:CODES",
+    help="Codes not reported in files matching a glob (relative to the working directory), "
+    "e.g. 'tests/legacy/*:DET101,DET2'; replaces the config's. Repeat for more.",
+)
+FORCE_EXCLUDE = click.option(
+    "--force-exclude/--no-force-exclude",
+    default=None,
+    help="Leave out paths that exclude names even when they are named on the command line "
+    "(pre-commit names every changed file).",
+)
 NO_CACHE = click.option(
     "--no-cache",
     is_flag=True,

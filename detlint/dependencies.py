@@ -201,6 +201,8 @@ def _reader_for(path: Path, root: Path) -> _Reader | None:
     lowered = name.lower()
     if "requirements" in lowered or "constraints" in lowered:
         return read_requirements_txt
+    if suffix == ".in" and lowered != "manifest.in" and lowered.count(".") == 1:
+        return read_requirements_txt  # pip-tools' inputs: dev.in, test.in (not config.h.in)
     folders = Path(_relative(path, root)).parts[:-1]
     return read_requirements_txt if "requirements" in (f.lower() for f in folders) else None
 
@@ -267,6 +269,7 @@ _DEPENDENCY_PATHSPECS = (
         for pattern in (
             "*requirements*",
             "*constraints*",
+            "*.in",
             "requirements/**",
             "pyproject.toml",
             "setup.cfg",

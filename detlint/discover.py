@@ -95,12 +95,25 @@ class Discovery:
 class _Rules:
     """Exclusion globs compiled once; matching runs for every directory entry."""
 
-    default_dirs: re.Pattern[str]
+    default_dirs: re.Pattern[str] | None
     user: re.Pattern[str] | None
     vendored: frozenset[str] = frozenset()
 
     def skips_dir(self, name: str, rel: str) -> bool:
-        return self.default_dirs.match(name) is not None or self.skips_file(name, rel)
+        return (
+            self.default_dirs is not None and self.default_dirs.match(name) is not None
+        ) or self.skips_file(name, rel)
+
+    def skips_path(self, rel: str) -> bool:
+        """Whether a path named explicitly would have been left out of a walk from the
+        root: the file itself, or a directory above it, is excluded or vendored
+        (``--force-exclude``)."""
+        parts = rel.split("/")
+        for end in range(1, len(parts)):
+            name, prefix = parts[end - 1], "/".join(parts[:end])
+            if self.skips_dir(name, prefix) or (self.vendored and self.is_vendored(name, prefix)):
+                return True
+        return self.skips_file(parts[-1], rel)
 
     def is_vendored(self, name: str, rel: str) -> bool:
         """A directory of vendored code: by name, outside a test tree."""
@@ -123,10 +136,12 @@ def _compile(patterns: Sequence[str]) -> re.Pattern[str] | None:
 
 
 @functools.lru_cache(maxsize=32)
-def _rules(exclude: tuple[str, ...], vendored: tuple[str, ...] = DEFAULT_VENDORED) -> _Rules:
-    default = _compile(DEFAULT_EXCLUDES)
-    assert default is not None  # DEFAULT_EXCLUDES is not empty
-    return _Rules(default, _compile(exclude), frozenset(vendored))
+def _rules(
+    exclude: tuple[str, ...],
+    vendored: tuple[str, ...] = DEFAULT_VENDORED,
+    default_excludes: tuple[str, ...] = DEFAULT_EXCLUDES,
+) -> _Rules:
+    return _Rules(_compile(default_excludes), _compile(exclude), frozenset(vendored))
 
 
 @dataclass(frozen=True)
@@ -271,6 +286,13 @@ def _relative(path: str, root: str) -> str:
     return "" if rel == "." else rel.replace(os.sep, "/")
 
 
+def _is_under(path: str, directory: str) -> bool:
+    try:
+        return os.path.commonpath([path, directory]) == directory
+    except ValueError:  # different drives on Windows
+        return False
+
+
 def _path_order(path: str) -> str:
     """Sort key giving pathlib's order (by component) without building Path objects,
     whose comparisons cost more than the rest of a large tree's listing: with the
@@ -325,26 +347,44 @@ def discover(
     exclude: Sequence[str] = (),
     respect_gitignore: bool = True,
     vendored: Sequence[str] = DEFAULT_VENDORED,
+    default_excludes: Sequence[str] = DEFAULT_EXCLUDES,
+    force_exclude: bool = False,
+    unsaved: Sequence[str] = (),
 ) -> Discovery:
     """Expand the user's paths (files and directories; ``[cwd]`` when empty) into files to lint.
 
-    A file named explicitly is always linted, even when excluded or ignored, as
-    with ruff without ``--force-exclude``: the user (or pre-commit) asked for it.
-    An explicitly named directory is walked even if its own name is excluded or
-    ignored; entries below it are filtered by their own names and paths, and by
-    .gitignore unless git ignores the whole directory. ``git ls-files`` runs at
-    most once, and only when a directory is to be walked.
+    A file named explicitly is linted even when excluded or ignored, as with
+    ruff without ``--force-exclude``: the user asked for it. With
+    ``force_exclude`` (pre-commit names every staged file), a path that a walk
+    from the root would leave out (by ``exclude``, the default directories or a
+    vendored directory above it) stays out, so that a hook and a run from the
+    root agree. An explicitly named directory is walked even if its own name is
+    excluded or ignored; entries below it are filtered by their own names and
+    paths, and by .gitignore unless git ignores the whole directory. ``git
+    ls-files`` runs at most once, and only when a directory is to be walked.
+    ``unsaved`` holds absolute paths whose text comes from elsewhere (standard
+    input): they count as files whether or not they exist on disk.
     """
     base = os.path.abspath(cwd)
     targets = [os.path.normpath(os.path.join(base, os.fspath(p))) for p in paths] or [base]
     root = str(find_root([Path(t) for t in targets]))
-    rules = _rules(tuple(exclude), tuple(vendored))
+    rules = _rules(tuple(exclude), tuple(vendored), tuple(default_excludes))
     files: set[str] = set()
     problems: list[tuple[str, str]] = []
     skipped: list[str] = []
     listing: _Listing | None = None
     listed = False
     for target in targets:
+        if (
+            force_exclude
+            and target != root
+            and _is_under(target, root)
+            and rules.skips_path(_relative(target, root))
+        ):
+            continue
+        if target in unsaved:
+            files.add(target)
+            continue
         try:
             mode = os.stat(target).st_mode
         except OSError as error:
@@ -380,6 +420,7 @@ def repository_files(
     exclude: Sequence[str] = (),
     respect_gitignore: bool = True,
     vendored: Sequence[str] = DEFAULT_VENDORED,
+    default_excludes: Sequence[str] = DEFAULT_EXCLUDES,
 ) -> tuple[str, ...]:
     """Every file of the repository under ``root``, with the same exclusion rules as discover,
     as absolute paths in pathlib's order.
@@ -395,17 +436,25 @@ def repository_files(
     changed since (long-lived processes, tests).
     """
     return _repository_files(
-        os.path.abspath(root), tuple(exclude), respect_gitignore, tuple(vendored)
+        os.path.abspath(root),
+        tuple(exclude),
+        respect_gitignore,
+        tuple(vendored),
+        tuple(default_excludes),
     )
 
 
 @functools.lru_cache(maxsize=16)
 def _repository_files(
-    root: str, exclude: tuple[str, ...], respect_gitignore: bool, vendored: tuple[str, ...]
+    root: str,
+    exclude: tuple[str, ...],
+    respect_gitignore: bool,
+    vendored: tuple[str, ...],
+    default_excludes: tuple[str, ...],
 ) -> tuple[str, ...]:
     listing = _git_listing(root) if respect_gitignore else None
     files: set[str] = set()
-    _walk(root, "", _rules(exclude, vendored), listing, files, [])
+    _walk(root, "", _rules(exclude, vendored, default_excludes), listing, files, [])
     return tuple(sorted(files, key=_path_order))
 
 

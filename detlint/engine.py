@@ -23,7 +23,9 @@ from detlint.progress import NULL_PROGRESS, Progress, counting
 from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import LoopOnly, PythonRepository
+from detlint.scope import widened
 from detlint.settings import Settings
+from detlint.source import unsaved_paths
 from detlint.span import Problem, Span
 
 if TYPE_CHECKING:
@@ -128,12 +130,17 @@ def analyse(
 ) -> Analysis:
     """Analyse ``paths``, saying how far it has got through ``progress`` (one phase
     per step: reading files, reading pipelines, linking, judging)."""
+    paths = widened(paths, cwd)  # a dependency or config file: the project it configures
+    default_excludes, exclude = settings.walk_excludes()
     discovery = discover(
         list(paths) or [cwd],
         cwd,
-        exclude=settings.exclude,
+        exclude=exclude,
         respect_gitignore=settings.respect_gitignore,
         vendored=settings.vendored_dirs,
+        default_excludes=default_excludes,
+        force_exclude=settings.force_exclude,
+        unsaved=unsaved_paths(),
     )
     root = discovery.root
     problems: list[Problem] = list(discovery.problems)
@@ -141,9 +148,10 @@ def analyse(
     def every_file() -> tuple[str, ...]:
         return repository_files(
             root,
-            exclude=settings.exclude,
+            exclude=exclude,
             respect_gitignore=settings.respect_gitignore,
             vendored=settings.vendored_dirs,
+            default_excludes=default_excludes,
         )
 
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
@@ -160,7 +168,10 @@ def analyse(
     # function of those that hold a knob (linking reads their configs anyway), and asks
     # the configs only when a file's name is not one the default patterns take.
     config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
-    named = bool(paths) and all(os.path.isfile(cwd / path) for path in paths)
+    unsaved = unsaved_paths()
+    named = bool(paths) and all(
+        os.path.isfile(cwd / path) or os.path.abspath(cwd / path) in unsaved for path in paths
+    )
     if named and not config_files:
         options = dataclasses.replace(options, python_classes=("",), python_functions=("",))
     if (

@@ -70,7 +70,10 @@ def ignored_by_file(settings: Settings, path: str, cwd: Path) -> frozenset[str]:
     (as findings show it: relative to ``cwd``, or absolute)."""
     if not settings.per_file_ignores:
         return frozenset()
-    base = Path(os.path.abspath(settings.path.parent if settings.path is not None else cwd))
+    if settings.ignores_base is not None:
+        base = settings.ignores_base
+    else:
+        base = Path(os.path.abspath(settings.path.parent if settings.path is not None else cwd))
     candidates = _candidates(path, cwd, base)
     ignored: set[str] = set()
     for pattern, negated, codes in _compile(settings.per_file_ignores):

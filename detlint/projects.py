@@ -140,6 +140,9 @@ def _owner(path: Path, root: Path) -> Path:
     return directory
 
 
+owner_directory = _owner  # for detlint.scope: the project a changed dependency file configures
+
+
 def _names_pytest(path: Path) -> bool:
     data = read_bytes(path, str(path))
     return not isinstance(data, Problem) and b"pytest" in data

@@ -1,17 +1,19 @@
-"""detlint's own configuration: ``[tool.detlint]`` in pyproject.toml or ``detlint.toml``.
+"""detlint's own settings: the keys of ``[tool.detlint]``, what each accepts, their defaults.
 
-Found by walking up from the first scanned path (or the working directory);
-``--config`` names a file directly. Unknown keys and bad values are errors that
-name the key: a silently ignored typo in a linter's config is a rule that
+Where the keys come from (the nearest config file, ``--config KEY=VALUE``, the
+command line) is :mod:`detlint.config_files`'s business; this module turns one
+table of keys into :class:`Settings`. Unknown keys and bad values are errors
+that name the key: a silently ignored typo in a linter's config is a rule that
 quietly stops running. Rule codes are checked against the catalogue here, for
 the same reason.
 
-``exclude`` and ``extend-exclude`` both add to the directories detlint never
-walks (version control, virtualenvs, caches, build output; see
-``detlint.discover.DEFAULT_EXCLUDES``): those hold other projects' tests and
-config, so no setting brings them back. ``vendored-dirs`` names the directories of
-vendored code skipped by default (``detlint.discover.DEFAULT_VENDORED``; ``[]`` reads
-them). ``per-file-ignores`` is applied to findings by :mod:`detlint.file_ignores`.
+``exclude`` replaces the directories detlint never walks by default (version
+control, virtualenvs, caches, build output; see
+``detlint.discover.DEFAULT_EXCLUDES``), as ruff's ``exclude`` does;
+``extend-exclude`` adds to them, and is what a project usually wants.
+``vendored-dirs`` names the directories of vendored code skipped by default
+(``detlint.discover.DEFAULT_VENDORED``; ``[]`` reads them). ``per-file-ignores``
+is applied to findings by :mod:`detlint.file_ignores`.
 """
 
 from __future__ import annotations
@@ -21,15 +23,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from detlint.discover import DEFAULT_VENDORED
+from detlint.discover import DEFAULT_EXCLUDES, DEFAULT_VENDORED
 from detlint.reasons import DEFAULT_TRACKING_PATTERN
 from detlint.severity import SEVERITIES
 from detlint.span import display_path
 
 if TYPE_CHECKING:
-    pass
-
-"""Finding severities from least to most severe; ``fail-on`` names one of them."""
+    from collections.abc import Callable
 
 
 class SettingsError(ValueError):
@@ -44,7 +44,9 @@ class Settings:
     select: tuple[str, ...] | None = None
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
+    exclude: tuple[str, ...] | None = None  # None: DEFAULT_EXCLUDES
+    extend_exclude: tuple[str, ...] = ()
+    force_exclude: bool = False  # explicitly named paths that exclude names stay out
     vendored_dirs: tuple[str, ...] = DEFAULT_VENDORED
     respect_gitignore: bool = True
     tracking_issue_pattern: str = DEFAULT_TRACKING_PATTERN
@@ -57,7 +59,17 @@ class Settings:
     trial_env_readers: frozenset[str] = frozenset()
     # (glob, codes or prefixes) in file order; globs are relative to the config file's directory.
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Where per-file-ignores globs start when they did not come from `path`'s file (the
+    # command line's, relative to the working directory); None: `path`'s directory.
+    ignores_base: Path | None = None
     fail_on: str | None = None  # the least severity that fails a run; None: any finding
+
+    def walk_excludes(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(directory names never walked, globs matched against names and paths):
+        the defaults and ``extend-exclude``, or ``exclude`` in place of the defaults."""
+        if self.exclude is None:
+            return DEFAULT_EXCLUDES, self.extend_exclude
+        return (), self.exclude + self.extend_exclude
 
 
 def _strings(key: str, value: Any) -> tuple[str, ...]:
@@ -67,8 +79,8 @@ def _strings(key: str, value: Any) -> tuple[str, ...]:
 
 
 def _probability(key: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
-        raise SettingsError(f"{key} must be a number in (0, 1], got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise SettingsError(f"{key} must be a probability in (0, 1), got {value!r}")
     return float(value)
 
 
@@ -143,101 +155,35 @@ def parse_settings(table: dict[str, Any], path: Path | None) -> Settings:
         raise SettingsError(f"{display_path(path, Path.cwd())}: {error}") from None
 
 
+# Each key, the Settings field it sets and the function that checks its value, in the
+# order --show-settings prints them.
+KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
+    "select": ("select", _codes),
+    "ignore": ("ignore", _codes),
+    "extend-select": ("extend_select", _codes),
+    "per-file-ignores": ("per_file_ignores", _per_file_ignores),
+    "fail-on": ("fail_on", _severity),
+    "reference-rate": ("reference_rate", _probability),
+    "target": ("target", _probability),
+    "exclude": ("exclude", _strings),
+    "extend-exclude": ("extend_exclude", _strings),
+    "force-exclude": ("force_exclude", _boolean),
+    "vendored-dirs": ("vendored_dirs", _strings),
+    "respect-gitignore": ("respect_gitignore", _boolean),
+    "tracking-issue-pattern": ("tracking_issue_pattern", _pattern),
+    "quarantine-reason": ("quarantine_reason", _reason_text),
+    "retry-decorators": ("retry_decorators", _dotted_names),
+    "trial-env-readers": ("trial_env_readers", _dotted_names),
+    "fix": ("fix", _boolean),
+    "unsafe-fixes": ("unsafe_fixes", _boolean),
+}
+
+
 def _parse(table: dict[str, Any], path: Path | None) -> Settings:
-    settings = Settings(path=path)
+    values: dict[str, Any] = {}
     for key, value in table.items():
-        if key == "reference-rate":
-            settings = replace(settings, reference_rate=_probability(key, value))
-        elif key == "target":
-            settings = replace(settings, target=_probability(key, value))
-        elif key == "select":
-            settings = replace(settings, select=_codes(key, value))
-        elif key == "ignore":
-            settings = replace(settings, ignore=_codes(key, value))
-        elif key == "extend-select":
-            settings = replace(settings, extend_select=_codes(key, value))
-        elif key == "per-file-ignores":
-            settings = replace(settings, per_file_ignores=_per_file_ignores(key, value))
-        elif key == "fail-on":
-            settings = replace(settings, fail_on=_severity(key, value))
-        elif key in ("exclude", "extend-exclude"):
-            settings = replace(settings, exclude=settings.exclude + _strings(key, value))
-        elif key == "vendored-dirs":
-            settings = replace(settings, vendored_dirs=_strings(key, value))
-        elif key == "respect-gitignore":
-            settings = replace(settings, respect_gitignore=_boolean(key, value))
-        elif key == "tracking-issue-pattern":
-            settings = replace(settings, tracking_issue_pattern=_pattern(key, value))
-        elif key == "fix":
-            settings = replace(settings, fix=_boolean(key, value))
-        elif key == "unsafe-fixes":
-            settings = replace(settings, unsafe_fixes=_boolean(key, value))
-        elif key == "quarantine-reason":
-            settings = replace(settings, quarantine_reason=_reason_text(key, value))
-        elif key == "retry-decorators":
-            settings = replace(settings, retry_decorators=_dotted_names(key, value))
-        elif key == "trial-env-readers":
-            settings = replace(settings, trial_env_readers=_dotted_names(key, value))
-        else:
+        if key not in KEYS:
             raise SettingsError(f"unknown key {key!r} in [tool.detlint]")
-    return settings
-
-
-def _table(path: Path) -> dict[str, Any] | None:
-    from detlint.toml_reader import TOMLDecodeError, load_toml  # only when a file exists
-
-    try:
-        document = load_toml(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise SettingsError(f"cannot read {path}: {error}") from None
-    except TOMLDecodeError as error:
-        raise SettingsError(f"{path} is not valid TOML: {error}") from None
-    tool = document.get("tool", {})
-    if path.name != "pyproject.toml":
-        # detlint.toml, or any file --config names: keys at the top level, or under
-        # [tool.detlint] as in pyproject.toml.
-        nested = isinstance(tool, dict) and "detlint" in tool
-        table = tool["detlint"] if nested else document
-        if nested and len(document) > 1:
-            other = next(key for key in document if key != "tool")
-            raise SettingsError(f"{path}: unknown key {other!r} outside [tool.detlint]")
-        if not isinstance(table, dict):
-            raise SettingsError(f"[tool.detlint] in {path} must be a table")
-        return table
-    table = tool.get("detlint") if isinstance(tool, dict) else None
-    if table is not None and not isinstance(table, dict):
-        raise SettingsError(f"[tool.detlint] in {path} must be a table")
-    return table
-
-
-def find_settings_file(start: Path) -> Path | None:
-    """The nearest detlint.toml, or pyproject.toml with [tool.detlint], at or above start."""
-    directory = start if start.is_dir() else start.parent
-    for base in (directory.absolute(), *directory.absolute().parents):
-        candidate = base / "detlint.toml"
-        if candidate.is_file():
-            return candidate
-        candidate = base / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                if b"[tool.detlint" in candidate.read_bytes():
-                    return candidate
-            except OSError:
-                continue
-    return None
-
-
-def load_settings(config: Path | None, start: Path) -> Settings:
-    """Settings from ``config`` if given, else from the nearest file above ``start``.
-
-    A pyproject.toml is read for its ``[tool.detlint]`` table; any other file
-    (detlint.toml, or a file ``--config`` names) may also hold the keys at its
-    top level. A pyproject.toml that ``--config`` names must have the table.
-    """
-    path = config if config is not None else find_settings_file(start)
-    if path is None:
-        return Settings()
-    table = _table(path)
-    if table is None and config is not None:
-        raise SettingsError(f"{config} has no [tool.detlint] table")
-    return parse_settings(table or {}, path)
+        field, check = KEYS[key]
+        values[field] = check(key, value)
+    return replace(Settings(path=path), **values)

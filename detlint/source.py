@@ -20,6 +20,7 @@ import io
 import os
 import stat
 import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 from detlint.span import Problem, Span
@@ -94,6 +95,28 @@ def _file_type(mode: int) -> str:
     return "not a regular file"
 
 
+# Text that stands in for a file's (absolute path -> bytes): what `detlint check -
+# --stdin-filename PATH` read from standard input, which an editor or a wrapper holds
+# unsaved. Empty outside such a run, so that every other read costs one truth test.
+_UNSAVED: dict[str, bytes] = {}
+
+
+@contextlib.contextmanager
+def unsaved_text(path: Path, data: bytes) -> Iterator[None]:
+    """Within the block, reading ``path`` gives ``data`` whatever the disk holds."""
+    key = os.path.abspath(path)
+    _UNSAVED[key] = data
+    try:
+        yield
+    finally:
+        _UNSAVED.pop(key, None)
+
+
+def unsaved_paths() -> tuple[str, ...]:
+    """The absolute paths whose text stands in for the disk's in this run."""
+    return tuple(_UNSAVED)
+
+
 def read_bytes(path: Path, display: str, max_bytes: int = MAX_BYTES) -> bytes | Problem:
     """The file's bytes, or a Problem; never raises for I/O errors.
 
@@ -103,6 +126,11 @@ def read_bytes(path: Path, display: str, max_bytes: int = MAX_BYTES) -> bytes | 
     is read, or one whose size the OS reports as 0 (``/proc``), cannot exhaust
     memory.
     """
+    if _UNSAVED and (unsaved := _UNSAVED.get(os.path.abspath(path))) is not None:
+        if len(unsaved) > max_bytes:
+            size = _megabytes(len(unsaved))
+            return Problem(Span.file(display), f"input is {size}, {_over_limit(max_bytes)}")
+        return unsaved
     try:
         fd = os.open(path, _OPEN_FLAGS)
     except OSError as error:

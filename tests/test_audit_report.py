@@ -101,7 +101,7 @@ def view_of(root: Path, files: dict[str, str]) -> AuditView:
     previous = Path.cwd()
     os.chdir(repo)
     try:
-        settings, selected = settings_and_codes(None, (), None, None, None)
+        settings, selected = settings_and_codes((), (), None, None, None)
         analysis = analyse((), Path.cwd(), settings, selected)
         return audit_view(analysis, Path.cwd(), Q, 0.95, "detlint audit", "2026-12-02")
     finally:

@@ -78,7 +78,7 @@ def test_select_and_ignore(needle):
 def test_unknown_code_is_a_usage_error(needle):
     result = invoke("check", "--select", "DET999")
     assert result.exit_code == 2
-    assert result.stderr == "detlint check: error: unknown rule code 'DET999'\n"
+    assert result.stderr == "detlint check: error: --select has an unknown rule code 'DET999'\n"
 
 
 def test_config_in_pyproject(needle):
@@ -95,7 +95,9 @@ def test_config_in_pyproject(needle):
     ("table", "error"),
     [
         ("colour = 1", "unknown key 'colour' in [tool.detlint]"),
-        ("target = 2", "target must be a number in (0, 1], got 2"),
+        ("target = 2", "target must be a probability in (0, 1), got 2"),
+        ("target = 1", "target must be a probability in (0, 1), got 1"),
+        ("reference-rate = 0", "reference-rate must be a probability in (0, 1), got 0"),
         ('select = "DET1"', "select must be a list of strings"),
         (
             'tracking-issue-pattern = "("',

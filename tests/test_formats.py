@@ -23,7 +23,7 @@ import pytest
 from detlint import __version__
 from detlint.engine import analyse
 from detlint.finding import Finding, Loss
-from detlint.report import buildkite, github, sarif
+from detlint.report import buildkite, colour, github, gitlab, sarif
 from detlint.report.formats import FORMATS, RULES_URL, Report, render, render_statistics
 from detlint.rules.catalogue import RULES, select_codes
 from detlint.settings import Settings
@@ -32,6 +32,7 @@ from detlint.span import Span
 ROOT = Path(__file__).resolve().parent.parent
 REPOS = ROOT / "tests" / "fixtures" / "repos"
 SARIF_SCHEMA = ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json"
+GITLAB_SCHEMA = ROOT / "tests" / "schemas" / "gitlab-code-quality.json"
 CHECK_SCHEMA = ROOT / "docs" / "json-schema" / "check-1.json"
 REAL_REPOS = ("broken", "ci_pipelines", "spellings", "quarantine", "trials", "flaky_pkg")
 
@@ -224,6 +225,23 @@ def test_statistics_count_per_code(real_reports):
 
 def test_statistics_of_a_clean_run(tmp_path):
     assert render_statistics(empty_report(tmp_path)) == "All checks passed (4 files).\n"
+    assert render_statistics(empty_report(tmp_path), "json") == "[]\n"
+
+
+def test_statistics_json_counts_and_order_match_the_text_lines(real_reports):
+    report = real_reports["spellings"]
+    rows = json.loads(render_statistics(report, "json"))
+    lines = [line.split("\t") for line in render_statistics(report).splitlines()]
+    assert [(row["code"], row["count"], row["name"]) for row in rows] == [
+        (code, int(count), name) for count, code, name in lines
+    ]
+    assert sum(row["count"] for row in rows) == len(report.findings)
+
+
+@pytest.mark.parametrize("output_format", ["concise", "full", "sarif", "gitlab"])
+def test_statistics_text_for_every_format_but_json(real_reports, output_format):
+    report = real_reports["spellings"]
+    assert render_statistics(report, output_format) == render_statistics(report)
 
 
 # -- JSON --------------------------------------------------------------------------
@@ -653,3 +671,206 @@ def test_code_span_survives_backticks():
 def test_github_escape_helpers_are_the_runner_rules():
     assert github.escape_data("50%\r\n:,") == "50%25%0D%0A:,"
     assert github.escape_property("50%\r\n:,") == "50%25%0D%0A%3A%2C"
+
+
+# -- GitLab ------------------------------------------------------------------------
+
+
+def gitlab_validator():
+    schema = json.loads(GITLAB_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def test_gitlab_validates_against_gitlabs_documented_format(real_reports, synthetic, tmp_path):
+    validator = gitlab_validator()
+    for report in [*real_reports.values(), synthetic, empty_report(tmp_path)]:
+        issues = json.loads(render("gitlab", report))
+        errors = sorted(validator.iter_errors(issues), key=str)
+        assert not errors, errors[0]
+        assert len(issues) == len(report.findings)
+        prints = [issue["fingerprint"] for issue in issues]
+        assert len(set(prints)) == len(prints)
+
+
+def test_gitlab_severities_keep_detlints_order(synthetic):
+    issues = json.loads(render("gitlab", synthetic))
+    by_severity = {
+        f.severity: i["severity"] for f, i in zip(synthetic.findings, issues, strict=True)
+    }
+    assert by_severity == {"info": "info", "warning": "major", "error": "critical"}
+    order = ["info", "minor", "major", "critical", "blocker"]
+    ranks = [order.index(by_severity[s]) for s in ("info", "warning", "error")]
+    assert ranks == sorted(ranks)
+    assert len(set(ranks)) == 3
+    assert gitlab.gitlab_severity("fatal") == "critical"  # unknown counts as an error
+
+
+def test_gitlab_fingerprints_tell_identical_knobs_apart_and_survive_moves(tmp_path):
+    source = tmp_path / "test_x.py"
+    marker = "@pytest.mark.flaky(reruns=2)\n"
+    source.write_text(f"{marker}def test_a(): pass\n{marker}def test_b(): pass\n")
+
+    def issues(first_line):
+        findings = [finding("test_x.py", first_line, 2), finding("test_x.py", first_line + 2, 2)]
+        return json.loads(render("gitlab", report_of(tmp_path, findings)))
+
+    before = issues(1)
+    assert before[0]["fingerprint"] != before[1]["fingerprint"]
+    source.write_text("import pytest\n\n\n" + source.read_text())
+    after = issues(4)
+    assert [i["fingerprint"] for i in after] == [i["fingerprint"] for i in before]
+    assert [i["location"]["lines"]["begin"] for i in after] == [4, 6]
+
+
+def test_gitlab_description_and_lines(synthetic):
+    issues = json.loads(render("gitlab", synthetic))
+    for issue, original in zip(issues, synthetic.findings, strict=True):
+        help_part = f"; help: {original.help}" if original.help else ""
+        assert issue["description"] == f"{original.code} {original.message}{help_part}"
+        assert issue["location"]["lines"] == {
+            "begin": original.span.line,
+            "end": original.span.end_line,
+        }
+
+
+# -- JUnit times -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("elapsed", "shown"), [(None, "0"), (1.23456, "1.235"), (0.0004, "0.000"), (12.0, "12.000")]
+)
+def test_junit_times(synthetic, elapsed, shown):
+    root = ET.fromstring(render("junit", synthetic._replace(elapsed=elapsed)).encode("utf-8"))
+    (suite,) = root.findall("testsuite")
+    assert root.get("time") == suite.get("time") == shown
+    cases = suite.findall("testcase")
+    assert cases
+    assert {case.get("time") for case in cases} == {"0"}
+
+
+def test_junit_clean_case_has_a_time_too(tmp_path):
+    root = ET.fromstring(render("junit", empty_report(tmp_path)._replace(elapsed=2.5)).encode())
+    assert [case.get("time") for case in root.iter("testcase")] == ["0"]
+    assert root.get("time") == "2.500"
+
+
+# -- quiet ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("output_format", ["concise", "full"])
+def test_quiet_prints_the_findings_and_nothing_else(synthetic, output_format):
+    loud = render(output_format, synthetic)
+    quiet = render(output_format, synthetic._replace(quiet=True))
+    assert "Found 4 findings" in loud
+    assert "Found" not in quiet
+    # The findings as before; only the closing summary (and the blank line before it
+    # in the full format) is gone.
+    gap = "\n" if output_format == "full" else ""
+    assert loud == quiet + gap + "Found 4 findings in 3 files (2 suppressed, 1 in baseline).\n"
+    for original in synthetic.findings:
+        assert f"{original.span.path}:{original.span.line}:{original.span.column}: " in quiet
+
+
+@pytest.mark.parametrize("output_format", ["concise", "full"])
+def test_quiet_clean_run_prints_nothing(tmp_path, output_format):
+    assert render(output_format, empty_report(tmp_path)._replace(quiet=True)) == ""
+    assert render_statistics(empty_report(tmp_path)._replace(quiet=True)) == ""
+
+
+def test_quiet_leaves_the_machine_formats_alone(synthetic):
+    for output_format in ("json", "sarif", "gitlab", "github", "buildkite"):
+        assert render(output_format, synthetic._replace(quiet=True)) == render(
+            output_format, synthetic
+        )
+
+
+# -- summaries at 0 and 1 ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("files", "findings", "counts", "summary"),
+    [
+        (1, 1, {}, "Found 1 finding in 1 file."),
+        (0, 1, {}, "Found 1 finding; no file was checked."),
+        (0, 2, {"suppressed": 1}, "Found 2 findings (1 suppressed); no file was checked."),
+        (0, 0, {}, "No file was checked."),
+        (0, 0, {"baselined": 1, "baseline_gone": 0}, "No file was checked (1 in baseline)."),
+        (1, 0, {}, "All checks passed (1 file)."),
+        (
+            1,
+            0,
+            {"baseline_gone": 1},
+            "All checks passed (1 file; 0 in baseline; 1 baseline entry gone).",
+        ),
+        (1, 0, {"fixed": 1}, "Found 1 finding in 1 file (1 fixed, 0 remaining)."),
+        (2, 1, {"fixed": 1}, "Found 2 findings in 2 files (1 fixed, 1 remaining)."),
+        (0, 1, {"fixed": 1}, "Found 2 findings (1 fixed, 1 remaining); no file was checked."),
+        (
+            1,
+            1,
+            {"fixed": 2, "suppressed": 1, "baselined": 0, "baseline_gone": 0},
+            "Found 3 findings in 1 file (2 fixed, 1 remaining; 1 suppressed, 0 in baseline).",
+        ),
+    ],
+)
+def test_summaries_read_well_at_0_and_1(tmp_path, files, findings, counts, summary):
+    report = Report(
+        tuple(finding("a.py", line, 1) for line in range(1, findings + 1)),
+        files,
+        tmp_path,
+        **counts,
+    )
+    assert render("concise", report).splitlines()[-1] == summary
+
+
+# -- colour --------------------------------------------------------------------------
+
+
+class Stream:
+    def __init__(self, tty):
+        self.tty = tty
+
+    def isatty(self):
+        if isinstance(self.tty, Exception):
+            raise self.tty
+        return self.tty
+
+
+@pytest.mark.parametrize(
+    ("choice", "stream", "environ", "expected"),
+    [
+        ("always", None, {"NO_COLOR": "1"}, True),
+        ("never", Stream(True), {"FORCE_COLOR": "1"}, False),
+        ("auto", Stream(True), {}, True),
+        ("auto", Stream(False), {}, False),
+        ("auto", None, {"FORCE_COLOR": "1"}, False),  # a report file is never coloured
+        ("auto", Stream(True), {"NO_COLOR": "1"}, False),
+        ("auto", Stream(True), {"NO_COLOR": ""}, True),  # empty: not set, as no-color.org says
+        ("auto", Stream(False), {"FORCE_COLOR": "1"}, True),
+        ("auto", Stream(False), {"FORCE_COLOR": ""}, False),
+        ("auto", Stream(False), {"NO_COLOR": "1", "FORCE_COLOR": "1"}, False),
+        ("auto", Stream(ValueError("closed")), {}, False),
+    ],
+)
+def test_colour_enabled(choice, stream, environ, expected):
+    assert colour.colour_enabled(choice, stream, environ) is expected
+
+
+@pytest.mark.parametrize("output_format", ["concise", "full"])
+def test_colour_only_adds_styles(real_reports, synthetic, output_format):
+    ansi = re.compile(r"\x1b\[[0-9;]*m")
+    for report in [*real_reports.values(), synthetic]:
+        plain = render(output_format, report)
+        coloured = render(output_format, report._replace(color=True))
+        assert ansi.sub("", coloured) == plain
+        assert (coloured != plain) == bool(report.findings)
+
+
+def test_colour_styles_percentages_not_other_numbers():
+    text = colour.percentages("a 10% violation, 2.8% of 5 trials, reruns=3, v1.5%x", True)
+    assert text == (
+        f"a {colour.CYAN}10%{colour.RESET} violation, {colour.CYAN}2.8%{colour.RESET}"
+        f" of 5 trials, reruns=3, v1.5%x"
+    )
+    assert colour.percentages("a 10% violation", False) == "a 10% violation"

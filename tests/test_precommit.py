@@ -63,10 +63,9 @@ def git(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """This checkout's working tree, committed in a scratch clone: (path, commit)."""
-    clone = tmp_path_factory.mktemp("hook") / "detlint"
+def working_tree_clone(clone: Path) -> str:
+    """Commit this checkout's working tree (tracked and new files, as they are now) in a
+    scratch clone at ``clone``; returns the commit."""
     git("clone", "--quiet", str(CHECKOUT), str(clone), cwd=CHECKOUT)
     listed = git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=CHECKOUT)
     for name in filter(None, listed.split("\0")):
@@ -79,7 +78,14 @@ def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str
             target.unlink()
     git("add", "--all", cwd=clone)
     git("commit", "--quiet", "--allow-empty", "-m", "working tree", cwd=clone)
-    return clone, git("rev-parse", "HEAD", cwd=clone).strip()
+    return git("rev-parse", "HEAD", cwd=clone).strip()
+
+
+@pytest.fixture(scope="module")
+def hook_repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """This checkout's working tree, committed in a scratch clone: (path, commit)."""
+    clone = tmp_path_factory.mktemp("hook") / "detlint"
+    return clone, working_tree_clone(clone)
 
 
 @pytest.fixture(scope="module")
@@ -169,3 +175,86 @@ def test_hook_with_fix_rewrites_the_file_and_fails_the_commit(fixing_project: Pa
     assert '@pytest.mark.xfail(strict=False, reason="flaky: <tracking issue>")' in fixed
     again = pre_commit(fixing_project, "tests/test_bad.py")
     assert "files were modified by this hook" not in again.stdout
+
+
+# A project whose hook scope matters: a requirements file and a pytest.ini that decide
+# what a marker does, a generated directory the config excludes, and a pipeline.
+SCOPED = {
+    "tests/test_bad.py": BAD_TEST,
+    "tests/test_good.py": GOOD_TEST,
+    "generated/test_generated.py": BAD_TEST.replace("test_allreduce", "test_generated"),
+    "requirements-test.txt": "pytest\npytest-rerunfailures==16.7\n",
+    "pytest.ini": "[pytest]\ntestpaths = tests\n",
+    "detlint.toml": 'extend-exclude = ["generated"]\n',
+    ".buildkite/pipeline.yml": PIPELINE,
+    "README.md": "# kernels\n",
+}
+
+
+@pytest.fixture(scope="module")
+def scoped_project(tmp_path_factory: pytest.TempPathFactory, project: Path) -> Path:
+    root = tmp_path_factory.mktemp("scoped")
+    for name, text in SCOPED.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    shutil.copy2(project / ".pre-commit-config.yaml", root / ".pre-commit-config.yaml")
+    git("init", "--quiet", cwd=root)
+    git("add", "--all", cwd=root)
+    return root
+
+
+def finding_lines(output: str) -> set[str]:
+    """The findings' first lines (path:line:col: CODE message) in a hook's or a check's output."""
+    return {line for line in output.splitlines() if re.match(r"^\S+:\d+:\d+: DET\d{3} ", line)}
+
+
+@pytest.mark.parametrize("changed", ["requirements-test.txt", "pytest.ini", "detlint.toml"])
+def test_hook_runs_when_only_a_dependency_or_config_file_changes(
+    scoped_project: Path, changed: str
+) -> None:
+    # Adding the plugin to the requirements (or editing the pytest or detlint config)
+    # changes what the marker does: the hook runs, and reports the test it reaches.
+    done = pre_commit(scoped_project, changed)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "tests/test_bad.py:4:2: DET101" in done.stdout
+    assert "pytest-rerunfailures==16.7 from requirements-test.txt:2" in done.stdout
+
+
+def test_hook_is_not_run_for_files_detlint_does_not_read(scoped_project: Path) -> None:
+    done = pre_commit(scoped_project, "README.md")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(no files to check)Skipped" in done.stdout.replace(".", "")
+
+
+def test_hook_keeps_excluded_files_out_though_pre_commit_names_them(scoped_project: Path) -> None:
+    done = pre_commit(scoped_project, "generated/test_generated.py", "tests/test_good.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "DET" not in done.stdout
+
+
+def test_hook_on_every_staged_file_agrees_with_a_check_from_the_root(scoped_project: Path) -> None:
+    env = {
+        **os.environ,
+        **GIT_ENV,
+        "PRE_COMMIT_HOME": str(scoped_project.parent / "pre-commit-home"),
+    }
+    hook = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run"],  # the staged files, as at a commit
+        cwd=scoped_project,
+        env={**env, "PRE_COMMIT_COLOR": "never"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    check = subprocess.run(
+        [str(Path(sys.executable).parent / "detlint"), "check"],
+        cwd=scoped_project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert hook.returncode == check.returncode == 1, hook.stdout + check.stdout
+    found = finding_lines(check.stdout)
+    assert {line.split(": ")[1].split()[0] for line in found} >= {"DET101", "DET411", "DET501"}
+    assert not any(line.startswith("generated/") for line in found)
+    assert finding_lines(hook.stdout) == found

@@ -27,7 +27,10 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "needle"
 SARIF_SCHEMA = Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json"
-INSTALL = "pip install detlint"
+# Until a release is on PyPI, the snippets install a tagged commit from the git URL;
+# tests/test_install.py runs this very line against a local clone.
+INSTALL = 'pip install "git+https://github.com/detlint/detlint@v0.1.0"'
+GITLAB_SCHEMA = Path(__file__).parent / "schemas" / "gitlab-code-quality.json"
 
 
 def snippet(name: str) -> str:
@@ -113,13 +116,25 @@ def test_github_snippet_annotates_and_writes_valid_sarif(repo: Path) -> None:
     assert {result["ruleId"] for result in run["results"]} == {"DET101", "DET411", "DET501"}
 
 
+def buildkite_interpolated(text: str) -> str:
+    """The pipeline as Buildkite runs it: it interpolates $VARIABLES when the pipeline is
+    uploaded, and `$$` is its escape for a `$` the shell sees. The snippet must escape
+    every `$`, or Buildkite would substitute the build's own variables."""
+    import re
+
+    assert re.search(r"(?<!\$)\$(?!\$)", text.replace("$$", "")) is None
+    return text.replace("$$", "$")
+
+
+def buildkite_step() -> dict[str, Any]:
+    (step,) = load(buildkite_interpolated(snippet("buildkite")))["steps"]
+    return dict(step)
+
+
 def test_buildkite_snippet_annotates_the_build_and_fails_the_step(
     repo: Path, tmp_path: Path
 ) -> None:
-    text = snippet("buildkite")
-    # Buildkite interpolates $VARIABLES when the pipeline is uploaded; the snippet has none.
-    assert "$" not in text
-    (step,) = load(text)["steps"]
+    step = buildkite_step()
     agent_bin = tmp_path / "bin"
     agent_bin.mkdir()
     calls = tmp_path / "agent-calls"
@@ -136,8 +151,25 @@ def test_buildkite_snippet_annotates_the_build_and_fails_the_step(
     assert "`tests/test_batch_invariance.py:25:2`" in markdown
 
 
+def test_buildkite_snippet_keeps_a_usage_error_apart_from_findings(
+    repo: Path, tmp_path: Path
+) -> None:
+    # A broken config is exit 2: the step fails with it, and nothing is annotated.
+    (repo / "pyproject.toml").write_text("[tool.detlint\n")
+    agent_bin = tmp_path / "bin"
+    agent_bin.mkdir()
+    calls = tmp_path / "agent-calls"
+    (agent_bin / "buildkite-agent").write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    (agent_bin / "buildkite-agent").chmod(0o755)
+    step = buildkite_step()
+    done = bash("\n".join(without_install(step["command"])), repo, environment(agent_bin))
+    assert done.returncode == 2, done.stderr
+    assert "pyproject.toml is not valid TOML" in done.stderr
+    assert not calls.exists()
+
+
 def test_buildkite_snippet_leaves_no_annotation_on_a_clean_tree(repo: Path, tmp_path: Path) -> None:
-    (step,) = load(snippet("buildkite"))["steps"]
+    step = buildkite_step()
     for path in repo.rglob("*"):
         if path.is_file() and ".git" not in path.parts:
             path.unlink()
@@ -159,6 +191,11 @@ def test_gitlab_snippet_writes_the_junit_report_it_declares(repo: Path) -> None:
     root = ElementTree.parse(report).getroot()
     failures = root.iter("failure")
     assert sum(1 for _ in failures) == 3  # DET101, DET411 and DET501, each in its own file/rule
+    import jsonschema
+
+    quality = json.loads((repo / job["artifacts"]["reports"]["codequality"]).read_text())
+    jsonschema.Draft202012Validator(json.loads(GITLAB_SCHEMA.read_text())).validate(quality)
+    assert sorted(issue["check_name"] for issue in quality) == ["DET101", "DET411", "DET501"]
 
 
 def test_the_snippets_are_pipelines_detlint_finds_nothing_in(tmp_path: Path) -> None:
@@ -181,7 +218,7 @@ def test_the_snippets_are_pipelines_detlint_finds_nothing_in(tmp_path: Path) -> 
 
 def test_configuration_example_is_valid_config(tmp_path: Path) -> None:
     """The README's `[tool.detlint]` example loads, and every key in it takes effect."""
-    from detlint.settings import load_settings
+    from detlint.config_files import load_settings
 
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     start = lines.index("```toml")
@@ -190,7 +227,8 @@ def test_configuration_example_is_valid_config(tmp_path: Path) -> None:
     settings = load_settings(None, tmp_path)
     assert settings.fail_on == "warning"
     assert settings.select == ("DET1", "DET2")
-    assert {"generated/*", "legacy/*"} <= set(settings.exclude)
+    assert settings.extend_exclude == ("generated/*", "legacy/*")
+    assert settings.exclude is None  # the defaults stay
     assert settings.vendored_dirs == ("vendor",)
     assert dict(settings.per_file_ignores) == {"tests/stress/**": ("DET101",)}
     assert settings.retry_decorators == frozenset({"ourlib.testing.retry_test"})

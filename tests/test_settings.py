@@ -6,17 +6,12 @@ from __future__ import annotations
 import pytest
 
 from detlint.check_run import CheckOptions, exit_status
+from detlint.config_files import find_settings_file, load_settings
 from detlint.engine import analyse
 from detlint.file_ignores import apply_per_file_ignores, ignored_by_file
 from detlint.finding import Finding
 from detlint.rules.catalogue import select_codes
-from detlint.settings import (
-    Settings,
-    SettingsError,
-    find_settings_file,
-    load_settings,
-    parse_settings,
-)
+from detlint.settings import Settings, SettingsError, parse_settings
 from detlint.span import Span
 
 
@@ -44,8 +39,11 @@ def test_every_key_is_read():
     assert settings.select == ("DET1", "DET201")
     assert settings.ignore == ("DET102",)
     assert settings.extend_select == ("DET301",)
-    # Both add to the directories discovery always skips (.venv, build, ...).
-    assert settings.exclude == ("third_party/*", "generated")
+    # exclude replaces the directories skipped by default (.venv, build, ...), as in ruff;
+    # extend-exclude adds to them.
+    assert settings.exclude == ("third_party/*",)
+    assert settings.extend_exclude == ("generated",)
+    assert settings.walk_excludes() == ((), ("third_party/*", "generated"))
     assert settings.respect_gitignore is False
     assert settings.tracking_issue_pattern == r"JIRA-\d+"
     assert settings.retry_decorators == {"ourlib.testing.retry_test"}
@@ -74,7 +72,12 @@ def test_every_key_is_read():
         ("trial-env-readers", [""], "trial-env-readers must hold dotted Python names"),
         ("extend-exclude", "build", "extend-exclude must be a list of strings"),
         ("respect-gitignore", "yes", "respect-gitignore must be true or false"),
-        ("reference-rate", True, "reference-rate must be a number in (0, 1]"),
+        ("reference-rate", True, "reference-rate must be a probability in (0, 1)"),
+        ("reference-rate", 0, "reference-rate must be a probability in (0, 1), got 0"),
+        ("target", 1, "target must be a probability in (0, 1), got 1"),
+        ("target", 1.0, "target must be a probability in (0, 1), got 1.0"),
+        ("force-exclude", 1, "force-exclude must be true or false"),
+        ("exclude", "build", "exclude must be a list of strings"),
         ("lint", {}, "unknown key 'lint' in [tool.detlint]"),
     ],
 )
@@ -86,7 +89,8 @@ def test_bad_values_name_the_key_and_the_file(tmp_path, key, value, message):
     assert text.startswith(f"{tmp_path / 'pyproject.toml'}: ")
 
 
-def test_found_by_walking_up_past_a_pyproject_without_the_table(tmp_path):
+def test_found_by_walking_up_past_a_pyproject_without_the_table(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # outside git, discovery stops at the working directory
     (tmp_path / "pyproject.toml").write_text('[tool.detlint]\nfail-on = "warning"\n')
     package = tmp_path / "pkg"
     (package / "tests").mkdir(parents=True)

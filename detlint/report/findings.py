@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
+from detlint.report import colour
 
 if TYPE_CHECKING:
     from detlint.finding import Finding
@@ -42,18 +43,27 @@ def hidden_note(suppressed: int = 0, baselined: int = 0, baseline_gone: int | No
 
 
 def summary_line(report: Report) -> str:
-    """``Found 3 findings in 4 files.`` or ``All checks passed (4 files).``, and what was hidden."""
-    files = _plural(report.files_checked, "file")
+    """``Found 3 findings in 4 files.`` or ``All checks passed (4 files).``, and what was hidden.
+
+    A run that checked no file (a path that does not exist, a directory with
+    nothing detlint reads) says so rather than counting "0 files", and never
+    claims that all checks passed: nothing was checked.
+    """
+    checked = report.files_checked
+    where = f" in {_plural(checked, 'file')}" if checked else ""
+    nothing = "; no file was checked" if not checked else ""
     note = hidden_note(report.suppressed, report.baselined, report.baseline_gone)
     if report.fixed:
         fixed = f"{report.fixed} fixed, {len(report.findings)} remaining"
         note = f"{fixed}; {note}" if note else fixed
         total = len(report.findings) + report.fixed
-        return f"Found {_plural(total, 'finding')} in {files} ({note})."
+        return f"Found {_plural(total, 'finding')}{where} ({note}){nothing}."
     if report.findings:
         extra = f" ({note})" if note else ""
-        return f"Found {_plural(len(report.findings), 'finding')} in {files}{extra}."
-    return f"All checks passed ({files}{'; ' + note if note else ''})."
+        return f"Found {_plural(len(report.findings), 'finding')}{where}{extra}{nothing}."
+    if not checked:
+        return f"No file was checked{f' ({note})' if note else ''}."
+    return f"All checks passed ({_plural(checked, 'file')}{'; ' + note if note else ''})."
 
 
 def fixable(finding: Finding, unsafe: bool) -> bool:
@@ -84,20 +94,33 @@ def fix_hint(report: Report) -> str:
     return f"[*] {applicable} fixable with the `--fix` option" + (f" ({extra})." if extra else ".")
 
 
+def finding_head(finding: Finding, report: Report) -> str:
+    """``path:line:col: CODE [*] message``, the first line of a finding in the text
+    formats, coloured when the report is."""
+    span = finding.span
+    on = report.color
+    where = colour.location(f"{span.path}:{span.line}:{span.column}", on)
+    message = colour.percentages(finding.message, on)
+    return f"{where}: {colour.code(finding.code, on)}{fix_marker(finding, report)} {message}"
+
+
+def closing_lines(report: Report) -> list[str]:
+    """The summary and the fix hint that close the text formats; none with ``-q``."""
+    if report.quiet:
+        return []
+    hint = fix_hint(report)
+    return [summary_line(report), *([hint] if hint else [])]
+
+
 def render_concise(report: Report) -> str:
     """``path:line:col: CODE message`` and an indented help line per finding."""
     lines = []
     for finding in report.findings:
-        span = finding.span
-        head = f"{span.path}:{span.line}:{span.column}: {finding.code}{fix_marker(finding, report)}"
-        lines.append(f"{head} {finding.message}")
+        lines.append(finding_head(finding, report))
         if finding.help:
-            lines.append(f"  help: {finding.help}")
-    lines.append(summary_line(report))
-    hint = fix_hint(report)
-    if hint:
-        lines.append(hint)
-    return "\n".join(lines) + "\n"
+            lines.append(f"  help: {colour.percentages(finding.help, report.color)}")
+    lines += closing_lines(report)
+    return "".join(line + "\n" for line in lines)
 
 
 def finding_json(finding: Finding, fix: object = None) -> dict[str, Any]:

@@ -25,7 +25,16 @@ RULES_URL = "https://github.com/detlint/detlint/blob/main/docs/rules.md"
 
 INFORMATION_URL = "https://github.com/detlint/detlint"
 
-FORMATS: tuple[str, ...] = ("concise", "full", "json", "sarif", "github", "junit", "buildkite")
+FORMATS: tuple[str, ...] = (
+    "concise",
+    "full",
+    "json",
+    "sarif",
+    "gitlab",
+    "github",
+    "junit",
+    "buildkite",
+)
 
 
 class Report(NamedTuple):
@@ -46,6 +55,9 @@ class Report(NamedTuple):
     fixes: tuple[object, ...] | None = None
     unsafe_fixes: bool = False  # --unsafe-fixes: unsafe fixes count as applicable
     fixed: int = 0  # findings --fix fixed before this check
+    color: bool = False  # ANSI colour in the text formats (--color, NO_COLOR, a terminal)
+    quiet: bool = False  # -q: the text formats print the findings and nothing else
+    elapsed: float | None = None  # seconds the analysis took; None when not measured
 
 
 def rule_url(code: str) -> str:
@@ -60,6 +72,7 @@ _RENDERERS = {
     "full": ("detlint.report.full", "render_full"),
     "json": ("detlint.report.findings", "render_json"),
     "sarif": ("detlint.report.sarif", "render_sarif"),
+    "gitlab": ("detlint.report.gitlab", "render_gitlab"),
     "github": ("detlint.report.github", "render_github"),
     "junit": ("detlint.report.junit", "render_junit"),
     "buildkite": ("detlint.report.buildkite", "render_buildkite"),
@@ -85,19 +98,48 @@ def summary(report: Report) -> str:
     return summary_line(report)
 
 
-def render_statistics(report: Report) -> str:
-    """One line per code, as ``ruff check --statistics`` prints them: count, code, name.
+def render_statistics(report: Report, output_format: str = "concise") -> str:
+    """``--statistics``: how many findings each code has, the most frequent first
+    (ties by code), so that the knob a project leans on most is read first.
 
-    The most frequent code comes first (ties by code), so the knob a project
-    leans on most is the first thing read.
+    With ``--output-format json`` it is the JSON array ``ruff check --statistics
+    --output-format json`` prints: one object per code with ruff's keys ``code``,
+    ``name``, ``count`` and ``fixable`` (every finding of the code would be fixed
+    by this run's ``--fix``), ``[]`` for a clean run. Every other format gets the
+    text lines, one per code: count, code and name, separated by tabs (the
+    summary line when there is nothing to count, nothing at all with ``-q``).
     """
-    if not report.findings:
-        return summary(report) + "\n"
     counts = Counter(finding.code for finding in report.findings)
     names = {finding.code: finding.name for finding in report.findings}
-    width = len(str(max(counts.values())))
     ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return "".join(f"{count:>{width}}\t{code}\t{names[code]}\n" for code, count in ordered)
+    if output_format == "json":
+        import json
+
+        from detlint.report.findings import fixable
+
+        unsafe = report.unsafe_fixes
+        rows = [
+            {
+                "code": code,
+                "name": names[code],
+                "count": count,
+                "fixable": all(
+                    fixable(finding, unsafe) for finding in report.findings if finding.code == code
+                ),
+            }
+            for code, count in ordered
+        ]
+        return json.dumps(rows, indent=2) + "\n"
+    if not report.findings:
+        return "" if report.quiet else summary(report) + "\n"
+    from detlint.report import colour
+
+    width = len(str(max(counts.values())))
+    on = report.color
+    return "".join(
+        f"{colour.number(f'{count:>{width}}', on)}\t{colour.code(code, on)}\t{names[code]}\n"
+        for code, count in ordered
+    )
 
 
 # -- source lines, for the formats that quote or fingerprint them -------------

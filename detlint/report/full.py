@@ -17,8 +17,9 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
-from detlint.report.findings import fix_hint, fix_marker
-from detlint.report.formats import SourceLines, summary
+from detlint.report import colour
+from detlint.report.findings import closing_lines, finding_head
+from detlint.report.formats import SourceLines
 
 if TYPE_CHECKING:
     from detlint.finding import Finding
@@ -121,22 +122,28 @@ def _snippet(finding: Finding, sources: SourceLines) -> list[str]:
 
 
 def render_full(report: Report) -> str:
-    """Every finding with its source lines, then the summary line."""
+    """Every finding with its source lines, then the summary line (none with ``-q``).
+
+    Colour, when on, styles the finding's own line, help and related locations;
+    the quoted source and its carets stay plain, so that what is quoted is
+    exactly what the file holds.
+    """
     sources = SourceLines(report.cwd)
+    on = report.color
     blocks = []
     for finding in report.findings:
-        span = finding.span
-        marker = fix_marker(finding, report)
-        lines = [f"{span.path}:{span.line}:{span.column}: {finding.code}{marker} {finding.message}"]
+        lines = [finding_head(finding, report)]
         lines += _snippet(finding, sources)
         if finding.help:
-            lines.append(f"  = help: {finding.help}")
+            lines.append(f"  = help: {colour.percentages(finding.help, on)}")
         if finding.fix is not None:
             lines.append(f"  = fix ({finding.fix.applicability}): {finding.fix.message}")
         lines += [
-            f"  = related: {related.path}:{related.line}:{related.column}"
+            f"  = related: {colour.location(f'{related.path}:{related.line}:{related.column}', on)}"
             for related in finding.related
         ]
         blocks.append("\n".join(lines) + "\n")
-    hint = fix_hint(report)
-    return "\n".join([*blocks, summary(report) + "\n" + (hint + "\n" if hint else "")])
+    closing = closing_lines(report)
+    if closing:
+        blocks.append("".join(line + "\n" for line in closing))
+    return "\n".join(blocks)

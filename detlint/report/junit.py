@@ -9,6 +9,12 @@ The document is built with ``xml.etree.ElementTree``, which escapes markup;
 characters XML 1.0 cannot hold at all (control characters, lone surrogates
 from undecodable file names) are replaced with U+FFFD first, so the output
 always parses.
+
+Every ``<testcase>`` has a ``time``, as pytest's JUnit XML does, for the readers
+that expect one. detlint does not time a (file, rule) pair on its own (the
+rules run together over each file), so a case says ``0``, as eslint's JUnit
+formatter does; the ``<testsuite>`` and ``<testsuites>`` carry the run's
+measured analysis time in seconds, with pytest's three decimals.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ if TYPE_CHECKING:
 
 SUITE_NAME = "detlint"
 CLEAN_CASE = "all checks passed"
+
+UNTIMED = "0"  # a case's time, and the suite's when the run was not timed
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -52,6 +60,11 @@ def _failure(case: ET.Element, group: list[Finding]) -> None:
     failure.text = xml_text("\n".join(_finding_text(finding) for finding in group)) + "\n"
 
 
+def suite_time(elapsed: float | None) -> str:
+    """The run's time as pytest writes a suite's: seconds with three decimals."""
+    return UNTIMED if elapsed is None else f"{elapsed:.3f}"
+
+
 def render_junit(report: Report) -> str:
     """The JUnit XML document, with its XML declaration."""
 
@@ -61,8 +74,11 @@ def render_junit(report: Report) -> str:
     groups = [list(group) for _, group in groupby(sorted(report.findings, key=key), key=key)]
     tests = max(len(groups), 1)
     counts = {"tests": str(tests), "failures": str(len(groups)), "errors": "0"}
-    suites = ET.Element("testsuites", {"name": SUITE_NAME, **counts})
-    suite = ET.SubElement(suites, "testsuite", {"name": SUITE_NAME, **counts, "skipped": "0"})
+    timed = {"time": suite_time(report.elapsed)}
+    suites = ET.Element("testsuites", {"name": SUITE_NAME, **counts, **timed})
+    suite = ET.SubElement(
+        suites, "testsuite", {"name": SUITE_NAME, **counts, "skipped": "0", **timed}
+    )
     properties = ET.SubElement(suite, "properties")
     hidden = {
         "files_checked": report.files_checked,
@@ -80,11 +96,18 @@ def render_junit(report: Report) -> str:
         case = ET.SubElement(
             suite,
             "testcase",
-            {"classname": path, "name": f"{first.code} {first.name}", "file": path},
+            {
+                "classname": path,
+                "name": f"{first.code} {first.name}",
+                "file": path,
+                "time": UNTIMED,
+            },
         )
         _failure(case, group)
     if not groups:
-        ET.SubElement(suite, "testcase", {"classname": SUITE_NAME, "name": CLEAN_CASE})
+        ET.SubElement(
+            suite, "testcase", {"classname": SUITE_NAME, "name": CLEAN_CASE, "time": UNTIMED}
+        )
     ET.indent(suites)
     body = ET.tostring(suites, encoding="unicode")
     return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'

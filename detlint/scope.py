@@ -1,0 +1,67 @@
+"""Named files whose change reaches past themselves: dependency and config files.
+
+A commit that only adds ``pytest-rerunfailures`` to ``requirements-test.txt`` turns
+every ``@pytest.mark.flaky`` of the project from inert into a rerun; one that only
+edits ``pytest.ini`` or ``detlint.toml`` changes what every test there is judged by.
+Linting such a file alone would report nothing about the tests it changes, so a run
+that names one (a pre-commit hook passes exactly the files a commit touches) checks
+the project it configures instead: the directory it declares for, as
+:mod:`detlint.projects` assigns dependency files, or the config file's own
+directory. That run then reports what ``detlint check`` of that directory would, so
+a hook and a run from the root agree.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+# Names that may configure tests beyond themselves; anything else named is linted alone.
+# A cheap test on the name comes first, so that a run on test modules imports nothing more.
+_CONFIG_NAMES = frozenset(
+    {
+        "pytest.toml",
+        ".pytest.toml",
+        "pytest.ini",
+        ".pytest.ini",
+        "pyproject.toml",
+        "tox.ini",
+        "setup.cfg",
+        "detlint.toml",
+    }
+)
+_MAYBE_DEPENDENCIES = (".txt", ".in", ".toml", ".lock", ".yml", ".yaml")
+_DEPENDENCY_MODULES = frozenset({"setup.py", "noxfile.py", "Pipfile"})
+
+
+def _may_configure(name: str) -> bool:
+    return (
+        name in _CONFIG_NAMES
+        or name in _DEPENDENCY_MODULES
+        or name.lower().endswith(_MAYBE_DEPENDENCIES)
+    )
+
+
+def widened(paths: Sequence[Path], cwd: Path) -> list[Path]:
+    """``paths`` with each dependency or config file replaced by the directory of the
+    project it configures (under the repository root, at most the root itself)."""
+    if not any(_may_configure(path.name) for path in paths):
+        return list(paths)
+    from detlint.dependencies import is_dependency_file
+    from detlint.discover import find_root
+    from detlint.projects import owner_directory
+
+    top = Path(os.path.abspath(find_root([cwd / path for path in paths])))
+    result: list[Path] = []
+    for path in paths:
+        absolute = Path(os.path.abspath(cwd / path))
+        if not _may_configure(path.name) or not absolute.is_file():
+            result.append(path)
+        elif path.name in _CONFIG_NAMES:
+            result.append(absolute.parent)
+        elif is_dependency_file(absolute, top):
+            result.append(owner_directory(absolute, top))
+        else:
+            result.append(path)
+    return result
