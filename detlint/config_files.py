@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from detlint.settings import Settings, SettingsError, parse_settings
 from detlint.span import display_path
@@ -32,22 +32,23 @@ from detlint.span import display_path
 CONFIG_NAMES = ("detlint.toml", "pyproject.toml")
 
 
-@dataclass(frozen=True)
-class Layer:
-    """One source of keys: a config file, one ``--config KEY=VALUE``, or a flag."""
+class Layer(NamedTuple):
+    """One source of keys: a config file, one ``--config KEY=VALUE``, or a flag.
+
+    NamedTuples rather than frozen dataclasses, as immutable and much cheaper to
+    define: this module is imported by every run, a one-file pre-commit run included."""
 
     origin: str  # as --show-settings names it: a path, "--config", "--select"
-    table: dict[str, Any] = field(hash=False)
+    table: dict[str, Any]
     adds: bool = False  # list values add to the keys' earlier values instead of replacing them
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(NamedTuple):
     """The settings of a run, the config file read (None: none) and each key's source."""
 
     settings: Settings
     config: Path | None
-    origins: dict[str, str] = field(hash=False)  # key -> source; keys not in it are defaults
+    origins: dict[str, str]  # key -> source; keys not in it are defaults
 
 
 def _read_document(path: Path) -> dict[str, Any]:
@@ -55,7 +56,8 @@ def _read_document(path: Path) -> dict[str, Any]:
 
     shown = display_path(path, Path.cwd())
     try:
-        return load_toml(path.read_text(encoding="utf-8-sig"))
+        # A BOM is dropped by hand: the utf-8-sig codec is one more import on every run.
+        return load_toml(path.read_bytes().removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise SettingsError(f"cannot read {shown}: {error}") from None
     except TOMLDecodeError as error:
@@ -128,8 +130,6 @@ def find_settings_file(start: Path, cwd: Path | None = None) -> Path | None:
 
 def split_config(arguments: Sequence[str]) -> tuple[Path | None, tuple[Layer, ...]]:
     """``--config`` values: at most one file, and ``KEY = VALUE`` overrides in order."""
-    from detlint.toml_reader import TOMLDecodeError, load_toml
-
     path: Path | None = None
     overrides: list[Layer] = []
     for argument in arguments:
@@ -140,6 +140,8 @@ def split_config(arguments: Sequence[str]) -> tuple[Path | None, tuple[Layer, ..
             continue
         if "=" not in argument:
             raise SettingsError(f"--config {argument!r}: no such file, and not a KEY=VALUE setting")
+        from detlint.toml_reader import TOMLDecodeError, load_toml  # only for an override
+
         try:
             table = load_toml(argument)
         except TOMLDecodeError as error:

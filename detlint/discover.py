@@ -23,6 +23,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from detlint.span import Problem, Span, display_path
 
@@ -91,18 +92,26 @@ class Discovery:
     vendored: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class _Rules:
-    """Exclusion globs compiled once; matching runs for every directory entry."""
+class _Rules(NamedTuple):
+    """Exclusion globs compiled once; matching runs for every directory entry.
 
+    NamedTuples here rather than frozen dataclasses: as immutable, and several times
+    cheaper to define on the start-up path of every run, a one-file pre-commit run
+    included. Default directory names without wildcards are a set, so that a run on
+    one file compiles no glob for them.
+    """
+
+    default_names: frozenset[str]
     default_dirs: re.Pattern[str] | None
     user: re.Pattern[str] | None
     vendored: frozenset[str] = frozenset()
 
     def skips_dir(self, name: str, rel: str) -> bool:
         return (
-            self.default_dirs is not None and self.default_dirs.match(name) is not None
-        ) or self.skips_file(name, rel)
+            name in self.default_names
+            or (self.default_dirs is not None and self.default_dirs.match(name) is not None)
+            or self.skips_file(name, rel)
+        )
 
     def skips_path(self, rel: str) -> bool:
         """Whether a path named explicitly would have been left out of a walk from the
@@ -135,17 +144,26 @@ def _compile(patterns: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(fnmatch.translate(p) for p in cleaned), flags)
 
 
+_CASE_FOLDS = os.path.normcase("A") == "a"  # Windows: names match case-insensitively
+
+
 @functools.lru_cache(maxsize=32)
 def _rules(
     exclude: tuple[str, ...],
     vendored: tuple[str, ...] = DEFAULT_VENDORED,
     default_excludes: tuple[str, ...] = DEFAULT_EXCLUDES,
 ) -> _Rules:
-    return _Rules(_compile(default_excludes), _compile(exclude), frozenset(vendored))
+    names = frozenset() if _CASE_FOLDS else frozenset(n for n in default_excludes if _literal(n))
+    globs = [pattern for pattern in default_excludes if pattern not in names]
+    return _Rules(names, _compile(globs), _compile(exclude), frozenset(vendored))
 
 
-@dataclass(frozen=True)
-class _Listing:
+def _literal(pattern: str) -> bool:
+    """A directory name that matches only itself (no wildcard, no path)."""
+    return not any(character in pattern for character in "*?[/") and pattern.strip() == pattern
+
+
+class _Listing(NamedTuple):
     """What ``git ls-files`` reports, as paths relative to the root in POSIX form.
 
     ``kept`` holds files, symlinks, submodules and untracked nested repositories

@@ -278,7 +278,7 @@ def analyse(
             root,
             cwd,
             repository.options,
-            dataclasses.replace(repository.prefilter, trials=True),
+            repository.prefilter.replaced(trials=True),
         )
 
         def scan_context(files: list[Path], trials: bool) -> list[ModuleFacts]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 
 from detlint.reasons import FLAKY_STEMS
 
@@ -61,16 +60,39 @@ def may_loop(data: bytes) -> bool:
     return b"range(" in data and any(token in data for token in TRIAL_TOKENS)
 
 
-@dataclass(frozen=True)
 class Prefilter:
-    """The byte-level test for "might hold a knob"."""
+    """The byte-level test for "might hold a knob".
 
-    extra: tuple[bytes, ...] = ()  # configured names, searched as written
-    trials: bool = False  # also parse files with trial loops (for DET301)
-    # Variables pipelines set (for DET302): a file can read one only where it reads the
-    # environment (os.getenv, os.environ or a configured reader), so they count only there.
-    variables: tuple[bytes, ...] = ()
-    readers: tuple[bytes, ...] = ()  # configured environment readers, by their last name
+    A plain class, not a frozen dataclass: it is a matcher that caches its tokens, set
+    up once per run, and a dataclass costs a one-file run's start-up several times
+    more to define. Nothing changes its fields after ``__init__``.
+    """
+
+    def __init__(
+        self,
+        extra: tuple[bytes, ...] = (),
+        trials: bool = False,
+        variables: tuple[bytes, ...] = (),
+        readers: tuple[bytes, ...] = (),
+    ) -> None:
+        self.extra = extra  # configured names, searched as written
+        self.trials = trials  # also parse files with trial loops (for DET301)
+        # Variables pipelines set (for DET302): a file can read one only where it reads
+        # the environment (os.getenv, os.environ or a configured reader), so they count
+        # only there.
+        self.variables = variables
+        self.readers = readers  # configured environment readers, by their last name
+
+    def replaced(
+        self, *, trials: bool | None = None, variables: tuple[bytes, ...] | None = None
+    ) -> Prefilter:
+        """The same prefilter with trial loops counted, or the pipelines' variables."""
+        return Prefilter(
+            self.extra,
+            self.trials if trials is None else trials,
+            self.variables if variables is None else variables,
+            self.readers,
+        )
 
     @functools.cached_property
     def _tokens(self) -> tuple[bytes, ...]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,11 +29,13 @@ if TYPE_CHECKING:
     from detlint.python_pass.narrowing import Narrowed
 
 
-@dataclass(frozen=True)
 class LoopOnly:
     """What ``scan`` says of a test file the prefilter ruled out that passes its trial
     half (:func:`may_loop`): not parsed now, but worth parsing if a CI step changes
-    how its tests report, because a trial loop then counts (DET302)."""
+    how its tests report, because a trial loop then counts (DET302). A plain class:
+    it holds nothing, and a dataclass costs every run's start-up more to define."""
+
+    __slots__ = ()
 
 
 class PythonRepository:
@@ -236,12 +238,14 @@ class PythonRepository:
         return None
 
 
-@dataclass(frozen=True)
 class FixtureLookupForFile:
-    """Fixtures visible to one file: those of conftest.py files in its directory and above."""
+    """Fixtures visible to one file: those of conftest.py files in its directory and above.
 
-    repository: PythonRepository
-    path: Path
+    A plain class (a lookup that caches, not a fact), cheaper to define than a dataclass."""
+
+    def __init__(self, repository: PythonRepository, path: Path) -> None:
+        self.repository = repository
+        self.path = path
 
     @functools.cached_property
     def _skipping(self) -> tuple[ModuleExports, ...]:

@@ -12,7 +12,6 @@ scan what they kept exactly as a run that read the pipelines first would.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -50,7 +49,7 @@ class PythonPass:
                 self.root,
                 self.cwd,
                 self.options,
-                dataclasses.replace(self.prefilter, variables=variables.names),
+                self.prefilter.replaced(variables=variables.names),
                 note_loops=variables.pipelines,
             )
         return found

@@ -31,7 +31,9 @@ RESET = "\x1b[0m"
 
 # A percentage as the model's sentences write them ("2.8%", "41.0%", "0.079%"), not
 # one inside a word or a longer number.
-_PERCENT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?%")
+# A pattern string, compiled (and cached by re) on first use: every run imports this
+# module to decide on colour, and most never colour anything.
+_PERCENT = r"(?<![\w.])\d+(?:\.\d+)?%"
 
 
 def colour_enabled(choice: str, stream: IO[str] | None, environ: Mapping[str, str]) -> bool:
@@ -80,4 +82,4 @@ def percentages(text: str, on: bool) -> str:
     """``text`` with every percentage in it cyan: the loss a sentence states."""
     if not on:
         return text
-    return _PERCENT.sub(lambda match: number(match.group(0), on), text)
+    return re.sub(_PERCENT, lambda match: number(match.group(0), on), text)

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from detlint.severity import SEVERITIES
 
@@ -44,9 +43,11 @@ class CatalogueError(Exception):
     """A catalogue file that is missing, unreadable or malformed (names the file)."""
 
 
-@dataclass(frozen=True)
-class RuleInfo:
-    """What every run needs of a rule: its identity, severity and whether it is on."""
+class RuleInfo(NamedTuple):
+    """What every run needs of a rule: its identity, severity and whether it is on.
+
+    A NamedTuple, as immutable as a frozen dataclass and cheaper to define: every run
+    reads the catalogue's headers, a one-file pre-commit run included."""
 
     code: str
     name: str
