@@ -320,3 +320,13 @@ def test_every_key_and_flag_is_documented() -> None:
                 or flag in readme
                 or flag in (root / "docs" / "output-formats.md").read_text()
             ), flag
+
+
+def test_audit_reads_settings_the_same_way(repo: Path) -> None:
+    write(repo, {"detlint.toml": 'extend-exclude = ["tests"]\n'})
+    audited = json.loads(invoke("audit", "--output-format", "json", "-q").stdout)
+    isolated = json.loads(invoke("audit", "--output-format", "json", "-q", "--isolated").stdout)
+    excluded = invoke("audit", "--output-format", "json", "-q", "--isolated", "--exclude", "tests")
+    assert audited["knobs"] == []  # the config keeps tests/ out
+    assert [knob["path"] for knob in isolated["knobs"]] == ["tests/test_a.py"]
+    assert json.loads(excluded.stdout)["knobs"] == []

@@ -379,3 +379,20 @@ def test_internal_error_is_one_line_without_traceback(monkeypatch):
     assert result.exit_code == 2
     assert result.stderr.startswith("detlint: internal error: RuntimeError: boom")
     assert result.stderr.count("\n") == 1
+
+
+def test_without_a_knob_observed_and_green_runs_give_one_figure_each() -> None:
+    plain = CliRunner().invoke(
+        cli, ["power", "--trials", "5", "--observed", "3/40", "--green-runs", "40"]
+    )
+    assert plain.exit_code == 0, plain.output
+    observed = plain.stdout.split("Observed 3/40")[1]
+    assert "with the knob" not in observed
+    assert "without" not in observed
+    assert "  reported: 32.3% at that rate, 12.3% to 67.0% over the interval" in plain.stdout
+    assert plain.stdout.rstrip().endswith("confidence:\n  above 1.5%")
+    knob = CliRunner().invoke(
+        cli, ["power", "--trials", "5", "--reruns", "2", "--observed", "3/40", "--green-runs", "40"]
+    )
+    assert "  reported with the knob: " in knob.stdout
+    assert "  with the knob: above 10.2%\n  without:       above 1.5%" in knob.stdout

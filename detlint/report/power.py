@@ -109,31 +109,41 @@ def render_text(analysis: PowerAnalysis) -> str:
             "",
             f"Observed {estimate.mismatches}/{estimate.trials}: rate {percent(estimate.rate)}, "
             f"{level} Wilson interval [{percent(estimate.low)}, {percent(estimate.high)}]",
-            f"  reported with the knob: {percent(with_at)} at that rate, "
-            f"{percent(with_low)} to {percent(with_high)} over the interval",
-            f"  reported without:       {percent(without_at)} at that rate, "
-            f"{percent(without_low)} to {percent(without_high)} over the interval",
         ]
+        if analysis.policy.masks:
+            lines += [
+                f"  reported with the knob: {percent(with_at)} at that rate, "
+                f"{percent(with_low)} to {percent(with_high)} over the interval",
+                f"  reported without:       {percent(without_at)} at that rate, "
+                f"{percent(without_low)} to {percent(without_high)} over the interval",
+            ]
+        else:  # no knob: one figure, not two columns that agree
+            lines.append(
+                f"  reported: {percent(without_at)} at that rate, "
+                f"{percent(without_low)} to {percent(without_high)} over the interval"
+            )
 
     if analysis.green_runs is not None:
         green = analysis.green_runs
+        bound = green.bound_without
+        without = f"above {percent(bound)}" if bound is not None else "none"
         lines += [
             "",
             f"After {green.runs} green run{'s' if green.runs != 1 else ''}, "
             f"per-trial rates ruled out at {percent_label(green.confidence)} confidence:",
-            "  with the knob: "
-            + (
-                f"above {percent(green.bound)}"
-                if green.bound is not None
-                else "none (the knob never lets a failure block)"
-            ),
-            "  without:       "
-            + (
-                f"above {percent(green.bound_without)}"
-                if green.bound_without is not None
-                else "none"
-            ),
         ]
+        if analysis.policy.masks:
+            lines += [
+                "  with the knob: "
+                + (
+                    f"above {percent(green.bound)}"
+                    if green.bound is not None
+                    else "none (the knob never lets a failure block)"
+                ),
+                f"  without:       {without}",
+            ]
+        else:  # no knob: one bound
+            lines.append(f"  {without}")
     return "\n".join(lines) + "\n"
 
 
