@@ -34,8 +34,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from detlint.report.fingerprints import LineFingerprints
 from detlint.report.formats import SourceLines
-from detlint.report.sarif import _Fingerprints
 
 if TYPE_CHECKING:
     from detlint.finding import Finding
@@ -69,7 +69,7 @@ def _issue(finding: Finding, fingerprint: str) -> dict[str, Any]:
 
 def gitlab_issues(report: Report) -> list[dict[str, Any]]:
     """The report's findings as GitLab Code Quality issues, in the report's order."""
-    fingerprint = _Fingerprints(SourceLines(report.cwd))
+    fingerprint = LineFingerprints(SourceLines(report.cwd))
     return [_issue(finding, fingerprint(finding)) for finding in report.findings]
 
 

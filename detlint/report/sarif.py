@@ -16,13 +16,13 @@ its property bag, for tools that want the loss rather than the sentence.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from detlint import __version__
+from detlint.report.fingerprints import LineFingerprints
 from detlint.report.formats import INFORMATION_URL, SourceLines, rule_url
 
 if TYPE_CHECKING:
@@ -138,30 +138,6 @@ def sarif_fixes(fix: object) -> list[dict[str, Any]]:
     return [{"description": {"text": description}, "artifactChanges": changes}]
 
 
-class _Fingerprints:
-    """A stable identity per result: code, path and the stripped text of its line.
-
-    The text, not the line number, so that a finding keeps its identity when
-    code above it moves; the occurrence number tells apart identical lines in
-    one file. When the source cannot be read, the line number stands in.
-    """
-
-    def __init__(self, sources: SourceLines) -> None:
-        self._sources = sources
-        self._seen: dict[str, int] = {}
-
-    def __call__(self, finding: Finding) -> str:
-        span = finding.span
-        text = self._sources.line(span.path, span.line)
-        anchor = text.strip() if text is not None else f"line {span.line}"
-        digest = hashlib.sha256(
-            "\0".join((finding.code, span.path, anchor)).encode("utf-8", "surrogatepass")
-        ).hexdigest()[:32]
-        occurrence = self._seen.get(digest, 0) + 1
-        self._seen[digest] = occurrence
-        return f"{digest}:{occurrence}"
-
-
 def _result(
     finding: Finding, index: int | None, fingerprint: str, fixes: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -200,7 +176,7 @@ def sarif_document(report: Report) -> dict[str, Any]:
     """The SARIF log as a JSON-ready dict."""
     rules = _rules()
     index = {info.code: number for number, info in enumerate(rules)}
-    fingerprint = _Fingerprints(SourceLines(report.cwd))
+    fingerprint = LineFingerprints(SourceLines(report.cwd))
     built = report.fixes or (None,) * len(report.findings)
     results = [
         _result(finding, index.get(finding.code), fingerprint(finding), sarif_fixes(fix))
