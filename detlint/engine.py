@@ -220,18 +220,21 @@ def analyse(
         elif result is not None:
             modules.append(result)
 
-    as_context = False  # the pipelines were read only as context for the linted files
+    # A run on some files of the tree (a pre-commit hook, `detlint check tests/`) reports
+    # what involves them: what it read around them (conftest.py aliases, context
+    # pipelines) is context, with or without pipelines in the tree.
+    as_context = False
     if modules and not pipelines:
         from detlint.context_pipelines import context_pipelines, covers_tree
 
-        if not covers_tree(paths, root, cwd):
+        as_context = not covers_tree(paths, root, cwd)
+        if as_context:
             # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
             # the CI steps that run them: DET501 on a marker the job retries again.
             progress.phase("reading pipelines", 1, "steps")
             pipelines = context_pipelines(
                 every_file(), set(discovery.files), root, cwd, jobs, cache
             )
-            as_context = bool(pipelines)
             progress.advance()
     configs: dict[Path, PytestConfig] = {}
     gates: list[TestGate] = []
@@ -331,7 +334,9 @@ def analyse(
     if as_context:
         from detlint.context_pipelines import about_linted_files
 
-        findings = about_linted_files(findings, linted, unique_configs)
+        # The paths the run was given and could not read are its own business too.
+        kept = _display_paths(lint_files, root, cwd) | {p.span.path for p in discovery.problems}
+        findings = about_linted_files(findings, kept, unique_configs)
     return Analysis(
         root=root,
         modules=tuple(modules),

@@ -2,7 +2,8 @@
 
 A commit that only adds ``pytest-rerunfailures`` to ``requirements-test.txt`` turns
 every ``@pytest.mark.flaky`` of the project from inert into a rerun; one that only
-edits ``pytest.ini`` or ``detlint.toml`` changes what every test there is judged by.
+edits ``pytest.ini``, ``detlint.toml`` or a ``conftest.py`` (the mark alias its tests use)
+changes what every test there is judged by.
 Linting such a file alone would report nothing about the tests it changes, so a run
 that names one (a pre-commit hook passes exactly the files a commit touches) checks
 the project it configures instead: the directory it declares for, as
@@ -29,6 +30,9 @@ _CONFIG_NAMES = frozenset(
         "tox.ini",
         "setup.cfg",
         "detlint.toml",
+        # The fixtures, hooks and mark aliases of every test below it: a commit that
+        # changes the wrapper 50 rerun tests use changes all their findings.
+        "conftest.py",
     }
 )
 _MAYBE_DEPENDENCIES = (".txt", ".in", ".toml", ".lock", ".yml", ".yaml")

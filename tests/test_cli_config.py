@@ -330,3 +330,57 @@ def test_audit_reads_settings_the_same_way(repo: Path) -> None:
     assert audited["knobs"] == []  # the config keeps tests/ out
     assert [knob["path"] for knob in isolated["knobs"]] == ["tests/test_a.py"]
     assert json.loads(excluded.stdout)["knobs"] == []
+
+
+CONFTEST_ALIAS = """\
+import pytest
+
+_flaky = pytest.mark.flaky(reruns=2, cause=ValueError)
+
+
+def flaky(fn):
+    return _flaky(fn)
+"""
+ALIASED_TEST = "from .conftest import flaky\n\n\n@flaky\ndef test_a():\n    assert True\n"
+
+
+@pytest.fixture
+def aliased(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """celery's shape: a conftest.py wraps the rerun marker its tests use."""
+    root = tmp_path / "aliased"
+    write(
+        root,
+        {
+            "requirements-test.txt": "pytest-rerunfailures==14.0\n",
+            "tests/__init__.py": "",
+            "tests/conftest.py": CONFTEST_ALIAS,
+            "tests/test_x.py": ALIASED_TEST,
+            "tests/test_plain.py": PLAIN,
+        },
+    )
+    subprocess.run(["git", "init", "--quiet", str(root)], check=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_a_changed_conftest_checks_the_tests_below_it(aliased: Path) -> None:
+    root = set(codes(invoke("check", "--output-format", "json")))
+    assert ("tests/conftest.py", "DET102") in root  # pytest-rerunfailures rejects cause=
+    assert ("tests/test_x.py", "DET101") in root
+    # A commit that changes only the wrapper: the hook names conftest.py alone.
+    alone = set(codes(invoke("check", "--output-format", "json", "tests/conftest.py")))
+    assert alone == root
+
+
+@pytest.mark.parametrize("pipeline", [False, True])
+def test_a_run_on_a_test_reports_what_involves_it_with_or_without_pipelines(
+    aliased: Path, pipeline: bool
+) -> None:
+    if pipeline:
+        write(aliased, {".buildkite/pipeline.yml": "steps:\n  - command: pytest tests\n"})
+    found = codes(invoke("check", "--output-format", "json", "tests/test_x.py"))
+    # The test's own finding; the conftest's DET102 is the conftest's, reported when it
+    # or the tree is checked, not on every commit that touches a test using the alias.
+    assert found == [("tests/test_x.py", "DET101")]
+    missing = codes(invoke("check", "--output-format", "json", "tests/test_x.py", "gone.py"))
+    assert ("gone.py", "DET901") in missing
