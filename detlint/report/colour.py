@@ -17,17 +17,12 @@ formats never call these helpers.
 from __future__ import annotations
 
 import re
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 COLOR_CHOICES: tuple[str, ...] = ("auto", "always", "never")
-
-BOLD = "\x1b[1m"
-RED = "\x1b[31m"
-CYAN = "\x1b[36m"
-RESET = "\x1b[0m"
 
 # A percentage as the model's sentences write them ("2.8%", "41.0%", "0.079%"), not
 # one inside a word or a longer number.
@@ -59,23 +54,28 @@ def colour_enabled(choice: str, stream: IO[str] | None, environ: Mapping[str, st
         return False
 
 
-def _paint(text: str, style: str, on: bool) -> str:
-    return f"{style}{text}{RESET}" if on and text else text
+def _paint(text: str, on: bool, **style: Any) -> str:
+    """click's ANSI styling (the CLI's own library), or the text as it is."""
+    if not (on and text):
+        return text
+    import click
+
+    return click.style(text, **style)
 
 
 def location(text: str, on: bool) -> str:
     """``path:line:column``, bold: where to look."""
-    return _paint(text, BOLD, on)
+    return _paint(text, on, bold=True)
 
 
 def code(text: str, on: bool) -> str:
     """A rule code, bold red: what was found."""
-    return _paint(text, BOLD + RED, on)
+    return _paint(text, on, bold=True, fg="red")
 
 
 def number(text: str, on: bool) -> str:
     """A number that stands alone (a count), cyan."""
-    return _paint(text, CYAN, on)
+    return _paint(text, on, fg="cyan")
 
 
 def percentages(text: str, on: bool) -> str:
