@@ -16,12 +16,14 @@ config, and a run that changes nothing costs two lookups.
 from __future__ import annotations
 
 import dataclasses
+import posixpath
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from detlint.ci_options import RunOptions, with_options
 from detlint.ci_pass.facts import CiKnob, EnvSetting
+from detlint.collection import collects_in_module
 from detlint.dependencies import PluginEvidence
 from detlint.link import TestGate, link_test, same_link, with_trials
 from detlint.model import (
@@ -67,7 +69,7 @@ class CiGate:
     ci_gate: CiKnob | None
     masked: bool
     override: EnvSetting | None  # a step env var that changed the trial count
-    has_facts: bool  # False: a test file whose tests hold no knob of their own
+    has_facts: bool  # False: the test files whose tests hold no knob of their own
 
     @property
     def inside(self) -> Policy:
@@ -109,32 +111,36 @@ _Ci = tuple[tuple[tuple[CiKnob, JobRetries], ...], CiKnob | None, bool]
 class _Split:
     """The tests behind one ``test_files`` tuple, as ``Composer.gates`` asks for them."""
 
-    plain: Sequence[str]  # the test files without facts
-    with_facts: list[TestFunction]  # the tests of the others, in file order
+    plain: Sequence[str]  # the test files without knobs (``Composer._with_knobs``)
+    with_facts: list[TestFunction]  # the collected tests of the others, in file order
     with_trials: list[TestFunction]  # those whose trial count a variable sets
     variables: frozenset[str]  # the names of those variables
 
 
 class Composer:
     """Composes the gates of runs; ``config_for`` gives the pytest config of a
-    repository directory."""
+    repository directory, and ``relative`` a displayed path relative to the repository."""
 
     def __init__(
         self,
         config_for: Callable[[str], PytestConfig],
         evidence_for: Callable[[str], PluginEvidence],
+        relative: Callable[[str], str] = lambda path: path,
     ) -> None:
         self.config_for = config_for
         self.evidence_for = evidence_for  # a test file's project's (``detlint.projects``)
+        self.relative = relative
         self._linked: dict[tuple[int, int], tuple[TestFunction, PytestConfig, TestGate]] = {}
         self._configs: dict[tuple[int, int], tuple[PytestConfig, RunOptions, PytestConfig]] = {}
         self._tests: dict[str, list[TestFunction]] | None = None
         self._splits: dict[int, tuple[tuple[str, ...], _Split]] = {}
+        self._files: dict[str, list[TestFunction] | None] = {}  # see ``_with_knobs``
         self._overrides: dict[tuple[int, str, int], tuple[TestFunction, TestFunction]] = {}
 
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
-        """The tests whose policy ``run`` changes: one gate per test with facts, and one
-        for all its test files without (no knob, no trial loop: one policy fits them all).
+        """The tests whose policy ``run`` changes: one gate per collected test of a file
+        with knobs, and one for all its test files without (no knob, no trial loop: one
+        policy fits them all).
 
         A run without a CI knob, a rerun option or a masked exit status changes only the
         tests whose trial variable it sets; the others run as their own config says.
@@ -148,7 +154,7 @@ class Composer:
         of a large setup change nothing: they are passed over here, two lookups each."""
         found: list[CiGate] = []
         if tests is not self._tests:
-            self._tests, self._splits = tests, {}
+            self._tests, self._splits, self._files = tests, {}, {}
         splits = self._splits
         for run, changes in runs:
             entry = splits.get(id(run.test_files))
@@ -196,7 +202,7 @@ class Composer:
         return found
 
     def _split(self, test_files: tuple[str, ...], tests: dict[str, list[TestFunction]]) -> _Split:
-        """A run's test files without facts, and the tests of the others, in file order.
+        """A run's test files without knobs, and the tests of the others, in file order.
         Runs share their ``test_files`` tuples (one per distinct target) and one linking
         hands every run the same complete ``tests`` (``gates_of`` starts afresh for
         another), so this is worked out once per tuple; the entry keeps the tuple alive
@@ -207,8 +213,9 @@ class Composer:
                 split = _Split(test_files, [], [], frozenset())
             else:
                 # A file read for its trial loops and found with none lists no tests.
-                plain = [path for path in test_files if not tests.get(path)]
-                with_facts = [test for path in test_files for test in tests.get(path, ())]
+                kept = [(path, self._with_knobs(path, tests)) for path in test_files]
+                plain = [path for path, found in kept if found is None]
+                with_facts = [test for _, found in kept if found is not None for test in found]
                 with_trials = [test for test in with_facts if test.trials.env is not None]
                 variables = frozenset(
                     env for test in with_trials if (env := test.trials.env) is not None
@@ -216,6 +223,33 @@ class Composer:
                 split = _Split(plain, with_facts, with_trials, variables)
             entry = self._splits[id(test_files)] = (test_files, split)
         return entry[1]
+
+    def _with_knobs(
+        self, path: str, tests: dict[str, list[TestFunction]]
+    ) -> list[TestFunction] | None:
+        """The tests of ``path`` that get a gate each: those pytest collects, when one of
+        them holds a knob; None for a file without knobs, which shares the run's one gate
+        for every test of such files.
+
+        The facts of a file list more than that. A file parsed for another reason (it
+        reads ``os.environ`` and names a variable some pipeline sets) lists its tests
+        though none holds a knob, and a run on named files takes every function and class
+        for a test (a pre-commit run on a test file keeps them all, ``engine.analyse``),
+        so the files a workflow gates list their helpers. Which tests pytest collects is
+        the config of the file's directory's business, as in the Python pass's linking;
+        which files a run collects is its targets' (``ci_pass.targets``). Asked once per
+        file, though many runs reach it."""
+        if path in self._files:
+            return self._files[path]
+        listed = tests.get(path)
+        found: list[TestFunction] | None = None
+        if listed:
+            config = self.config_for(posixpath.dirname(self.relative(path)))
+            collected = [test for test in listed if collects_in_module(config, test)]
+            if any(map(_holds_knobs, collected)):
+                found = collected
+        self._files[path] = found
+        return found
 
     def _with_options(self, config: PytestConfig, options: RunOptions) -> PytestConfig:
         """The config a run's tests are linked under: ``config`` with the run's options,
@@ -279,6 +313,17 @@ class Composer:
             )
             entry = self._overrides[key] = (test, dataclasses.replace(test, trials=trials))
         return entry[1]
+
+
+def _holds_knobs(test: TestFunction) -> bool:
+    """Whether a gate composes anything of ``test``'s own: a mark (every knob in pytest
+    is one, and a tag a run's ``-m`` may deselect), a ``pytest.param`` mark, or a trial
+    count other than one trial that no variable sets. A test without any is linked
+    exactly as the stand-in for every test of the files without knobs (``_gates``), so
+    its file is one of them whether or not it was parsed: the count a message quotes
+    must not depend on why the file was read."""
+    trials = test.trials
+    return bool(test.marks or test.param_marks) or trials.count != 1 or trials.env is not None
 
 
 def _selected(

@@ -109,7 +109,7 @@ class Linker:
         self.evidence_for = evidence_for
         # Scripts, tox.ini and Makefiles that commands call (none without a reader).
         self.follower = Follower(read_file or (lambda path: None), self.targets.display)
-        self.composer = Composer(config_for, evidence_for)
+        self.composer = Composer(config_for, evidence_for, relative)
         self._commands: dict[ScriptKey, CommandFacts] = {}
         # Keyed by a group's command texts and shell options (see ``_placed``).
         self._placed_runs: dict[

@@ -76,6 +76,18 @@ def collects(config: PytestConfig, test: TestFunction, cwd: Path) -> bool:
         config.path, config.python_files, config.norecursedirs, test.path, str(cwd)
     ):
         return False
+    return collects_in_module(config, test)
+
+
+def collects_in_module(config: PytestConfig, test: TestFunction) -> bool:
+    """Whether pytest, under ``config``, collects ``test`` from a module it collects.
+
+    CI linking asks this alone: a step's targets decide which modules it runs (a file
+    it names is collected whatever ``python_files`` says), not the walk ``collects``
+    describes, while the names of the tests in them are the config's business either way.
+    """
+    if test.name == HOOK_TEST:
+        return True
     if test.unittest:
         if not test.name.startswith(UNITTEST_METHOD_PREFIX):
             return False
