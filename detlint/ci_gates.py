@@ -70,6 +70,7 @@ class CiGate:
     masked: bool
     override: EnvSetting | None  # a step env var that changed the trial count
     has_facts: bool  # False: the test files whose tests hold no knob of their own
+    files: tuple[str, ...]  # the test files it stands for: its test's, or those files
 
     @property
     def inside(self) -> Policy:
@@ -196,9 +197,10 @@ class Composer:
                 label = f"{first} (tests without knobs)"
             else:
                 label = f"the tests of {len(plain_files)} test files without knobs"
-            found.append(self._gate(run, plain, config, own_config, label, False, ci))
+            files = tuple(plain_files)
+            found.append(self._gate(run, plain, config, own_config, label, files, ci))
         for test in chosen:
-            found.append(self._gate(run, test, config, own_config, test.nodeid, True, ci))
+            found.append(self._gate(run, test, config, own_config, test.nodeid, None, ci))
         return found
 
     def _split(self, test_files: tuple[str, ...], tests: dict[str, list[TestFunction]]) -> _Split:
@@ -282,9 +284,11 @@ class Composer:
         config: PytestConfig,
         own_config: PytestConfig,
         label: str,
-        has_facts: bool,
+        plain_files: tuple[str, ...] | None,
         ci: _Ci,
     ) -> CiGate:
+        """``test``'s gate in ``run``; ``plain_files`` the files it stands for when it is
+        the stand-in for the tests of the files without knobs."""
         own = self._link(test, own_config).policy
         override = _trial_override(test.trials, run.env)
         if override is None:
@@ -298,7 +302,9 @@ class Composer:
                 entry = self._linked[key] = (copy, config, linked)
             base = entry[2]
         retries, ci_gate, masked = ci
-        return CiGate(run, label, base, own, retries, ci_gate, masked, override, has_facts)
+        has_facts = plain_files is None
+        files = (test.path,) if plain_files is None else plain_files
+        return CiGate(run, label, base, own, retries, ci_gate, masked, override, has_facts, files)
 
     def _overridden(self, test: TestFunction, override: EnvSetting) -> TestFunction:
         """``test`` with the trial count a step's variable sets. Many steps set the same

@@ -8,6 +8,9 @@ on the workflow alone away from the wording of a run from the root (found on cel
 knobs though none of its tests held one, and a run naming only the workflow read the
 files it gates with every function taken for a test (the pre-commit setting for named
 test files), so an uncollected helper with a trial loop got a gate of its own.
+
+The files without knobs share one gate, and the reach a message quotes ("gates N test
+files") counts every file it stands for, not only the first.
 """
 
 from __future__ import annotations
@@ -151,3 +154,25 @@ def test_a_trial_count_keeps_its_file_among_those_with_knobs(tmp_path: Path) -> 
     (run,) = [run for run in document["ci"]["runs"] if run["path"] == ".github/workflows/ci.yml"]
     (plain,) = run["tests_without_knobs"]
     assert plain["test"] == "the tests of 2 test files without knobs"
+
+
+RETRIED_WITH_RERUNS = RETRIED.replace("command: pytest tests", "command: pytest --reruns 2 tests")
+
+
+def test_stacked_retries_count_every_file_the_shared_gate_stands_for(tmp_path: Path) -> None:
+    repo = written_repository(
+        tmp_path,
+        {
+            ".github/workflows/ci.yml": RETRIED_WITH_RERUNS,
+            "requirements-test.txt": "pytest\npytest-rerunfailures==14.0\n",
+            "tests/test_a.py": RERUN,
+            "tests/test_b.py": PLAIN,
+            "tests/test_c.py": PLAIN.replace("test_c", "test_c2"),
+            "tests/unit/test_d.py": PLAIN.replace("test_c", "test_d"),
+        },
+    )
+    subprocess.run(["git", "init", "--quiet", str(repo)], check=True)
+    _, document = run_check(repo, "--no-cache")
+    (found,) = [f for f in document["findings"] if f["code"] == "DET501"]
+    # Three files share one gate; the count names all four files the retry reaches.
+    assert found["message"].endswith("(gates 4 test files under tests, tests/unit)")

@@ -334,7 +334,7 @@ def trial_override(context: RuleContext) -> Iterator[Finding]:
         message = (
             f"step {gate.run.step.name!r} sets {name}={gate.inside.trials}, below the test's "
             f"own {own}: {loss_phrase(numbers)} in {gate.label} "
-            f"({reach(g.base.test.path for g in gates)})"
+            f"({reach(path for g in gates for path in g.files)})"
         )
         help_text = f"drop the override, or set {name} to at least {own}"
         yield finding("DET302", span, message, help_text, numbers)
@@ -363,7 +363,7 @@ def stacked_retries(context: RuleContext) -> Iterator[Finding]:
             f"{gate.label} is retried inside pytest by {inner} and again by `{knob.key}` "
             f"({knob.attempts} {'attempts' if knob.kind == 'shell-retry' else 'job runs'}): "
             f"up to {attempts} attempts in total; "
-            f"{loss_phrase(numbers)} ({reach(g.base.test.path for g in gates)})"
+            f"{loss_phrase(numbers)} ({reach(path for g in gates for path in g.files)})"
         )
         related = [k.span for k in gate.base.knobs if k.kind in ("rerun-marker", "config-reruns")]
         help_text = (
