@@ -16,11 +16,11 @@ the checkout's root:
    files with DET1xx/DET2xx findings first, then a pipeline), up to 2 files that hold
    only ``related`` locations of root findings (a conftest.py with a wrapper) and up
    to 3 dependency or config files, each checked alone as the hook would check it. A
-   test file's run is compared with the root findings whose path is that file or that
-   have a ``related`` location in it; a dependency or config file's run with the root
-   findings in the files ``detlint check --show-files FILE`` says that run reads (the
-   project it widens to). Hook findings outside that scope are counted as
-   ``unrelated_in_hook``.
+   run is compared with the root findings in the files ``detlint check --show-files
+   FILE`` says it reads (the file itself for a test file; the tests below it for a
+   conftest.py; the project it widens to for a dependency or config file), or with a
+   ``related`` location in one of them. Hook findings outside that scope are counted
+   as ``unrelated_in_hook``.
 
 The root and all-files runs are also timed in the concise format the hook prints, best
 of ``--repeat``: the JSON format builds every fix's edits, which can cost ten times the
@@ -400,28 +400,23 @@ def check_repo(
 
     # 3. single-file commits
     sampled = []
-    for name in pick_findings_files(root["findings"], named, args.sample_files):
-        expected = [f for f in root["findings"] if involves(f, {name})]
-        result = run([*prefix, name], checkout)
-        diff = compare(expected, result["findings"], args.examples)
-        # A hook finding of another file that does not involve the named file.
-        unrelated = [_example(f) for f in result["findings"] if not involves(f, {name})]
-        sampled.append(_sample_record("findings", name, result, diff, unrelated, args))
-    for name in pick_related_files(root["findings"], named, args.sample_related):
-        expected = [f for f in root["findings"] if involves(f, {name})]
-        result = run([*prefix, name], checkout)
-        diff = compare(expected, result["findings"], args.examples)
-        unrelated = [_example(f) for f in result["findings"] if not involves(f, {name})]
-        sampled.append(_sample_record("related", name, result, diff, unrelated, args))
-    for name in pick_config_files(files, args.sample_configs):
-        reads = set(show_files(detlint, checkout, name))
-        expected = [f for f in root["findings"] if f["path"] in reads]
-        result = run([*prefix, name], checkout)
-        diff = compare(expected, result["findings"], args.examples)
-        unrelated = [_example(f) for f in result["findings"] if f["path"] not in reads]
-        entry_record = _sample_record("config", name, result, diff, unrelated, args)
-        entry_record["show_files"] = len(reads)
-        sampled.append(entry_record)
+    for kind, names in (
+        ("findings", pick_findings_files(root["findings"], named, args.sample_files)),
+        ("related", pick_related_files(root["findings"], named, args.sample_related)),
+        ("config", pick_config_files(files, args.sample_configs)),
+    ):
+        for name in names:
+            # A test file's run reads that file; a conftest.py's, the tests below it; a
+            # dependency or config file's, the project it configures.
+            reads = set(show_files(detlint, checkout, name)) | {name}
+            expected = [f for f in root["findings"] if involves(f, reads)]
+            result = run([*prefix, name], checkout)
+            diff = compare(expected, result["findings"], args.examples)
+            # A finding that involves none of the files read.
+            unrelated = [_example(f) for f in result["findings"] if not involves(f, reads)]
+            entry_record = _sample_record(kind, name, result, diff, unrelated, args)
+            entry_record["show_files"] = len(reads)
+            sampled.append(entry_record)
     record["sampled_runs"] = len(sampled)
     record["sampled_disagreements"] = sum(1 for s in sampled if not s["agrees"])
     record["sampled"] = sampled
