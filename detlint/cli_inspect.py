@@ -81,21 +81,10 @@ def render_settings(resolved: Resolved, selected: Iterable[str], cwd: Path) -> s
 def render_files(settings: Settings, paths: Sequence[Path], cwd: Path) -> str:
     """The files a check of ``paths`` would read, one per line, as findings name them,
     and the paths it could not."""
-    from detlint.discover import discover
+    from detlint.engine import discover_files
     from detlint.scope import widened
-    from detlint.source import unsaved_paths
 
-    default_excludes, exclude = settings.walk_excludes()
-    discovery = discover(
-        widened(paths, cwd) or [cwd],
-        cwd,
-        exclude=exclude,
-        respect_gitignore=settings.respect_gitignore,
-        vendored=settings.vendored_dirs,
-        default_excludes=default_excludes,
-        force_exclude=settings.force_exclude,
-        unsaved=unsaved_paths(),
-    )
+    discovery = discover_files(widened(paths, cwd), cwd, settings)
     lines = [display_path(path, cwd) for path in discovery.files]
     lines += [f"# {p.span.path}: {p.message}" for p in discovery.problems]
     return "".join(f"{line}\n" for line in lines)

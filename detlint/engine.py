@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.cores import default_jobs
-from detlint.discover import discover, repository_files
+from detlint.discover import Discovery, discover, repository_files
 from detlint.progress import NULL_PROGRESS, Progress, counting
 from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import LoopOnly, PythonRepository
-from detlint.scope import widened
+from detlint.scope import PYTEST_CONFIG_FILES, widened
 from detlint.settings import Settings
 from detlint.source import unsaved_paths
 from detlint.span import Problem, Span
@@ -38,17 +38,6 @@ if TYPE_CHECKING:
     from detlint.pytest_config import PytestConfig
     from detlint.python_pass.facts import ModuleFacts, TestFunction
 
-PYTEST_CONFIG_FILES = frozenset(
-    {
-        "pytest.toml",
-        ".pytest.toml",
-        "pytest.ini",
-        ".pytest.ini",
-        "pyproject.toml",
-        "tox.ini",
-        "setup.cfg",
-    }
-)
 
 # Below this many files, worker start-up costs more than reading them here.
 PARALLEL_THRESHOLD = 200
@@ -119,6 +108,22 @@ def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
     ]
 
 
+def discover_files(paths: Sequence[Path], cwd: Path, settings: Settings) -> Discovery:
+    """The files a check of ``paths`` (already :func:`widened`) reads, as ``settings``
+    scope them. ``--show-files`` lists exactly these, so it is one function."""
+    default_excludes, exclude = settings.walk_excludes()
+    return discover(
+        list(paths) or [cwd],
+        cwd,
+        exclude=exclude,
+        respect_gitignore=settings.respect_gitignore,
+        vendored=settings.vendored_dirs,
+        default_excludes=default_excludes,
+        force_exclude=settings.force_exclude,
+        unsaved=unsaved_paths(),
+    )
+
+
 def analyse(
     paths: Sequence[Path],
     cwd: Path,
@@ -132,16 +137,7 @@ def analyse(
     per step: reading files, reading pipelines, linking, judging)."""
     paths = widened(paths, cwd)  # a dependency or config file: the project it configures
     default_excludes, exclude = settings.walk_excludes()
-    discovery = discover(
-        list(paths) or [cwd],
-        cwd,
-        exclude=exclude,
-        respect_gitignore=settings.respect_gitignore,
-        vendored=settings.vendored_dirs,
-        default_excludes=default_excludes,
-        force_exclude=settings.force_exclude,
-        unsaved=unsaved_paths(),
-    )
+    discovery = discover_files(paths, cwd, settings)
     root = discovery.root
     problems: list[Problem] = list(discovery.problems)
 

@@ -18,9 +18,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-# Names that may configure tests beyond themselves; anything else named is linted alone.
-# A cheap test on the name comes first, so that a run on test modules imports nothing more.
-_CONFIG_NAMES = frozenset(
+# The files pytest reads its configuration from (the engine reads the same set).
+PYTEST_CONFIG_FILES = frozenset(
     {
         "pytest.toml",
         ".pytest.toml",
@@ -29,12 +28,13 @@ _CONFIG_NAMES = frozenset(
         "pyproject.toml",
         "tox.ini",
         "setup.cfg",
-        "detlint.toml",
-        # The fixtures, hooks and mark aliases of every test below it: a commit that
-        # changes the wrapper 50 rerun tests use changes all their findings.
-        "conftest.py",
     }
 )
+# Names that may configure tests beyond themselves; anything else named is linted alone.
+# A cheap test on the name comes first, so that a run on test modules imports nothing more.
+# conftest.py holds the fixtures, hooks and mark aliases of every test below it: a commit
+# that changes the wrapper 50 rerun tests use changes all their findings.
+_CONFIG_NAMES = PYTEST_CONFIG_FILES | {"detlint.toml", "conftest.py"}
 _MAYBE_DEPENDENCIES = (".txt", ".in", ".toml", ".lock", ".yml", ".yaml")
 _DEPENDENCY_MODULES = frozenset({"setup.py", "noxfile.py", "Pipfile"})
 
