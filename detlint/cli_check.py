@@ -255,11 +255,14 @@ def check(
     if statistics:
         text = render_statistics(report, output_format)
     else:
-        if output_format in EDIT_FORMATS:
-            from detlint.cli_fix import with_fixes
+        # The fixes a format shows and the source lines `full` quotes are read now, so
+        # standard input's text must still stand in for its file: spans are into it.
+        with unsaved_input(paths, stdin):
+            if output_format in EDIT_FORMATS:
+                from detlint.cli_fix import with_fixes
 
-            report = with_fixes(report, output_format, unsafe_fixes)
-        text = render(output_format, report)
+                report = with_fixes(report, output_format, unsafe_fixes)
+            text = render(output_format, report)
     if report.color and output_file is None:
         click.echo(text, nl=False, color=True)  # click would strip the codes off a pipe
     else:

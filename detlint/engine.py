@@ -140,15 +140,20 @@ def analyse(
     discovery = discover_files(paths, cwd, settings)
     root = discovery.root
     problems: list[Problem] = list(discovery.problems)
+    discovered = {os.path.abspath(path) for path in discovery.files}
 
     def every_file() -> tuple[str, ...]:
-        return repository_files(
+        listed = repository_files(
             root,
             exclude=exclude,
             respect_gitignore=settings.respect_gitignore,
             vendored=settings.vendored_dirs,
             default_excludes=default_excludes,
         )
+        # A file that exists only as an editor's unsaved text (``--stdin-filename``) is
+        # one of the repository's files too: the steps that run its directory gate it.
+        new = [path for path in unsaved_paths() if path not in listed and path in discovered]
+        return (*listed, *new) if new else listed
 
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
     jobs = jobs or default_jobs()

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from detlint.cli import cli
+from detlint.discover import clear_cache
 
 MARKED = "import pytest\n\n\n@pytest.mark.flaky(reruns=2)\ndef test_x():\n    pass\n"
 PLAIN = "def test_y():\n    pass\n"
@@ -284,6 +285,44 @@ def test_standard_input_pipeline(repo: Path) -> None:
         stdin=pipeline,
     )
     assert (".buildkite/pipeline.yml", "DET411") in codes(result)
+
+
+def test_standard_input_fixes_and_source_are_its_own_text(repo: Path) -> None:
+    """The edits JSON offers and the lines `full` quotes point into the text read from
+    standard input, not into the different file on disk (an editor applies them to
+    its buffer)."""
+    write(repo, {"tests/test_a.py": "# an older version, one line longer\n" + PLAIN})
+    args = ("check", "-", "--stdin-filename", "tests/test_a.py", "--unsafe-fixes")
+    result = invoke(*args, "--output-format", "json", stdin=MARKED)
+    (finding,) = json.loads(result.stdout)["findings"]
+    (edit,) = finding["fix"]["edits"]
+    start = MARKED.index("pytest.mark.flaky")
+    assert (edit["start_byte"], edit["line"]) == (start, 4)
+    assert edit["end_byte"] == MARKED.index("\ndef test_x")
+    full = invoke(*args, "--output-format", "full", stdin=MARKED)
+    assert "4 | @pytest.mark.flaky(reruns=2)" in full.stdout
+
+
+def test_a_new_unsaved_file_is_gated_like_the_saved_one(repo: Path) -> None:
+    """A test file that exists only in the editor is one of the files the pipeline's
+    step runs: its in-test rerun and the job retry combine (DET501) as after saving."""
+    write(
+        repo,
+        {
+            ".buildkite/pipeline.yml": (
+                "steps:\n  - label: unit\n    command: pytest tests\n"
+                "    retry:\n      automatic: true\n"
+            )
+        },
+    )
+    args = ("check", "-", "--stdin-filename", "tests/test_new.py", "--output-format", "json")
+    unsaved = invoke(*args, stdin=MARKED)
+    write(repo, {"tests/test_new.py": MARKED})
+    clear_cache()  # the listing is cached for the life of a process; this one runs two checks
+    saved = invoke(*args, stdin=MARKED)
+    assert (".buildkite/pipeline.yml", "DET501") in codes(saved)
+    assert codes(unsaved) == codes(saved)
+    assert json.loads(unsaved.stdout) == json.loads(saved.stdout)
 
 
 @pytest.mark.parametrize(
