@@ -140,7 +140,6 @@ def analyse(
     discovery = discover_files(paths, cwd, settings)
     root = discovery.root
     problems: list[Problem] = list(discovery.problems)
-    discovered = {os.path.abspath(path) for path in discovery.files}
 
     def every_file() -> tuple[str, ...]:
         listed = repository_files(
@@ -152,8 +151,11 @@ def analyse(
         )
         # A file that exists only as an editor's unsaved text (``--stdin-filename``) is
         # one of the repository's files too: the steps that run its directory gate it.
-        new = [path for path in unsaved_paths() if path not in listed and path in discovered]
-        return (*listed, *new) if new else listed
+        unsaved = [path for path in unsaved_paths() if path not in listed]
+        if not unsaved:
+            return listed
+        discovered = {os.path.abspath(path) for path in discovery.files}
+        return (*listed, *(path for path in unsaved if path in discovered))
 
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
     jobs = jobs or default_jobs()
