@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import time
@@ -215,11 +214,16 @@ def check(
     stream = sys.stdout if output_file is None else None
     coloured = text_output and colour_enabled(color, stream, os.environ)
     timings: list[float] = []  # seconds of each analysis (--fix runs one per round)
+    if stdin is not None:
+        # Standard input's text stands in for its file until the command ends: for the
+        # analysis, and for the fixes and source lines the output reads after it.
+        from detlint.source import unsaved_text
+
+        click.get_current_context().with_resource(unsaved_text(cwd / paths[0], stdin))
 
     def run_check() -> CheckOutcome:
         started = time.perf_counter()
-        with unsaved_input(paths, stdin):
-            analysis = analyse(paths, cwd, settings, selected, cache=cache)
+        analysis = analyse(paths, cwd, settings, selected, cache=cache)
         timings.append(time.perf_counter() - started)
         if verbose and not quiet:
             from detlint.cli_inspect import verbose_lines
@@ -255,14 +259,11 @@ def check(
     if statistics:
         text = render_statistics(report, output_format)
     else:
-        # The fixes a format shows and the source lines `full` quotes are read now, so
-        # standard input's text must still stand in for its file: spans are into it.
-        with unsaved_input(paths, stdin):
-            if output_format in EDIT_FORMATS:
-                from detlint.cli_fix import with_fixes
+        if output_format in EDIT_FORMATS:
+            from detlint.cli_fix import with_fixes
 
-                report = with_fixes(report, output_format, unsafe_fixes)
-            text = render(output_format, report)
+            report = with_fixes(report, output_format, unsafe_fixes)
+        text = render(output_format, report)
     if report.color and output_file is None:
         click.echo(text, nl=False, color=True)  # click would strip the codes off a pipe
     else:
@@ -300,14 +301,3 @@ def _stdin_paths(
     if fixing:
         raise click.UsageError("--fix and --diff cannot be used with standard input")
     return (Path(stdin_filename),), sys.stdin.buffer.read()
-
-
-def unsaved_input(
-    paths: tuple[Path, ...], stdin: bytes | None
-) -> contextlib.AbstractContextManager[None]:
-    """While the analysis runs, the one path reads as standard input's text."""
-    if stdin is None:
-        return contextlib.nullcontext()
-    from detlint.source import unsaved_text
-
-    return unsaved_text(Path.cwd() / paths[0], stdin)

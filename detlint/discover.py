@@ -439,9 +439,11 @@ def repository_files(
     respect_gitignore: bool = True,
     vendored: Sequence[str] = DEFAULT_VENDORED,
     default_excludes: Sequence[str] = DEFAULT_EXCLUDES,
+    unsaved: Sequence[str] = (),
 ) -> tuple[str, ...]:
     """Every file of the repository under ``root``, with the same exclusion rules as discover,
-    as absolute paths in pathlib's order.
+    as absolute paths in pathlib's order; ``unsaved`` paths (standard input's, as for
+    :func:`discover`) count among them whether or not they exist on disk yet.
 
     Strings, not ``Path`` objects: a large repository lists thousands of files, and
     a run on one file (a pre-commit hook) keeps a few of them; building a ``Path``
@@ -453,13 +455,19 @@ def repository_files(
     what the user asked to lint. Call :func:`clear_cache` if files may have
     changed since (long-lived processes, tests).
     """
-    return _repository_files(
-        os.path.abspath(root),
-        tuple(exclude),
-        respect_gitignore,
-        tuple(vendored),
-        tuple(default_excludes),
+    top = os.path.abspath(root)
+    listed = _repository_files(
+        top, tuple(exclude), respect_gitignore, tuple(vendored), tuple(default_excludes)
     )
+    if not unsaved:
+        return listed
+    rules = _rules(tuple(exclude), tuple(vendored), tuple(default_excludes))
+    extra = {
+        path
+        for path in unsaved
+        if _is_under(path, top) and not rules.skips_path(_relative(path, top))
+    }.difference(listed)
+    return tuple(sorted((*listed, *extra), key=_path_order)) if extra else listed
 
 
 @functools.lru_cache(maxsize=16)

@@ -142,20 +142,14 @@ def analyse(
     problems: list[Problem] = list(discovery.problems)
 
     def every_file() -> tuple[str, ...]:
-        listed = repository_files(
+        return repository_files(
             root,
             exclude=exclude,
             respect_gitignore=settings.respect_gitignore,
             vendored=settings.vendored_dirs,
             default_excludes=default_excludes,
+            unsaved=unsaved_paths(),  # an unsaved new file: the steps running it gate it
         )
-        # A file that exists only as an editor's unsaved text (``--stdin-filename``) is
-        # one of the repository's files too: the steps that run its directory gate it.
-        unsaved = [path for path in unsaved_paths() if path not in listed]
-        if not unsaved:
-            return listed
-        discovered = {os.path.abspath(path) for path in discovery.files}
-        return (*listed, *(path for path in unsaved if path in discovered))
 
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
     jobs = jobs or default_jobs()
