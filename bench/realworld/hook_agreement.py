@@ -20,7 +20,9 @@ the checkout's root:
    FILE`` says it reads (the file itself for a test file; the tests below it for a
    conftest.py; the project it widens to for a dependency or config file), or with a
    ``related`` location in one of them. Hook findings outside that scope are counted
-   as ``unrelated_in_hook``.
+   as ``unrelated_in_hook``. Each sampled Python file with findings is also checked as
+   an editor checks it, its text on standard input (``check - --stdin-filename``):
+   ``stdin_identical`` says whether that JSON, fixes included, equals the saved file's.
 
 The root and all-files runs are also timed in the concise format the hook prints, best
 of ``--repeat``: the JSON format builds every fix's edits, which can cost ten times the
@@ -100,10 +102,10 @@ def key(finding: dict) -> Key:
     )
 
 
-def run(cmd: list[str], cwd: Path) -> dict:
+def run(cmd: list[str], cwd: Path, stdin: str | None = None) -> dict:
     """Run ``cmd``; its findings (a JSON document on stdout), exit status and time."""
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, input=stdin)
     seconds = round(time.perf_counter() - start, 3)
     result: dict = {"rc": proc.returncode, "seconds": seconds, "findings": []}
     if proc.returncode not in (0, 1):
@@ -416,6 +418,8 @@ def check_repo(
             unrelated = [_example(f) for f in result["findings"] if not involves(f, reads)]
             entry_record = _sample_record(kind, name, result, diff, unrelated, args)
             entry_record["show_files"] = len(reads)
+            if kind == "findings" and name.endswith(".py"):
+                entry_record["stdin_identical"] = stdin_agrees(detlint, checkout, name)
             sampled.append(entry_record)
     record["sampled_runs"] = len(sampled)
     record["sampled_disagreements"] = sum(1 for s in sampled if not s["agrees"])
@@ -423,6 +427,16 @@ def check_repo(
     seconds["sampled"] = {s["file"]: s["seconds"] for s in sampled}
     record["seconds"] = seconds
     return record
+
+
+def stdin_agrees(detlint: str, checkout: Path, name: str) -> bool:
+    """An editor's run on the file's text (``check - --stdin-filename``) gives the same
+    JSON findings, fixes and their byte offsets included, as a run on the saved file."""
+    flags = ["--output-format", "json", "--no-cache", "--unsafe-fixes"]
+    saved = run([detlint, "check", *flags, name], checkout)
+    text = (checkout / name).read_text(encoding="utf-8")
+    piped = run([detlint, "check", *flags, "-", "--stdin-filename", name], checkout, stdin=text)
+    return saved["rc"] in (0, 1) and saved == {**piped, "seconds": saved["seconds"]}
 
 
 def _sample_record(
