@@ -32,7 +32,7 @@ PHASES = (  # (module, function or Class.method, label); one label may sum sever
     ("detlint.engine", "_scan_all", "Python files"),
     # With pipelines, workers sift the Python files while the pipelines are read (that
     # time is in the pipelines' phase) and then scan what they kept: the wait is here.
-    ("detlint.parallel", "Staged.results", "Python files"),
+    ("detlint.base.parallel", "Staged.results", "Python files"),
     ("detlint.ci_analysis", "link_ci", "linking CI runs to tests"),
     ("detlint.engine", "_judge", "rules"),
 )
@@ -67,8 +67,8 @@ def main() -> None:
     import importlib
     import tempfile
 
+    from detlint.base.facts_cache import FactsCache
     from detlint.engine import analyse
-    from detlint.facts_cache import FactsCache
     from detlint.report.audit import render_audit_json
     from detlint.rules.catalogue import select_codes
     from detlint.settings import Settings

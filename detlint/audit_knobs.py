@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.audit_facts import KnobView
+from detlint.base.span import Span
 from detlint.link import SKIP_KINDS, XFAIL_KINDS, Knob, TestGate
 from detlint.model import Policy
-from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_gates import CiGate

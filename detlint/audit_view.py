@@ -37,10 +37,10 @@ from detlint.audit_knobs import (
     median,
     removals,
 )
+from detlint.base.percentages import percent, percent_label
+from detlint.base.span import Span
 from detlint.link import TestGate
 from detlint.model import Policy
-from detlint.report.numbers import percent, percent_label
-from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_gates import CiGate

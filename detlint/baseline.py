@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from detlint.base.source import read_bytes
 from detlint.finding import Finding
-from detlint.source import read_bytes
 
 BASELINE_SCHEMA = "detlint.baseline/1"
 

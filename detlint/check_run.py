@@ -101,7 +101,7 @@ def exit_status(findings: tuple[Finding, ...], options: CheckOptions) -> int:
     """0 clean, 1 when a finding is at or above ``fail_on``; ``exit_zero`` always 0."""
     if options.exit_zero:
         return 0
-    from detlint.severity import severity_rank
+    from detlint.base.severity import severity_rank
 
     floor = severity_rank(options.fail_on) if options.fail_on is not None else 0
     return int(any(severity_rank(finding.severity) >= floor for finding in findings))

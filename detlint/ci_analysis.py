@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.gc_pause import cyclic_gc_paused
-from detlint.span import Problem, display_path
+from detlint.base.gc_pause import cyclic_gc_paused
+from detlint.base.span import Problem, display_path
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
@@ -177,7 +177,7 @@ def link_ci(
 def _read_called(path: Path, cwd: Path) -> str | None:
     """A file a command calls (a script, tox.ini, a Makefile) as text, or None when it
     is not there or not text."""
-    from detlint.source import decode_text, read_bytes
+    from detlint.base.source import decode_text, read_bytes
 
     if not path.is_file():
         return None

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from detlint.base.span import Span
 from detlint.ci_options import RunOptions, with_options
 from detlint.ci_pass.facts import CiKnob, EnvSetting
 from detlint.collection import collects_in_module
@@ -37,7 +38,6 @@ from detlint.model import (
 )
 from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import NO_TRIALS, TestFunction, TrialCount
-from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_link import TestRun

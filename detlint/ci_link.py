@@ -23,6 +23,7 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from detlint.base.span import Span
 from detlint.ci_gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
 from detlint.ci_options import RunOptions, line_options, run_options
 from detlint.ci_pass.facts import (
@@ -41,7 +42,6 @@ from detlint.ci_pass.targets import TestFiles, join
 from detlint.dependencies import PluginEvidence
 from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import TestFunction
-from detlint.span import Span
 
 
 @dataclass(frozen=True, slots=True)

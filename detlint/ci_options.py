@@ -15,11 +15,11 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from detlint.base.span import Span
 from detlint.ci_pass.facts import EnvSetting
 from detlint.ci_pass.pytest_args import PytestArgs, read_pytest_args
 from detlint.ci_pass.shell import PytestRun
 from detlint.pytest_config import IntSetting, PytestConfig
-from detlint.span import Span
 
 ADDOPTS_VARIABLE = "PYTEST_ADDOPTS"
 

@@ -31,8 +31,8 @@ from detlint.cli_shared import (
 )
 
 if TYPE_CHECKING:
+    from detlint.base.progress import Progress
     from detlint.engine import Analysis
-    from detlint.progress import Progress
 
 FORMATS = ("json", "html", "markdown")
 REPORT_EXTRA = "pip install 'detlint[report]'"
@@ -107,7 +107,7 @@ def audit(
         raise click.UsageError(
             f"the HTML report needs {missing}, which is not installed: {REPORT_EXTRA}"
         )
-    from detlint.progress import progress_bar
+    from detlint.base.progress import progress_bar
 
     flags = flag_layers(exclude=exclude, extend_exclude=extend_exclude)
     resolved, selected = resolve(config, paths, isolated=isolated, flags=flags)

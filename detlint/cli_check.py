@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from detlint.base.severity import SEVERITIES
 from detlint.cli_shared import (
     CACHE_DIR,
     CONFIG,
@@ -29,7 +30,6 @@ from detlint.cli_shared import (
     flag_layers,
     resolve,
 )
-from detlint.severity import SEVERITIES
 
 if TYPE_CHECKING:
     from detlint.check_run import CheckOutcome
@@ -217,7 +217,7 @@ def check(
     if stdin is not None:
         # Standard input's text stands in for its file until the command ends: for the
         # analysis, and for the fixes and source lines the output reads after it.
-        from detlint.source import unsaved_text
+        from detlint.base.source import unsaved_text
 
         click.get_current_context().with_resource(unsaved_text(cwd / paths[0], stdin))
 

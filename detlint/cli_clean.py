@@ -13,7 +13,7 @@ from detlint.cli_shared import CACHE_DIR
 @CACHE_DIR
 def clean(cache_dir: Path | None) -> None:
     """Remove detlint's cache (only the directories detlint made there)."""
-    from detlint.facts_cache import clear, default_directory
+    from detlint.base.facts_cache import clear, default_directory
 
     root = cache_dir or default_directory()
     entries, size = clear(root)

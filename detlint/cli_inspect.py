@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from detlint.base.span import display_path
 from detlint.settings import KEYS
-from detlint.span import display_path
 
 if TYPE_CHECKING:
     from detlint.config_files import Resolved

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from detlint.base.facts_cache import FactsCache
     from detlint.config_files import Layer, Resolved
-    from detlint.facts_cache import FactsCache
     from detlint.settings import Settings
 
 
@@ -177,7 +177,7 @@ def facts_cache(no_cache: bool, cache_dir: Path | None) -> FactsCache | None:
     """The cache of pipeline facts a run reads and fills, or None with ``--no-cache``."""
     if no_cache:
         return None
-    from detlint.facts_cache import FactsCache, default_directory
+    from detlint.base.facts_cache import FactsCache, default_directory
 
     return FactsCache(cache_dir or default_directory(), "pipelines")
 

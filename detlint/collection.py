@@ -17,6 +17,8 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem
 from detlint.pytest_config import PytestConfig, find_pytest_config
 from detlint.python_pass.facts import HOOK_TEST, TestFunction
 from detlint.python_pass.options import (
@@ -25,8 +27,6 @@ from detlint.python_pass.options import (
     is_test_module,
     matches_name,
 )
-from detlint.source import read_bytes
-from detlint.span import Problem
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:

@@ -26,8 +26,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from detlint.base.span import display_path
 from detlint.settings import Settings, SettingsError, parse_settings
-from detlint.span import display_path
 
 CONFIG_NAMES = ("detlint.toml", "pyproject.toml")
 
@@ -52,7 +52,7 @@ class Resolved(NamedTuple):
 
 
 def _read_document(path: Path) -> dict[str, Any]:
-    from detlint.toml_reader import TOMLDecodeError, load_toml  # only when a file exists
+    from detlint.base.toml_reader import TOMLDecodeError, load_toml  # only when a file exists
 
     shown = display_path(path, Path.cwd())
     try:
@@ -140,7 +140,7 @@ def split_config(arguments: Sequence[str]) -> tuple[Path | None, tuple[Layer, ..
             continue
         if "=" not in argument:
             raise SettingsError(f"--config {argument!r}: no such file, and not a KEY=VALUE setting")
-        from detlint.toml_reader import TOMLDecodeError, load_toml  # only for an override
+        from detlint.base.toml_reader import TOMLDecodeError, load_toml  # only for an override
 
         try:
             table = load_toml(argument)

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.base.source import read_bytes
 from detlint.ci_pass import YAML_SUFFIXES
-from detlint.source import read_bytes
 
 if TYPE_CHECKING:
+    from detlint.base.facts_cache import FactsCache
     from detlint.ci_pass.facts import PipelineFacts
-    from detlint.facts_cache import FactsCache
     from detlint.finding import Finding
     from detlint.pytest_config import PytestConfig
 

@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from detlint.base.source import MAX_BYTES, decode_text, read_bytes
+from detlint.base.span import Problem, Span, display_path
 from detlint.dependency_conda import (
     is_conda_environment,
     read_conda_environment,
@@ -44,8 +46,6 @@ from detlint.dependency_toml import (
     read_pylock,
     read_pyproject,
 )
-from detlint.source import MAX_BYTES, decode_text, read_bytes
-from detlint.span import Problem, Span, display_path
 
 __all__ = ["RERUN_PLUGINS", "PluginEvidence", "Requirement", "read_plugin_evidence"]
 

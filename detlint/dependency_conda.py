@@ -31,8 +31,8 @@ from detlint.dependency_files import (
 )
 
 if TYPE_CHECKING:
+    from detlint.base.span import Problem
     from detlint.ci_pass.yaml_tree import YScalar
-    from detlint.span import Problem
 
 __all__ = [
     "is_conda_environment",

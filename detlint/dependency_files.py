@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from detlint.ini_lines import IniOption, ini_options
+from detlint.base.ini_lines import IniOption, ini_options
 
 
 class DependencyFileError(Exception):
@@ -160,7 +160,7 @@ def read_requirements_txt(text: str, source: str, names: frozenset[str]) -> list
 
 
 def _ini_values(text: str) -> list[IniOption]:
-    """Options and their value lines (:func:`detlint.ini_lines.ini_options`), once
+    """Options and their value lines (:func:`detlint.base.ini_lines.ini_options`), once
     configparser has accepted the file: a broken one is a DependencyFileError."""
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:

@@ -15,6 +15,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
+from detlint.base.toml_reader import TOMLDecodeError, load_toml
 from detlint.dependency_files import (
     Declared,
     DependencyFileError,
@@ -23,7 +24,6 @@ from detlint.dependency_files import (
     one_line,
     parse_requirement,
 )
-from detlint.toml_reader import TOMLDecodeError, load_toml
 
 
 def _load_toml(text: str) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from detlint.span import Problem, Span, display_path
+from detlint.base.span import Problem, Span, display_path
 
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".git",

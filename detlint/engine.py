@@ -16,23 +16,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.base.cores import default_jobs
+from detlint.base.progress import NULL_PROGRESS, Progress, counting
+from detlint.base.source import unsaved_paths
+from detlint.base.span import Problem, Span
 from detlint.ci_pass import YAML_SUFFIXES
-from detlint.cores import default_jobs
 from detlint.discover import Discovery, discover, repository_files
-from detlint.progress import NULL_PROGRESS, Progress, counting
 from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import LoopOnly, PythonRepository
 from detlint.scope import PYTEST_CONFIG_FILES, widened
 from detlint.settings import Settings
-from detlint.source import unsaved_paths
-from detlint.span import Problem, Span
 
 if TYPE_CHECKING:
+    from detlint.base.facts_cache import FactsCache
     from detlint.ci_analysis import CiAnalysis
     from detlint.ci_pass.facts import PipelineFacts
     from detlint.dependencies import PluginEvidence
-    from detlint.facts_cache import FactsCache
     from detlint.finding import Finding
     from detlint.link import TestGate
     from detlint.pytest_config import PytestConfig
@@ -81,7 +81,7 @@ def _scan_all(
         if progress is not NULL_PROGRESS:
             scan = counting(scan, progress)
         return [scan(path) for path in files]
-    from detlint.parallel import fork_map
+    from detlint.base.parallel import fork_map
 
     if progress is not NULL_PROGRESS:
         scan = counting(scan, progress, jobs)

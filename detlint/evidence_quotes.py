@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.report.numbers import percent_label
+from detlint.base.percentages import percent_label
 
 if TYPE_CHECKING:
     from detlint.ci_reports.records import Build, ReportProblem

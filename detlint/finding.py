@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from detlint.span import Span
+from detlint.base.span import Span
 
 if TYPE_CHECKING:
     from detlint.fixes.plans import FixPlan

@@ -20,6 +20,7 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from detlint.base.span import Span
 from detlint.conditions import Applies, mark_applies
 from detlint.dependencies import PluginEvidence
 from detlint.filters import (
@@ -53,7 +54,6 @@ from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import Mark, TestFunction
 from detlint.rerun_layers import flaky_layer, marker_layer
 from detlint.retry_counts import retry_decorator_attempts
-from detlint.span import Span
 
 XFAIL_KINDS = ("xfail", "xfail-call", "unittest-xfail")
 SKIP_KINDS = ("skip", "skipif", "skip-call", "unittest-skip")

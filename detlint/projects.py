@@ -18,6 +18,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem
 from detlint.dependencies import (
     PluginEvidence,
     Requirement,
@@ -25,8 +27,6 @@ from detlint.dependencies import (
     is_dependency_file,
     read_plugin_evidence,
 )
-from detlint.source import read_bytes
-from detlint.span import Problem
 
 
 class Projects:

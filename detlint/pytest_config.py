@@ -7,7 +7,7 @@ merged), ``addopts`` treated like the command line (so ``--reruns`` there beats 
 ``reruns``), and the plugins' own option rules (last occurrence wins, ``-o`` overrides beat
 file values, ``strict_xfail`` beats its alias ``xfail_strict``, which beat ``strict``).
 
-Values pytest would reject are reported as :class:`~detlint.span.Problem` and, where the
+Values pytest would reject are reported as :class:`~detlint.base.span.Problem` and, where the
 intent is still clear (``reruns = 2`` as a TOML integer), read anyway: the knob shows what the
 project meant to do, and the problem says why it is not doing it.
 """
@@ -21,13 +21,13 @@ import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from detlint.base.span import Problem, Span, display_path
 from detlint.pytest_config_files import RawConfig, RawValue, load_directory
 from detlint.python_pass.options import (
     DEFAULT_PYTHON_CLASSES,
     DEFAULT_PYTHON_FILES,
     DEFAULT_PYTHON_FUNCTIONS,
 )
-from detlint.span import Problem, Span, display_path
 
 DEFAULT_NORECURSEDIRS = (
     "*.egg",

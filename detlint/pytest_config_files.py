@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from detlint.toml_positions import KeyLines, scan_toml
-from detlint.toml_reader import TOMLDecodeError, load_toml
+from detlint.base.toml_positions import KeyLines, scan_toml
+from detlint.base.toml_reader import TOMLDecodeError, load_toml
 
 BOM = "\N{BYTE ORDER MARK}"
 _COMMENT_CHARS = "#;"

@@ -23,10 +23,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from detlint.base.severity import SEVERITIES
+from detlint.base.span import display_path
 from detlint.discover import DEFAULT_EXCLUDES, DEFAULT_VENDORED
 from detlint.reasons import DEFAULT_TRACKING_PATTERN
-from detlint.severity import SEVERITIES
-from detlint.span import display_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable

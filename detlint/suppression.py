@@ -48,10 +48,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from detlint.base.source import read_bytes
+from detlint.base.span import Span, display_path
 from detlint.finding import Finding
 from detlint.rules.catalogue import RULES
-from detlint.source import read_bytes
-from detlint.span import Span, display_path
 
 UNUSED_CODE = "DET902"
 

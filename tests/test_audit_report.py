@@ -24,12 +24,12 @@ from repo_expectations import written_repository
 from detlint.audit_curves import GRID, curve
 from detlint.audit_facts import AuditView
 from detlint.audit_view import audit_view
+from detlint.base.percentages import percent
 from detlint.cli import cli
 from detlint.cli_shared import settings_and_codes
 from detlint.engine import analyse
 from detlint.model import BLOCKING, Policy, Reruns
 from detlint.report import markdown
-from detlint.report.numbers import percent
 
 Q = 0.1
 ATTEMPT = 1 - (1 - Q) ** 5  # one attempt of the needle test's 5 trials

@@ -12,6 +12,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from detlint.base.span import Span
 from detlint.baseline import (
     BASELINE_SCHEMA,
     BaselineError,
@@ -24,7 +25,6 @@ from detlint.engine import analyse
 from detlint.finding import Finding
 from detlint.rules.catalogue import select_codes
 from detlint.settings import Settings
-from detlint.span import Span
 
 SELECTED = select_codes(None, ())
 

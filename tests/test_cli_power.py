@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from detlint import __version__
+from detlint.base.percentages import percent
 from detlint.cli import cli
 from detlint.model import Policy, Reruns
-from detlint.report.numbers import percent
 
 NEEDLE = ["power", "--trials", "5", "--reruns", "3"]
 SEED_ROWS = [

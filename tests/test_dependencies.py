@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from detlint.base.source import MAX_BYTES
+from detlint.base.span import Problem, Span
 from detlint.dependencies import (
     RERUN_PLUGINS,
     PluginEvidence,
@@ -23,8 +25,6 @@ from detlint.dependencies import (
     read_plugin_evidence,
 )
 from detlint.dependency_files import normalize_name, parse_requirement
-from detlint.source import MAX_BYTES
-from detlint.span import Problem, Span
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "deps"
 SCENARIOS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from repo_expectations import run_check
 
+from detlint.base.source import MAX_BYTES
+from detlint.base.span import Problem, Span
 from detlint.dependencies import (
     PluginEvidence,
     declares_dependencies,
@@ -22,8 +24,6 @@ from detlint.dependencies import (
 )
 from detlint.dependency_conda import parse_match_spec
 from detlint.dependency_files import normalize_name
-from detlint.source import MAX_BYTES
-from detlint.span import Problem, Span
 
 Row = tuple[str, str, str, tuple[int, int, int, int]]
 

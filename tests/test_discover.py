@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from detlint import discover as discover_module
+from detlint.base.span import Problem, Span
 from detlint.discover import (
     DEFAULT_EXCLUDES,
     Discovery,
@@ -26,7 +27,6 @@ from detlint.discover import (
     find_root,
     repository_files,
 )
-from detlint.span import Problem, Span
 
 # Variables a git hook sets; the helper must create repositories in tmp_path only.
 _GIT_ENV = {
@@ -398,7 +398,7 @@ def test_repository_files_of_missing_root_is_empty(tmp_path):
 
 def test_discovery_imports_nothing_heavy():
     code = (
-        "import sys, detlint.discover, detlint.source; "
+        "import sys, detlint.discover, detlint.base.source; "
         "print(sorted(m for m in ('scipy', 'libcst', 'ruamel') if m in sys.modules))"
     )
     result = subprocess.run(

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 from scipy.stats import binomtest
 
+from detlint.base.percentages import percent
 from detlint.cli import cli
-from detlint.report.numbers import percent
 
 PYTEST = (
     *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from detlint.gc_pause import cyclic_gc_paused
+from detlint.base.gc_pause import cyclic_gc_paused
 
 
 def test_pause_restores_an_enabled_collector_even_after_an_error() -> None:

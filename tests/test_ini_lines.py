@@ -7,7 +7,7 @@ import configparser
 
 import pytest
 
-from detlint.ini_lines import IniLine, ini_options
+from detlint.base.ini_lines import IniLine, ini_options
 
 SAMPLES = [
     "[testenv]\ncommands =\n    pytest --reruns 2 tests\n\n    coverage report\ndeps = flaky\n",

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy.stats import binom
 
+from detlint.base.percentages import fraction, percent
 from detlint.model import (
     ALLOW_FAILURE,
     BLOCKING,
@@ -24,7 +25,6 @@ from detlint.model import (
     StrictXfail,
     estimate_rate,
 )
-from detlint.report.numbers import fraction, percent
 
 NEEDLE = Policy(trials=5, layers=(Reruns(3),))
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from detlint.parallel import Staged, fork_map
+from detlint.base.parallel import Staged, fork_map
 
 
 def test_results_are_those_of_a_plain_loop_in_order():

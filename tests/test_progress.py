@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import detlint.progress
+import detlint.base.progress
+from detlint.base.progress import NULL_PROGRESS, progress_bar
 from detlint.engine import PARALLEL_THRESHOLD, analyse
-from detlint.progress import NULL_PROGRESS, progress_bar
 from detlint.rules.catalogue import select_codes
 from detlint.settings import Settings
 
@@ -49,7 +49,7 @@ def on_terminal(monkeypatch: pytest.MonkeyPatch) -> Terminal:
     test itself: pytest's output capture sets ``sys.stderr`` again after fixtures run."""
     fake = Terminal()
     monkeypatch.setattr(sys, "stderr", fake)
-    monkeypatch.setattr(detlint.progress, "DELAY_SECONDS", 0.0)
+    monkeypatch.setattr(detlint.base.progress, "DELAY_SECONDS", 0.0)
     return fake
 
 
@@ -87,7 +87,7 @@ def test_a_run_without_pipelines_shows_its_phases(monkeypatch: pytest.MonkeyPatc
 
 def test_a_run_shorter_than_the_delay_draws_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     terminal = on_terminal(monkeypatch)
-    monkeypatch.setattr(detlint.progress, "DELAY_SECONDS", 3600.0)
+    monkeypatch.setattr(detlint.base.progress, "DELAY_SECONDS", 3600.0)
     root = REPOS / "ci_pipelines"
     with progress_bar(True) as progress:
         analyse([root], root, Settings(), SELECTED, jobs=1, progress=progress)
@@ -120,13 +120,13 @@ def test_without_a_terminal_nothing_is_written_and_tqdm_is_not_imported() -> Non
         f"""
         import sys
         from pathlib import Path
-        import detlint.progress
+        import detlint.base.progress
         from detlint.engine import analyse
-        from detlint.progress import NULL_PROGRESS, progress_bar
+        from detlint.base.progress import NULL_PROGRESS, progress_bar
         from detlint.rules.catalogue import select_codes
         from detlint.settings import Settings
 
-        detlint.progress.DELAY_SECONDS = 0.0
+        detlint.base.progress.DELAY_SECONDS = 0.0
         root = Path({str(REPOS / "ci_pipelines")!r})
         with progress_bar(True) as progress:
             assert progress is NULL_PROGRESS
@@ -157,7 +157,7 @@ def test_a_forked_child_writes_nothing(tmp_path: Path, monkeypatch: pytest.Monke
     written = tmp_path / "stderr"
     fake = SharedTerminal(written)
     monkeypatch.setattr(sys, "stderr", fake)
-    monkeypatch.setattr(detlint.progress, "DELAY_SECONDS", 0.0)
+    monkeypatch.setattr(detlint.base.progress, "DELAY_SECONDS", 0.0)
     try:
         with progress_bar(True) as progress:
             progress.phase("parent", 10)
@@ -219,14 +219,14 @@ def test_the_bar_changes_no_finding(
         (tests / f"test_{n:04d}.py").write_text(FLAKY.format(n=n))
     counted: list[tuple[str, int, int]] = []  # (description, count, total) after advancing
 
-    class Recording(detlint.progress._Bar):
+    class Recording(detlint.base.progress._Bar):
         __slots__ = ()
 
         def advance(self, count: int = 1) -> None:
             super().advance(count)
             counted.append((self.bar.desc, self.bar.n, self.bar.total))
 
-    monkeypatch.setattr(detlint.progress, "_Bar", Recording)
+    monkeypatch.setattr(detlint.base.progress, "_Bar", Recording)
     plain = analyse([tmp_path], tmp_path, Settings(), SELECTED, jobs=2)
     with progress_bar(True) as progress:
         shown = analyse([tmp_path], tmp_path, Settings(), SELECTED, jobs=2, progress=progress)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from detlint import pytest_config_files
+from detlint.base.span import Problem, Span
 from detlint.pytest_config import (
     EMPTY_CONFIG,
     IntSetting,
@@ -22,7 +23,6 @@ from detlint.pytest_config import (
     RegisteredMarker,
     find_pytest_config,
 )
-from detlint.span import Problem, Span
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pytest_config"
 

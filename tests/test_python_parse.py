@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from detlint.base.span import Problem, Span
 from detlint.python_pass.facts import ModuleFacts
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.parse import TOO_DEEP, parse, syntax_problem
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import PythonRepository
-from detlint.span import Problem, Span
 
 RUNNING = "{}.{}".format(*sys.version_info[:2])
 REPOS = Path(__file__).parent / "fixtures" / "repos"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from detlint.base.span import Span
 from detlint.check_run import CheckOptions, exit_status
 from detlint.config_files import find_settings_file, load_settings
 from detlint.engine import analyse
@@ -12,7 +13,6 @@ from detlint.file_ignores import apply_per_file_ignores, ignored_by_file
 from detlint.finding import Finding
 from detlint.rules.catalogue import select_codes
 from detlint.settings import Settings, SettingsError, parse_settings
-from detlint.span import Span
 
 
 def test_every_key_is_read():

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from detlint.source import MAX_BYTES, decode_python, decode_text, read_bytes
-from detlint.span import Problem, Span
+from detlint.base.source import MAX_BYTES, decode_python, decode_text, read_bytes
+from detlint.base.span import Problem, Span
 
 
 def problem(display: str, message: str) -> Problem:

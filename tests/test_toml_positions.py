@@ -3,7 +3,7 @@ comments, items over several lines and nested tables must not shift an item."""
 
 from __future__ import annotations
 
-from detlint.toml_positions import array_items, scan_toml
+from detlint.base.toml_positions import array_items, scan_toml
 
 TEXT = """\
 [env_run_base]

@@ -103,7 +103,7 @@ def _masks(policy: dict[str, object]) -> bool:
 
 def _percent_text(value: float) -> str:
     sys.path.insert(0, str(HERE.parent.parent))
-    from detlint.report.numbers import percent
+    from detlint.base.percentages import percent
 
     return percent(value)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from detlint.base.span import Span
 from detlint.ci_pass.buildkite_knobs import (
     StepKnobs,
     continue_on_failure_knobs,
@@ -31,7 +32,6 @@ from detlint.ci_pass.buildkite_upload import plugin_strings, upload_paths
 from detlint.ci_pass.facts import CiCommand, CiKnob, CiStep, EnvSetting, PipelineFacts
 from detlint.ci_pass.yaml_spans import env_settings, key_name
 from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq, text_of
-from detlint.span import Span
 
 # Documented keys of every step type: never read as a vendor override block.
 _STEP_KEY_NAMES = (

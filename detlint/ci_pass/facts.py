@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from detlint.span import Span
+from detlint.base.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_pass.shell import CommandFacts, PytestRun

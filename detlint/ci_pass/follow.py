@@ -23,6 +23,7 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from detlint.base.span import Span
 from detlint.ci_pass.facts import EnvSetting
 from detlint.ci_pass.makefile import MAKEFILE_NAMES, Makefile, read_makefile
 from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
@@ -35,7 +36,6 @@ from detlint.ci_pass.tox_ini import (
     read_tox_config,
     substitute,
 )
-from detlint.span import Span
 
 # A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
 _SCRIPT_CALL = re.compile(

@@ -16,6 +16,7 @@ are not told apart: their pipes cannot be judged, which is read as not masking.
 
 from __future__ import annotations
 
+from detlint.base.span import Span
 from detlint.ci_pass.facts import CiCommand, CiKnob, CiKnobKind, CiStep, EnvSetting, PipelineFacts
 from detlint.ci_pass.gitlab_merge import (
     LoadLocal,
@@ -29,7 +30,6 @@ from detlint.ci_pass.gitlab_merge import (
 )
 from detlint.ci_pass.yaml_spans import items_of, knob_span, source_text, yaml_knob
 from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq, text_of
-from detlint.span import Span
 
 RESERVED = frozenset(
     {"default", "include", "stages", "types", "variables", "workflow", "image", "services"}

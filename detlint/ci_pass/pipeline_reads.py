@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from detlint.base.facts_cache import FactsCache, digest, dumps
+from detlint.base.parallel import fork_map
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem, display_path
 from detlint.ci_pass.facts import PipelineFacts, System
-from detlint.facts_cache import FactsCache, digest, dumps
-from detlint.parallel import fork_map
-from detlint.source import read_bytes
-from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
     from detlint.ci_pass.pipelines import PipelineReader

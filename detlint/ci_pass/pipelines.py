@@ -22,17 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.base.gc_pause import cyclic_gc_paused
+from detlint.base.source import decode_text, read_bytes
+from detlint.base.span import Problem, display_path
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
 from detlint.ci_pass.pipeline_reads import Input, Read, content_digest, read_each
 from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
-from detlint.gc_pause import cyclic_gc_paused
-from detlint.source import decode_text, read_bytes
-from detlint.span import Problem, display_path
 
 if TYPE_CHECKING:
+    from detlint.base.facts_cache import FactsCache
     from detlint.ci_pass.shell import CommandFacts
-    from detlint.facts_cache import FactsCache
 
 # A pipeline is read only if its lowercased bytes hold one of these: a knob, a
 # test run (whose flags, variables and shell matter), or a command that can

@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from detlint.ini_lines import IniLine, ini_options
+from detlint.base.ini_lines import IniLine, ini_options
 
 # What tox 4 passes to commands whatever ``pass_env`` says (on POSIX).
 DEFAULT_PASS_ENV = (

@@ -11,7 +11,7 @@ reads a tox.ini command; a ``{ replace = "posargs" }`` argument becomes
 ``{posargs:default}`` and ``{ replace = "env" }`` becomes ``{env:NAME:default}``,
 which :func:`~detlint.ci_pass.tox_ini.substitute` fills in. A ``ref`` to a list
 in the same document is followed. Each command keeps the position of its item
-in the file, found by :mod:`detlint.toml_positions`.
+in the file, found by :mod:`detlint.base.toml_positions`.
 
 Not read: ``env_base`` templates, and replacements whose value depends on the
 run (``replace = "if"``, ``"glob"``): an argument built by one is left out, and
@@ -25,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from detlint.base.ini_lines import IniLine
+from detlint.base.toml_positions import KeyLines, array_items
 from detlint.ci_pass.tox_ini import (
     DEFAULT_PASS_ENV,
     ToxCommand,
@@ -32,8 +34,6 @@ from detlint.ci_pass.tox_ini import (
     ToxSettings,
     read_tox_ini,
 )
-from detlint.ini_lines import IniLine
-from detlint.toml_positions import KeyLines, array_items
 
 _Where = tuple[int, int, int, int]  # line, column, end line, end column (1-based, end exclusive)
 _MAX_REFS = 8  # a ref that leads to another ref, at most this deep
@@ -193,8 +193,8 @@ def read_tox_toml(text: str, pyproject: bool) -> ToxSettings | None:
     """The tox configuration in a tox.toml (``pyproject`` False) or a pyproject.toml's
     ``[tool.tox]`` table: INI text when that table has ``legacy_tox_ini``, else its
     native tables; None without a table, or for invalid TOML."""
-    from detlint.toml_positions import scan_toml
-    from detlint.toml_reader import TOMLDecodeError, load_toml
+    from detlint.base.toml_positions import scan_toml
+    from detlint.base.toml_reader import TOMLDecodeError, load_toml
 
     try:
         document = load_toml(text)

@@ -13,7 +13,7 @@ import re
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
-from detlint.span import Problem, Span
+from detlint.base.span import Problem, Span
 
 MAX_DEPTH = 200
 """Nesting levels a document may have; no pipeline comes close, and readers recurse."""

@@ -1,7 +1,7 @@
 """Reading YAML text into a ``yaml_tree``, fast and without ever raising.
 
 This runs on every pipeline file of a repository, so it must be cheap and it
-must turn anything it cannot read into a :class:`~detlint.span.Problem` (DET901)
+must turn anything it cannot read into a :class:`~detlint.base.span.Problem` (DET901)
 instead of an exception. The tree is built straight from parser events: with
 ``ruamel.yaml.clib`` installed the events come from libyaml through ruamel's
 ``CParser`` (several times faster than the pure-Python parser, which is the
@@ -41,6 +41,8 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
+from detlint.base.gc_pause import cyclic_gc_paused
+from detlint.base.span import Problem, Span
 from detlint.ci_pass.templates import FILL_END, Masked, looks_templated, mask_templates
 from detlint.ci_pass.yaml_errors import (
     MAX_DEPTH,
@@ -53,8 +55,6 @@ from detlint.ci_pass.yaml_errors import (
 )
 from detlint.ci_pass.yaml_scalars import RESOLVED_START, resolve_plain, resolve_tagged
 from detlint.ci_pass.yaml_tree import Position, YMap, YNode, YScalar, YSeq, merge_items
-from detlint.gc_pause import cyclic_gc_paused
-from detlint.span import Problem, Span
 
 try:
     from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from detlint.span import Span
+from detlint.base.span import Span
 
 ScalarValue = str | int | float | bool | None
 

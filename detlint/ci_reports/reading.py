@@ -85,8 +85,8 @@ def iter_reports(
 def _parse_all(
     files: list[Path], jobs: int | None
 ) -> list[tuple[str | None, Build | ReportProblem]]:
-    from detlint.cores import default_jobs
-    from detlint.parallel import fork_map
+    from detlint.base.cores import default_jobs
+    from detlint.base.parallel import fork_map
 
     workers = jobs or default_jobs()
     if len(files) < PARALLEL_FILES:

@@ -48,7 +48,7 @@ class Sources:
         return found
 
     def _read(self, path: str) -> SourceText | str:
-        from detlint.source import read_bytes
+        from detlint.base.source import read_bytes
 
         data = read_bytes(self.cwd / path, path)
         if not isinstance(data, bytes):

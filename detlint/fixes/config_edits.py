@@ -14,6 +14,7 @@ import configparser
 import re
 from collections.abc import Sequence
 
+from detlint.base.toml_reader import TOMLDecodeError, load_toml
 from detlint.fixes.edits import Declined, Edit, apply_edits
 from detlint.fixes.option_tokens import (
     FLAGS_WITHOUT_VALUE,
@@ -25,7 +26,6 @@ from detlint.fixes.option_tokens import (
 from detlint.fixes.plans import RemoveOptions
 from detlint.fixes.source_text import SourceText
 from detlint.fixes.yaml_verify import differences
-from detlint.toml_reader import TOMLDecodeError, load_toml
 
 _LINE = re.compile(r"[^\r\n]*(\r\n|\r|\n|$)")
 _INI_KEY = re.compile(r"(?P<indent>[ \t]*)addopts[ \t]*[=:]", re.IGNORECASE)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from detlint.span import Span
+from detlint.base.span import Span
 
 Applicability = Literal["safe", "unsafe"]
 APPLICABILITIES: tuple[Applicability, ...] = ("safe", "unsafe")

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
+from detlint.base.span import Span
 from detlint.fixes.edits import Declined
 from detlint.fixes.source_text import SourceText
-from detlint.span import Span
 
 # What may follow a construct on its line for the line to count as the construct's
 # own: blanks, a comment, the line end (or the end of the file).

@@ -17,7 +17,7 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from detlint.span import Span
+from detlint.base.span import Span
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 

@@ -24,7 +24,7 @@ def parse_problem(path: str, text: str) -> str | None:
             for _ in YAML(typ="safe", pure=True).load_all(text):
                 pass
         elif path.endswith(".toml"):
-            from detlint.toml_reader import load_toml
+            from detlint.base.toml_reader import load_toml
 
             load_toml(text)
         elif path.endswith(_INI):

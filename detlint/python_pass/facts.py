@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from detlint.span import Span
+from detlint.base.span import Span
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from detlint.base.span import Span
 from detlint.python_pass.facts import Argument, Dynamic, Mark, MarkKind, Scope
 from detlint.python_pass.guards import negated, quoted
 from detlint.python_pass.module_index import Function, ModuleIndex
 from detlint.python_pass.names import dotted
-from detlint.span import Span
 
 MARK_KINDS: dict[str, MarkKind] = {
     "flaky": "flaky",

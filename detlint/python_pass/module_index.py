@@ -13,6 +13,7 @@ import ast
 import functools
 from dataclasses import dataclass, field
 
+from detlint.base.span import Span
 from detlint.python_pass.facts import ArgValue, Dynamic
 from detlint.python_pass.guards import negated, quoted
 from detlint.python_pass.locations import Arg, Code, call_args
@@ -20,7 +21,6 @@ from detlint.python_pass.names import NOT_LITERAL, ImportMap, NotLiteral, litera
 from detlint.python_pass.narrowing import Narrowed
 from detlint.python_pass.parse import parse
 from detlint.python_pass.walk import NodeT, of_kind, walk
-from detlint.span import Span
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 

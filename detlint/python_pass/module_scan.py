@@ -20,6 +20,7 @@ import ast
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from detlint.base.span import Span
 from detlint.python_pass.body_marks import BodyMarks
 from detlint.python_pass.facts import Mark, ModuleFacts, TestFunction, TrialCount
 from detlint.python_pass.fixtures import (
@@ -43,7 +44,6 @@ from detlint.python_pass.options import (
 from detlint.python_pass.test_classes import ClassTree, class_pytestmark
 from detlint.python_pass.trials import FixtureLookup, TrialResolver, no_fixture
 from detlint.python_pass.walk import find_all
-from detlint.span import Span
 
 
 class ModuleExports:

@@ -14,7 +14,7 @@ import re
 import sys
 import warnings
 
-from detlint.span import Problem, Span
+from detlint.base.span import Problem, Span
 
 TOO_DEEP = "too deeply nested to analyse; skipped"
 

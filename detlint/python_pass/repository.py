@@ -18,10 +18,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.base.source import decode_python, read_bytes
+from detlint.base.span import Problem, Span, display_path
 from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop
-from detlint.source import decode_python, read_bytes
-from detlint.span import Problem, Span, display_path
 
 if TYPE_CHECKING:
     from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount

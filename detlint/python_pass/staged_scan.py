@@ -15,14 +15,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from detlint.progress import NULL_PROGRESS, Progress, counting
+from detlint.base.progress import NULL_PROGRESS, Progress, counting
+from detlint.base.span import Problem
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import LoopOnly, PythonRepository
-from detlint.span import Problem
 
 if TYPE_CHECKING:
-    from detlint.parallel import Staged
+    from detlint.base.parallel import Staged
     from detlint.python_pass.facts import ModuleFacts
 
 
@@ -63,7 +63,7 @@ class PythonPass:
         """Sift ``files`` in ``jobs`` worker processes now; ``results(variables)`` scans
         what they kept (in this process with one job, which ``progress`` then counts
         file by file; workers report nothing until they are done)."""
-        from detlint.parallel import Staged
+        from detlint.base.parallel import Staged
 
         scan = self.scan
         if jobs <= 1 and progress is not NULL_PROGRESS:

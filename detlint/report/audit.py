@@ -11,12 +11,12 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
+from detlint.base.span import Span
 from detlint.engine import Analysis
 from detlint.link import Environment, TestGate
 from detlint.python_pass.facts import ArgValue, Dynamic, Mark
 from detlint.report.findings import finding_json
 from detlint.report.power import gate_json, layer_json
-from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_analysis import CiAnalysis

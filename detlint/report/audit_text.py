@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from detlint.audit_facts import AuditView
-from detlint.report.numbers import percent, percent_label
+from detlint.base.percentages import percent, percent_label
 
 
 def points(loss: float) -> str:

@@ -19,9 +19,9 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from detlint.base.percentages import percent, percent_label
+from detlint.base.severity import severity_rank
 from detlint.report.formats import rule_url, summary
-from detlint.report.numbers import percent, percent_label
-from detlint.severity import severity_rank
 
 if TYPE_CHECKING:
     from detlint.finding import Finding, Loss

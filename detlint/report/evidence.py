@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from detlint import __version__
+from detlint.base.percentages import percent, percent_label
 from detlint.evidence_view import EvidenceView, TestEvidence
-from detlint.report.numbers import percent, percent_label
 
 EVIDENCE_SCHEMA = "detlint.evidence/1"
 MARKDOWN_ROWS = 50

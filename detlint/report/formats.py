@@ -176,7 +176,7 @@ class SourceLines:
         return lines[number - 1]
 
     def _read(self, path: str) -> tuple[str, ...] | None:
-        from detlint.source import decode_python, decode_text, read_bytes
+        from detlint.base.source import decode_python, decode_text, read_bytes
 
         data = read_bytes(self._cwd / path, path)
         if not isinstance(data, bytes) or b"\x00" in data:

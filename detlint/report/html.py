@@ -14,9 +14,9 @@ from typing import Any
 
 from detlint.audit_curves import knob_curves, worst_curves
 from detlint.audit_facts import AuditView, KnobView, TestView
+from detlint.base.percentages import percent, percent_label
 from detlint.model import Policy
 from detlint.report.audit_text import headline_texts, points
-from detlint.report.numbers import percent, percent_label
 from detlint.report.plots import Plot, knob_plot, overview_plot
 
 # The page stays readable and under a few megabytes on any repository: static tables

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from detlint.audit_curves import GRID, Curve
-from detlint.report.numbers import percent, percent_label
+from detlint.base.percentages import percent, percent_label
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

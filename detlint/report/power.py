@@ -8,9 +8,9 @@ import dataclasses
 import json
 from typing import Any
 
+from detlint.base.percentages import percent, percent_label
 from detlint.model import Gate, Layer, Policy
 from detlint.power import PowerAnalysis
-from detlint.report.numbers import percent, percent_label
 
 JSON_SCHEMA = "detlint.power/1"
 

@@ -26,10 +26,10 @@ from detlint.report.fingerprints import LineFingerprints
 from detlint.report.formats import INFORMATION_URL, SourceLines, rule_url
 
 if TYPE_CHECKING:
+    from detlint.base.span import Span
     from detlint.finding import Finding
     from detlint.report.formats import Report
     from detlint.rules.catalogue import RuleInfo
-    from detlint.span import Span
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (

@@ -29,7 +29,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from detlint.severity import SEVERITIES
+from detlint.base.severity import SEVERITIES
 
 if TYPE_CHECKING:
     from detlint.rules.catalogue_files import RulePage
@@ -94,7 +94,7 @@ def read_text(path: Path) -> str:
 
 
 def parse_toml(path: Path, text: str) -> dict[str, Any]:
-    from detlint.toml_reader import TOMLDecodeError, load_toml
+    from detlint.base.toml_reader import TOMLDecodeError, load_toml
 
     try:
         return load_toml(text)

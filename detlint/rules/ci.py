@@ -16,9 +16,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
+from detlint.base.percentages import percent, percent_label
+from detlint.base.span import Span
 from detlint.finding import Finding, Loss
 from detlint.model import BLOCKING, MASKED_EXIT, JobRetries, Policy, Reruns
-from detlint.report.numbers import percent, percent_label
 from detlint.rules.ci_reach import scope, unseen_test_calls
 from detlint.rules.ci_wording import (
     by_place,
@@ -35,7 +36,6 @@ from detlint.rules.fix_plans import (
     soft_fail_plan,
     unmask_plan,
 )
-from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun

@@ -12,12 +12,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from detlint.base.percentages import percent, percent_label
+from detlint.base.span import Span
 from detlint.finding import Finding, Loss
 from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import HOOK_TEST, Mark, TestFunction
-from detlint.report.numbers import percent, percent_label
 from detlint.rules.catalogue import RULES
-from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from detlint.base.span import Span
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.fixes.plans import (
     AddReason,
@@ -23,7 +24,6 @@ from detlint.fixes.plans import (
     UnmaskExit,
 )
 from detlint.reasons import tracking_reference
-from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.ci_link import TestRun

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from detlint.base.percentages import percent, percent_label
 from detlint.finding import Finding, Loss
 from detlint.link import Knob, TestGate
 from detlint.python_pass.facts import Mark
 from detlint.reasons import says_flaky, tracking_reference
-from detlint.report.numbers import percent, percent_label
 from detlint.rules.context import (
     RuleContext,
     covers,

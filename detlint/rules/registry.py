@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
+from detlint.base.span import Problem
 from detlint.finding import Finding
 from detlint.rules.catalogue import RULES, RuleInfo, select_codes
 from detlint.rules.ci import (
@@ -24,7 +25,6 @@ from detlint.rules.retries import (
     retry_marker,
 )
 from detlint.rules.trials import low_trial_count
-from detlint.span import Problem
 
 Rule = Callable[[RuleContext], Iterator[Finding]]
 

@@ -7,13 +7,13 @@ import difflib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from detlint.base.percentages import percent, percent_label
+from detlint.base.span import Span
 from detlint.finding import Finding, Loss
 from detlint.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY, all_declared
 from detlint.python_pass.facts import Dynamic, Mark
-from detlint.report.numbers import percent, percent_label
 from detlint.retry_counts import looks_boolean
 from detlint.rules.fix_plans import config_reruns_plan, rerun_mark_plan
-from detlint.span import Span
 
 if TYPE_CHECKING:
     from detlint.link import TestGate

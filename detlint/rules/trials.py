@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from detlint.base.percentages import percent, percent_label
 from detlint.finding import Finding
-from detlint.report.numbers import percent, percent_label
 from detlint.rules.context import RuleContext, finding, loss
 
 

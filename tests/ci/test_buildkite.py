@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from detlint.base.span import Span
 from detlint.ci_pass.buildkite import read_buildkite
 from detlint.ci_pass.buildkite_upload import DEFAULT_UPLOAD_FILES, upload_paths
 from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
 from detlint.ci_pass.yaml_load import read_yaml
 from detlint.ci_pass.yaml_tree import Position, YMap, YNode, YScalar, YSeq
-from detlint.span import Span
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "ci" / "buildkite"
 

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from detlint.base.span import Span
 from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
 from detlint.ci_pass.gitlab import read_gitlab
 from detlint.ci_pass.yaml_load import read_yaml
 from detlint.ci_pass.yaml_tree import YNode
-from detlint.span import Span
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURES = "tests/fixtures/ci/gitlab"

@@ -14,6 +14,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from detlint.base.span import Span
 from detlint.ci_link import Linker, _moved
 from detlint.ci_options import RunOptions, _merge, line_options, run_options
 from detlint.ci_pass.facts import CiCommand, CiStep, EnvSetting, PipelineFacts
@@ -29,7 +30,6 @@ from detlint.python_pass.facts import ModuleFacts, TrialCount
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import PythonRepository
-from detlint.span import Span
 
 AT = Span("ci.yml", 1, 1, 1, 1)
 NO_EVIDENCE = PluginEvidence((), ())

@@ -13,12 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from repo_expectations import run_check
 
+from detlint.base.span import Span, display_path
 from detlint.ci_analysis import pipeline_env_names
 from detlint.ci_pass.facts import CiCommand, CiStep, PipelineFacts, script_groups, script_key
 from detlint.ci_pass.pipelines import read_pipelines
 from detlint.ci_pass.targets import displayer, relativer
 from detlint.report.audit import dumps_indented
-from detlint.span import Span, display_path
 
 NAMES = st.sampled_from(["a", "tests", "b.py", "..", ".", "", "x y", "ü"])
 PATHS = st.lists(NAMES, min_size=1, max_size=4).map("/".join)

@@ -1,6 +1,6 @@
 """How many processes a run spreads its work over.
 
-Apart from :mod:`detlint.parallel` (which imports ``pickle``), so that a run that
+Apart from :mod:`detlint.base.parallel` (which imports ``pickle``), so that a run that
 never forks (a pre-commit check of one file) asks this without importing it.
 """
 

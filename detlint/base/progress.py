@@ -11,7 +11,7 @@ default everywhere, so a run that shows no bar pays for no more than a method
 call per phase, and never imports ``tqdm`` (``detlint check`` stays as quick
 to start as it is without a bar).
 
-The engine forks worker processes (:mod:`detlint.parallel`) that inherit the
+The engine forks worker processes (:mod:`detlint.base.parallel`) that inherit the
 bar as a Python object; a terminal line written by two processes is garbled,
 so the bar does nothing in any process but the one that made it.
 """

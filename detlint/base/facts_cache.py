@@ -55,7 +55,7 @@ def code_fingerprint() -> str:
     even from an editable install between two edits."""
     import hashlib
 
-    package = Path(__file__).parent
+    package = Path(__file__).parent.parent  # the whole detlint package
     digest = hashlib.blake2b(digest_size=_FINGERPRINT_LENGTH // 2)
     digest.update(sys.version.encode())
     for directory, names, files in sorted(os.walk(package)):

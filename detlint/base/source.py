@@ -3,7 +3,7 @@
 detlint runs over whole repositories in pre-commit hooks and CI, where one odd
 file (a FIFO, a 200 MB fixture, a Latin-1 module, a PNG named ``.py``, a file
 deleted mid-run) must become one DET901 line and never a traceback or a hang.
-Every failure here is therefore returned as a :class:`~detlint.span.Problem`
+Every failure here is therefore returned as a :class:`~detlint.base.span.Problem`
 whose message is a single sentence a user can act on; callers decide whether a
 problem is reported (files being linted) or dropped (context files).
 
@@ -23,7 +23,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-from detlint.span import Problem, Span
+from detlint.base.span import Problem, Span
 
 MAX_BYTES: int = 5_000_000
 """Files larger than this are skipped: no real test module or CI file is this big,
