@@ -107,7 +107,7 @@ def power(
     Example, a test with 5 trials and @pytest.mark.flaky(reruns=3):
       detlint power --trials 5 --reruns 3
     """
-    from detlint.power import Knobs, analyse, build_policy
+    from detlint.model.power import Knobs, analyse, build_policy
     from detlint.report.power import render_json, render_text
 
     knobs = Knobs(trials, reruns, retries, max_runs, min_passes, repeat, job_retries, soft_fail)

@@ -368,12 +368,12 @@ def test_python_dash_m():
 
 
 def test_internal_error_is_one_line_without_traceback(monkeypatch):
-    import detlint.power
+    import detlint.model.power
 
     def explode(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(detlint.power, "analyse", explode)
+    monkeypatch.setattr(detlint.model.power, "analyse", explode)
     monkeypatch.delenv("DETLINT_DEBUG", raising=False)
     result = invoke(*NEEDLE)
     assert result.exit_code == 2

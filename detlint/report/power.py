@@ -10,7 +10,7 @@ from typing import Any
 
 from detlint.base.percentages import percent, percent_label
 from detlint.model import Gate, Layer, Policy
-from detlint.power import PowerAnalysis
+from detlint.model.power import PowerAnalysis
 
 JSON_SCHEMA = "detlint.power/1"
 
