@@ -58,9 +58,9 @@ def main() -> None:
         system_by_path,
     )
     from detlint.ci_pass.shell import read_command
-    from detlint.ci_pass.templates import mask_templates
-    from detlint.ci_pass.yaml_load import read_yaml
     from detlint.discover import discover
+    from detlint.readers.yaml.load import read_yaml
+    from detlint.readers.yaml.templates import mask_templates
 
     root = arguments.tree.resolve()
     found = discover([root], root, exclude=(), respect_gitignore=True)

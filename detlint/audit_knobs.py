@@ -147,7 +147,7 @@ def hides(knob: Knob) -> bool:
     if knob.kind in RETRY_KINDS:
         return True
     if knob.kind in GATE_KINDS and knob.mark is not None:
-        from detlint.reasons import says_flaky
+        from detlint.readers.reasons import says_flaky
         from detlint.rules.quarantine import mark_reason
 
         return says_flaky(mark_reason(knob.mark), knob.mark.comment) is not None

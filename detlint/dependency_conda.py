@@ -32,7 +32,7 @@ from detlint.dependency_files import (
 
 if TYPE_CHECKING:
     from detlint.base.span import Problem
-    from detlint.ci_pass.yaml_tree import YScalar
+    from detlint.readers.yaml.tree import YScalar
 
 __all__ = [
     "is_conda_environment",
@@ -93,8 +93,8 @@ def read_conda_environment(text: str, source: str, names: frozenset[str]) -> lis
     if _TOP_DEPENDENCIES.search(text) is None:
         return []
     # Imported here: the YAML loader (and ruamel.yaml) only for a file that needs it.
-    from detlint.ci_pass.yaml_load import read_yaml
-    from detlint.ci_pass.yaml_tree import YMap, YScalar, YSeq
+    from detlint.readers.yaml.load import read_yaml
+    from detlint.readers.yaml.tree import YMap, YScalar, YSeq
 
     parsed = read_yaml(text, source)
     if parsed.problems:
@@ -133,7 +133,7 @@ def _yaml_error(text: str, problem: Problem) -> DependencyFileError:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import YAMLError
 
-    from detlint.ci_pass.yaml_errors import error_indexes, error_message
+    from detlint.readers.yaml.errors import error_indexes, error_message
 
     try:
         for _ in YAML(typ="safe", pure=True).parse(text):

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from detlint.base.severity import SEVERITIES
 from detlint.base.span import display_path
 from detlint.discover import DEFAULT_EXCLUDES, DEFAULT_VENDORED
-from detlint.reasons import DEFAULT_TRACKING_PATTERN
+from detlint.readers.reasons import DEFAULT_TRACKING_PATTERN
 
 if TYPE_CHECKING:
     from collections.abc import Callable

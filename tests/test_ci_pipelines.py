@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from detlint.ci_pass.pipelines import read_pipelines, system_by_content, system_by_path
-from detlint.ci_pass.yaml_load import read_yaml
+from detlint.readers.yaml.load import read_yaml
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,7 @@ def no_yaml_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(text: str, path: str, *, pure: bool = False) -> object:
         raise AssertionError(f"{path} was parsed, not read from the cache")
 
-    monkeypatch.setattr("detlint.ci_pass.yaml_load.read_yaml", refuse)
+    monkeypatch.setattr("detlint.readers.yaml.load.read_yaml", refuse)
 
 
 def test_a_repeat_run_reads_unchanged_pipelines_from_the_cache(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from detlint.python_pass.prefilter import FLAKY_TOKENS, Prefilter
-from detlint.reasons import says_flaky, tracking_reference
+from detlint.readers.reasons import says_flaky, tracking_reference
 
 # distributed, test_scheduler.py: a triple-quoted xfail reason, kept as written.
 TIMING_SENSITIVE = (

@@ -31,7 +31,7 @@ from detlint.ci_pass.buildkite_retry import KnobSite, skip_knob, soft_fail_knob
 from detlint.ci_pass.buildkite_upload import plugin_strings, upload_paths
 from detlint.ci_pass.facts import CiCommand, CiKnob, CiStep, EnvSetting, PipelineFacts
 from detlint.ci_pass.yaml_spans import env_settings, key_name
-from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq, text_of
+from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
 # Documented keys of every step type: never read as a vendor override block.
 _STEP_KEY_NAMES = (

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from detlint.ci_pass.buildkite_retry import KnobSite, flag, retry_knob, skip_knob, soft_fail_knob
 from detlint.ci_pass.facts import CiKnob
 from detlint.ci_pass.yaml_spans import key_name, yaml_knob
-from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq, text_of
+from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
 KnobMaker = Callable[[YScalar, YNode, KnobSite, str], CiKnob | None]
 

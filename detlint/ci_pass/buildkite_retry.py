@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from detlint.ci_pass.facts import PYTEST_FAILED, CiKnob, CiKnobKind
 from detlint.ci_pass.yaml_spans import items_of, source_text, yaml_knob
-from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq
+from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq
 
 DEFAULT_RETRY_LIMIT = 2  # a rule without `limit`, and `automatic: true`
 MAX_RETRY_LIMIT = 10  # the schema's maximum

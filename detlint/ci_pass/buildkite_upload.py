@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterator
 
-from detlint.ci_pass.yaml_tree import YNode, YScalar, YSeq
+from detlint.readers.yaml.tree import YNode, YScalar, YSeq
 
 # Where `buildkite-agent pipeline upload` looks when it is given no file and no stdin.
 DEFAULT_UPLOAD_FILES = (

@@ -34,7 +34,7 @@ from detlint.ci_pass.github_expr import (
 )
 from detlint.ci_pass.github_retry import RetryAction, read_retry_action
 from detlint.ci_pass.yaml_spans import env_settings, items_of, key_name, source_text, yaml_knob
-from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq, text_of
+from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
 
 def read_github(documents: tuple[YNode, ...], path: str) -> PipelineFacts:

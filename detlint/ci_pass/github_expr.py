@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from detlint.ci_pass.yaml_spans import key_name
-from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
+from detlint.readers.yaml.tree import YMap, YNode, YSeq
 
 _EXPRESSION = re.compile(r"^\s*\$\{\{(.*)\}\}\s*$", re.DOTALL)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from detlint.ci_pass.facts import CiKnob
 from detlint.ci_pass.github_expr import unwrap
 from detlint.ci_pass.yaml_spans import yaml_knob
-from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, text_of
+from detlint.readers.yaml.tree import YMap, YNode, YScalar, text_of
 
 _NICK_RETRY = "nick-fields/retry"
 _WRETRY = "wandalen/wretry.action"

@@ -29,7 +29,7 @@ from detlint.ci_pass.gitlab_merge import (
     strings_of,
 )
 from detlint.ci_pass.yaml_spans import items_of, knob_span, source_text, yaml_knob
-from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq, text_of
+from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
 RESERVED = frozenset(
     {"default", "include", "stages", "types", "variables", "workflow", "image", "services"}

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from detlint.ci_pass.yaml_spans import items_of, key_name
-from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq, text_of
+from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
 LoadLocal = Callable[[str], tuple[YNode, ...] | None]
 """Loads an included file by its repository-relative path (no leading slash); None if absent."""

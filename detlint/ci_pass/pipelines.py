@@ -28,7 +28,7 @@ from detlint.base.span import Problem, display_path
 from detlint.ci_pass import YAML_SUFFIXES
 from detlint.ci_pass.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
 from detlint.ci_pass.pipeline_reads import Input, Read, content_digest, read_each
-from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
+from detlint.readers.yaml.tree import YMap, YNode, YSeq
 
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
@@ -247,7 +247,7 @@ class PipelineReader:
         """The YAML documents of ``path`` and what could not be read (not yet reported)."""
         key = os.path.abspath(path)
         if key not in self._loaded:
-            from detlint.ci_pass.yaml_load import read_yaml
+            from detlint.readers.yaml.load import read_yaml
 
             display = display_path(path, self.cwd)
             raw = read_bytes(path, display) if data is None else data

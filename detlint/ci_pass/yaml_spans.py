@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from detlint.base.span import Span
 from detlint.ci_pass.facts import CiKnob, CiKnobKind, EnvSetting, System
-from detlint.ci_pass.yaml_tree import YMap, YNode, YScalar, YSeq, text_of
+from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
 VALUE_WIDTH = 80  # CiKnob.value is shortened to this many characters
 _SHOWN_ITEMS = 8  # items of a list or mapping quoted before "…"

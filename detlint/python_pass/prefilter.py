@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 
-from detlint.reasons import FLAKY_STEMS
+from detlint.readers.reasons import FLAKY_STEMS
 
 # A file is parsed only if its bytes hold one of these.
 KNOB_TOKENS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")

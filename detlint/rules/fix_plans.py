@@ -23,7 +23,7 @@ from detlint.fixes.plans import (
     ReplaceValue,
     UnmaskExit,
 )
-from detlint.reasons import tracking_reference
+from detlint.readers.reasons import tracking_reference
 
 if TYPE_CHECKING:
     from detlint.ci_link import TestRun

@@ -13,8 +13,8 @@ from detlint.base.span import Span
 from detlint.ci_pass.buildkite import read_buildkite
 from detlint.ci_pass.buildkite_upload import DEFAULT_UPLOAD_FILES, upload_paths
 from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
-from detlint.ci_pass.yaml_load import read_yaml
-from detlint.ci_pass.yaml_tree import Position, YMap, YNode, YScalar, YSeq
+from detlint.readers.yaml.load import read_yaml
+from detlint.readers.yaml.tree import Position, YMap, YNode, YScalar, YSeq
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "ci" / "buildkite"
 

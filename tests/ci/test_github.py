@@ -14,8 +14,8 @@ from detlint.base.span import Span
 from detlint.ci_pass.facts import CiCommand, CiKnob, CiStep, PipelineFacts
 from detlint.ci_pass.github import read_github
 from detlint.ci_pass.github_expr import Unknown, evaluate, expand_matrix, parse_expression, truthy
-from detlint.ci_pass.yaml_load import read_yaml
-from detlint.ci_pass.yaml_tree import YMap
+from detlint.readers.yaml.load import read_yaml
+from detlint.readers.yaml.tree import YMap
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURES = "tests/fixtures/ci/github"

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from detlint.base.span import Span
 from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
 from detlint.ci_pass.gitlab import read_gitlab
-from detlint.ci_pass.yaml_load import read_yaml
-from detlint.ci_pass.yaml_tree import YNode
+from detlint.readers.yaml.load import read_yaml
+from detlint.readers.yaml.tree import YNode
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURES = "tests/fixtures/ci/gitlab"

@@ -13,10 +13,10 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from detlint.ci_pass import yaml_load
-from detlint.ci_pass.templates import looks_templated, mask_templates
-from detlint.ci_pass.yaml_load import MAX_ALIAS_NODES, read_yaml
-from detlint.ci_pass.yaml_tree import YMap, YNode, YSeq
+from detlint.readers.yaml import load as yaml_load
+from detlint.readers.yaml.load import MAX_ALIAS_NODES, read_yaml
+from detlint.readers.yaml.templates import looks_templated, mask_templates
+from detlint.readers.yaml.tree import YMap, YNode, YSeq
 
 PARSERS = pytest.mark.parametrize("pure", [False, True], ids=["libyaml", "pure"])
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from detlint.ci_pass.yaml_tree import ScalarValue
+from detlint.readers.yaml.tree import ScalarValue
 
 # YAML 1.2 core schema, exactly as ruamel.yaml's resolver spells it (underscores allowed).
 _FLOAT = re.compile(

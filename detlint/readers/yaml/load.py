@@ -43,8 +43,7 @@ from ruamel.yaml.events import (
 
 from detlint.base.gc_pause import cyclic_gc_paused
 from detlint.base.span import Problem, Span
-from detlint.ci_pass.templates import FILL_END, Masked, looks_templated, mask_templates
-from detlint.ci_pass.yaml_errors import (
+from detlint.readers.yaml.errors import (
     MAX_DEPTH,
     blank_line,
     error_indexes,
@@ -53,8 +52,9 @@ from detlint.ci_pass.yaml_errors import (
     parse_problem,
     problem_at,
 )
-from detlint.ci_pass.yaml_scalars import RESOLVED_START, resolve_plain, resolve_tagged
-from detlint.ci_pass.yaml_tree import Position, YMap, YNode, YScalar, YSeq, merge_items
+from detlint.readers.yaml.scalars import RESOLVED_START, resolve_plain, resolve_tagged
+from detlint.readers.yaml.templates import FILL_END, Masked, looks_templated, mask_templates
+from detlint.readers.yaml.tree import Position, YMap, YNode, YScalar, YSeq, merge_items
 
 try:
     from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
