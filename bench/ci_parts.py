@@ -58,7 +58,7 @@ def main() -> None:
         system_by_path,
     )
     from detlint.ci_pass.shell import read_command
-    from detlint.discover import discover
+    from detlint.readers.project.discovery import discover
     from detlint.readers.yaml.load import read_yaml
     from detlint.readers.yaml.templates import mask_templates
 

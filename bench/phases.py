@@ -69,9 +69,9 @@ def main() -> None:
 
     from detlint.base.facts_cache import FactsCache
     from detlint.engine import analyse
+    from detlint.readers.project.settings import Settings
     from detlint.report.audit import render_audit_json
     from detlint.rules.catalogue import select_codes
-    from detlint.settings import Settings
 
     totals: dict[str, float] = {}
     for module_name, name, label in PHASES:

@@ -126,7 +126,7 @@ def reruns_behind_marker(gate: TestGate, chosen: CiGate | None, cwd: Path) -> bo
     command line of the CI run shown)."""
     if not any(knob.kind in ("rerun-marker", "flaky-decorator") for knob in gate.knobs):
         return False
-    from detlint.pytest_config import find_pytest_config
+    from detlint.readers.project.pytest_config import find_pytest_config
 
     config = find_pytest_config((cwd / gate.test.path).parent, cwd)
     settings: tuple[object, ...] = (

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from detlint.engine import Analysis
     from detlint.finding import Finding
+    from detlint.readers.project.settings import Settings
     from detlint.report.formats import Report
-    from detlint.settings import Settings
 
 UNUSED_SUPPRESSION = "DET902"
 

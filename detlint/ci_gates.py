@@ -24,8 +24,6 @@ from typing import TYPE_CHECKING
 from detlint.base.span import Span
 from detlint.ci_options import RunOptions, with_options
 from detlint.ci_pass.facts import CiKnob, EnvSetting
-from detlint.collection import collects_in_module
-from detlint.dependencies import PluginEvidence
 from detlint.link import TestGate, link_test, same_link, with_trials
 from detlint.model import (
     ALLOW_FAILURE,
@@ -36,8 +34,10 @@ from detlint.model import (
     JobRetries,
     Policy,
 )
-from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import NO_TRIALS, TestFunction, TrialCount
+from detlint.readers.dependencies.declarations import PluginEvidence
+from detlint.readers.project.collection import collects_in_module
+from detlint.readers.project.pytest_config import PytestConfig
 
 if TYPE_CHECKING:
     from detlint.ci_link import TestRun
@@ -129,7 +129,9 @@ class Composer:
         relative: Callable[[str], str] = lambda path: path,
     ) -> None:
         self.config_for = config_for
-        self.evidence_for = evidence_for  # a test file's project's (``detlint.projects``)
+        self.evidence_for = (
+            evidence_for  # a test file's project's (``detlint.readers.project.projects``)
+        )
         self.relative = relative
         self._linked: dict[tuple[int, int], tuple[TestFunction, PytestConfig, TestGate]] = {}
         self._configs: dict[tuple[int, int], tuple[PytestConfig, RunOptions, PytestConfig]] = {}

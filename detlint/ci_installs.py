@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator, Sequence
 
 from detlint.ci_pass.facts import PipelineFacts
-from detlint.dependencies import RERUN_PLUGINS, Requirement
-from detlint.dependency_files import normalize_name
+from detlint.readers.dependencies.declarations import RERUN_PLUGINS, Requirement
+from detlint.readers.dependencies.text_files import normalize_name
 
 # An install command and the words after it, up to the end of that command.
 _INSTALL = re.compile(

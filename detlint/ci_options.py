@@ -19,7 +19,7 @@ from detlint.base.span import Span
 from detlint.ci_pass.facts import EnvSetting
 from detlint.ci_pass.pytest_args import PytestArgs, read_pytest_args
 from detlint.ci_pass.shell import PytestRun
-from detlint.pytest_config import IntSetting, PytestConfig
+from detlint.readers.project.pytest_config import IntSetting, PytestConfig
 
 ADDOPTS_VARIABLE = "PYTEST_ADDOPTS"
 

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from detlint.base.span import display_path
-from detlint.settings import KEYS
+from detlint.readers.project.settings import KEYS
 
 if TYPE_CHECKING:
     from detlint.config_files import Resolved
     from detlint.engine import Analysis
-    from detlint.settings import Settings
+    from detlint.readers.project.settings import Settings
 
 # What a key left unset means, for the keys whose default is "not set".
 _UNSET = {
@@ -82,7 +82,7 @@ def render_files(settings: Settings, paths: Sequence[Path], cwd: Path) -> str:
     """The files a check of ``paths`` would read, one per line, as findings name them,
     and the paths it could not."""
     from detlint.engine import discover_files
-    from detlint.scope import widened
+    from detlint.readers.project.scope import widened
 
     discovery = discover_files(widened(paths, cwd), cwd, settings)
     lines = [display_path(path, cwd) for path in discovery.files]

@@ -15,7 +15,7 @@ import click
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.config_files import Layer, Resolved
-    from detlint.settings import Settings
+    from detlint.readers.project.settings import Settings
 
 
 def _codes(text: str | None) -> list[str] | None:
@@ -81,8 +81,8 @@ def resolve(
 ) -> tuple[Resolved, frozenset[str]]:
     """The run's settings (config file, ``--config KEY=VALUE``, flags) and the codes to run."""
     from detlint.config_files import resolve_settings
+    from detlint.readers.project.settings import SettingsError
     from detlint.rules.catalogue import select_codes
-    from detlint.settings import SettingsError
 
     cwd = Path.cwd()
     try:

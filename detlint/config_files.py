@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from detlint.base.span import display_path
-from detlint.settings import Settings, SettingsError, parse_settings
+from detlint.readers.project.settings import Settings, SettingsError, parse_settings
 
 CONFIG_NAMES = ("detlint.toml", "pyproject.toml")
 

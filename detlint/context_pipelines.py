@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.ci_pass.facts import PipelineFacts
     from detlint.finding import Finding
-    from detlint.pytest_config import PytestConfig
+    from detlint.readers.project.pytest_config import PytestConfig
 
 
 def _context_tree(root: Path, cwd: Path) -> Path:

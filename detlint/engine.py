@@ -21,22 +21,22 @@ from detlint.base.progress import NULL_PROGRESS, Progress, counting
 from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, Span
 from detlint.ci_pass import YAML_SUFFIXES
-from detlint.discover import Discovery, discover, repository_files
 from detlint.python_pass.options import ScanOptions, is_test_module
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.repository import LoopOnly, PythonRepository
-from detlint.scope import PYTEST_CONFIG_FILES, widened
-from detlint.settings import Settings
+from detlint.readers.project.discovery import Discovery, discover, repository_files
+from detlint.readers.project.scope import PYTEST_CONFIG_FILES, widened
+from detlint.readers.project.settings import Settings
 
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.ci_analysis import CiAnalysis
     from detlint.ci_pass.facts import PipelineFacts
-    from detlint.dependencies import PluginEvidence
     from detlint.finding import Finding
     from detlint.link import TestGate
-    from detlint.pytest_config import PytestConfig
     from detlint.python_pass.facts import ModuleFacts, TestFunction
+    from detlint.readers.dependencies.declarations import PluginEvidence
+    from detlint.readers.project.pytest_config import PytestConfig
 
 
 # Below this many files, worker start-up costs more than reading them here.
@@ -176,7 +176,7 @@ def analyse(
         or config_files
         or any(not is_test_module(path.name, options.python_files) for path in lint_files)
     ):
-        from detlint.collection import scan_options
+        from detlint.readers.project.collection import scan_options
 
         options = scan_options(options, config_files, lint_files, root, cwd)
     prefilter = Prefilter(extra=extra, trials="DET301" in selected, readers=readers)
@@ -238,14 +238,14 @@ def analyse(
     evidence: PluginEvidence | None = None
     if modules or pipelines:
         # Which plugin reads `flaky` matters only once there is a marker to read.
-        from detlint.collection import collects
-        from detlint.dependencies import dependency_files
         from detlint.link import link_tests
-        from detlint.projects import Projects
-        from detlint.pytest_config import find_pytest_config
+        from detlint.readers.dependencies.declarations import dependency_files
+        from detlint.readers.project.collection import collects
+        from detlint.readers.project.projects import Projects
+        from detlint.readers.project.pytest_config import find_pytest_config
 
-        # Each test's evidence is its own project's (detlint.projects), whichever files
-        # this run lints: every dependency file of the repository is placed.
+        # Each test's evidence is its own project's (readers/project/projects.py), whichever
+        # files this run lints: every dependency file of the repository is placed.
         projects = Projects(root, dependency_files(root, every_file), cwd)
         if pipelines:
             from detlint.ci_installs import installed_plugins
@@ -307,7 +307,7 @@ def analyse(
     # (a pre-commit run on a changed pyproject.toml).
     directories = {path.parent for path in (*lint_files, *config_files)} - set(configs)
     if modules or config_files or _config_may_rerun(directories):
-        from detlint.pytest_config import find_pytest_config
+        from detlint.readers.project.pytest_config import find_pytest_config
 
         for directory in sorted(directories):
             configs[directory] = find_pytest_config(directory, cwd)

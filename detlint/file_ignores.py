@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from detlint.finding import Finding
-from detlint.settings import Settings
+from detlint.readers.project.settings import Settings
 
 # (compiled glob, negated, codes or prefixes)
 _Entry = tuple[re.Pattern[str], bool, tuple[str, ...]]

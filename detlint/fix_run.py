@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.fixes.apply import Change, choose, write_changes
 from detlint.fixes.build import Sources, build_fixes
-from detlint.pytest_config import forget_configs
+from detlint.readers.project.pytest_config import forget_configs
 
 if TYPE_CHECKING:
     from detlint.check_run import CheckOutcome

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 
 from detlint.base.span import Span
 from detlint.conditions import Applies, mark_applies
-from detlint.dependencies import PluginEvidence
 from detlint.filters import (
     PASSES,
     Filtered,
@@ -50,8 +49,9 @@ from detlint.plugins import (
     choose_plugin,
     declared_plugins,
 )
-from detlint.pytest_config import PytestConfig
 from detlint.python_pass.facts import Mark, TestFunction
+from detlint.readers.dependencies.declarations import PluginEvidence
+from detlint.readers.project.pytest_config import PytestConfig
 from detlint.rerun_layers import flaky_layer, marker_layer
 from detlint.retry_counts import retry_decorator_attempts
 

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from detlint.dependencies import PluginEvidence
-    from detlint.pytest_config import PytestConfig
     from detlint.python_pass.facts import Mark
+    from detlint.readers.dependencies.declarations import PluginEvidence
+    from detlint.readers.project.pytest_config import PytestConfig
 
 RERUNFAILURES = "pytest-rerunfailures"
 FLAKY = "flaky"
@@ -120,7 +120,7 @@ def _declared_evidence(evidence: PluginEvidence, plugin: str) -> str:
     found = evidence.evidence_for(plugin)
     if not found:
         return plugin
-    from detlint.dependencies import requirement_text
+    from detlint.readers.dependencies.declarations import requirement_text
 
     first = found[0]
     return f"{requirement_text(plugin, first.specifier)} from {first.span.path}:{first.span.line}"

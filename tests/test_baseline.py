@@ -23,8 +23,8 @@ from detlint.baseline import (
 from detlint.cli import cli
 from detlint.engine import analyse
 from detlint.finding import Finding
+from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import select_codes
-from detlint.settings import Settings
 
 SELECTED = select_codes(None, ())
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from detlint.cli import cli
-from detlint.discover import clear_cache
+from detlint.readers.project.discovery import clear_cache
 
 MARKED = "import pytest\n\n\n@pytest.mark.flaky(reruns=2)\ndef test_x():\n    pass\n"
 PLAIN = "def test_y():\n    pass\n"
@@ -342,7 +342,7 @@ def test_standard_input_misuse_is_a_usage_error(repo: Path, args, message) -> No
 
 def test_every_key_and_flag_is_documented() -> None:
     from detlint.cli_check import check
-    from detlint.settings import KEYS
+    from detlint.readers.project.settings import KEYS
 
     root = Path(__file__).resolve().parents[1]
     reference = (root / "docs" / "configuration.md").read_text()

@@ -18,13 +18,13 @@ import pytest
 
 from detlint.base.source import MAX_BYTES
 from detlint.base.span import Problem, Span
-from detlint.dependencies import (
+from detlint.readers.dependencies.declarations import (
     RERUN_PLUGINS,
     PluginEvidence,
     Requirement,
     read_plugin_evidence,
 )
-from detlint.dependency_files import normalize_name, parse_requirement
+from detlint.readers.dependencies.text_files import normalize_name, parse_requirement
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "deps"
 SCENARIOS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
@@ -489,7 +489,7 @@ def test_names_are_normalized_per_pep_503(name, expected):
 
 def test_importing_the_pass_loads_no_heavy_dependency():
     code = (
-        "import sys, detlint.dependencies\n"
+        "import sys, detlint.readers.dependencies.declarations\n"
         "heavy = {'scipy', 'libcst', 'numpy', 'click'} & set(sys.modules)\n"
         "assert not heavy, heavy\n"
     )

@@ -16,14 +16,14 @@ from repo_expectations import run_check
 
 from detlint.base.source import MAX_BYTES
 from detlint.base.span import Problem, Span
-from detlint.dependencies import (
+from detlint.readers.dependencies.conda_files import parse_match_spec
+from detlint.readers.dependencies.declarations import (
     PluginEvidence,
     declares_dependencies,
     dependency_files,
     read_plugin_evidence,
 )
-from detlint.dependency_conda import parse_match_spec
-from detlint.dependency_files import normalize_name
+from detlint.readers.dependencies.text_files import normalize_name
 
 Row = tuple[str, str, str, tuple[int, int, int, int]]
 

@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from detlint import discover as discover_module
 from detlint.base.span import Problem, Span
-from detlint.discover import (
+from detlint.readers.project import discovery as discover_module
+from detlint.readers.project.discovery import (
     DEFAULT_EXCLUDES,
     Discovery,
     clear_cache,
@@ -398,14 +398,14 @@ def test_repository_files_of_missing_root_is_empty(tmp_path):
 
 def test_discovery_imports_nothing_heavy():
     code = (
-        "import sys, detlint.discover, detlint.base.source; "
+        "import sys, detlint.readers.project.discovery, detlint.base.source; "
         "print(sorted(m for m in ('scipy', 'libcst', 'ruamel') if m in sys.modules))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip() == "[]"
-    assert discover_module.__name__ == "detlint.discover"
+    assert discover_module.__name__ == "detlint.readers.project.discovery"
 
 
 @given(
@@ -422,7 +422,7 @@ def test_discovery_imports_nothing_heavy():
 )
 def test_listing_order_is_pathlibs(parts: list[list[str]]) -> None:
     """The listing's sort key orders paths as comparing their Path objects does."""
-    from detlint.discover import _path_order
+    from detlint.readers.project.discovery import _path_order
 
     paths = [os.path.join("/r", *components) for components in parts]
     assert sorted(paths, key=_path_order) == [str(p) for p in sorted(map(Path, paths))]

@@ -7,8 +7,8 @@ import os
 import subprocess
 import sys
 
-from detlint.pytest_config_files import CANDIDATES
-from detlint.scope import PYTEST_CONFIG_FILES
+from detlint.readers.project.pytest_config_files import CANDIDATES
+from detlint.readers.project.scope import PYTEST_CONFIG_FILES
 
 
 def test_engine_knows_every_config_file_pytest_reads():

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from detlint.engine import PARALLEL_THRESHOLD, analyse
+from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import select_codes
-from detlint.settings import Settings
 
 MARKED = """import os
 import pytest

@@ -211,7 +211,7 @@ def test_one_cache_serves_repeated_reads_in_one_process(
     """A long-lived process (an editor integration, a test suite) keeps one cache:
     entries stored by one reading are found by the next."""
     from detlint.ci_pass.pipelines import read_pipelines
-    from detlint.discover import repository_files
+    from detlint.readers.project.discovery import repository_files
 
     cache = FactsCache(tmp_path / "cache", "pipelines")
     files = [Path(name) for name in repository_files(repo)]

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from repo_expectations import run_check
 
-from detlint.discover import clear_cache
+from detlint.readers.project.discovery import clear_cache
 
 FLAKY = "import pytest\n\n\n@pytest.mark.flaky(reruns=3)\ndef test_x():\n    assert True\n"
 

@@ -16,8 +16,8 @@ import pytest
 import detlint.base.progress
 from detlint.base.progress import NULL_PROGRESS, progress_bar
 from detlint.engine import PARALLEL_THRESHOLD, analyse
+from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import select_codes
-from detlint.settings import Settings
 
 ROOT = Path(__file__).parent.parent
 REPOS = Path(__file__).parent / "fixtures" / "repos"
@@ -124,7 +124,7 @@ def test_without_a_terminal_nothing_is_written_and_tqdm_is_not_imported() -> Non
         from detlint.engine import analyse
         from detlint.base.progress import NULL_PROGRESS, progress_bar
         from detlint.rules.catalogue import select_codes
-        from detlint.settings import Settings
+        from detlint.readers.project.settings import Settings
 
         detlint.base.progress.DELAY_SECONDS = 0.0
         root = Path({str(REPOS / "ci_pipelines")!r})

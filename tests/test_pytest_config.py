@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from detlint import pytest_config_files
 from detlint.base.span import Problem, Span
-from detlint.pytest_config import (
+from detlint.readers.project import pytest_config_files
+from detlint.readers.project.pytest_config import (
     EMPTY_CONFIG,
     IntSetting,
     PytestConfig,

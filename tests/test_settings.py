@@ -11,8 +11,8 @@ from detlint.config_files import find_settings_file, load_settings
 from detlint.engine import analyse
 from detlint.file_ignores import apply_per_file_ignores, ignored_by_file
 from detlint.finding import Finding
+from detlint.readers.project.settings import Settings, SettingsError, parse_settings
 from detlint.rules.catalogue import select_codes
-from detlint.settings import Settings, SettingsError, parse_settings
 
 
 def test_every_key_is_read():

@@ -14,8 +14,8 @@ from detlint.engine import PARALLEL_THRESHOLD, analyse
 from detlint.python_pass.options import ScanOptions
 from detlint.python_pass.prefilter import Prefilter
 from detlint.python_pass.staged_scan import PythonPass, Variables
+from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import select_codes
-from detlint.settings import Settings
 
 # Pieces of a file that the prefilter, the trial half and the variables react to.
 FRAGMENTS = (

@@ -9,8 +9,8 @@ import textwrap
 import pytest
 
 from detlint.engine import analyse
+from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import RULES, select_codes
-from detlint.settings import Settings
 from detlint.suppression import apply_suppressions, parse_comments
 
 DEFAULT = select_codes(None, ())

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from repo_expectations import run_audit, run_check, written_repository
 
-from detlint.discover import clear_cache
+from detlint.readers.project.discovery import clear_cache
 
 FLAKY = "import pytest\n\n\n@pytest.mark.flaky(reruns=3)\ndef test_a():\n    assert True\n"
 FILES = {

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from detlint.base.source import read_bytes
 from detlint.base.span import Problem
-from detlint.pytest_config import PytestConfig, find_pytest_config
 from detlint.python_pass.facts import HOOK_TEST, TestFunction
 from detlint.python_pass.options import (
     UNITTEST_METHOD_PREFIX,
@@ -27,6 +26,7 @@ from detlint.python_pass.options import (
     is_test_module,
     matches_name,
 )
+from detlint.readers.project.pytest_config import PytestConfig, find_pytest_config
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from detlint.base.toml_reader import TOMLDecodeError, load_toml
-from detlint.dependency_files import (
+from detlint.readers.dependencies.text_files import (
     Declared,
     DependencyFileError,
     LineIndex,

@@ -22,7 +22,7 @@ import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from detlint.dependency_files import (
+from detlint.readers.dependencies.text_files import (
     Declared,
     DependencyFileError,
     LineIndex,

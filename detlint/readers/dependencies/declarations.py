@@ -6,10 +6,10 @@ they fight: which one wins depends on the environment, and their retries may eve
 What a marker hides can only be computed once the plugin is known, so this pass reads the
 repository's dependency declarations, statically: nothing scanned is imported or executed.
 
-The formats are read in :mod:`detlint.dependency_files` (requirements files, setup.cfg, tox.ini,
-setup.py), :mod:`detlint.dependency_toml` (pyproject.toml, pixi.toml, lock files, Pipfile) and
-:mod:`detlint.dependency_conda` (conda environment files, pixi.lock, conda-lock.yml); this module
-picks the files by name, reads them without ever raising, and gathers the evidence.
+The formats are read beside this module: ``text_files`` (requirements files, setup.cfg,
+tox.ini, setup.py), ``toml_files`` (pyproject.toml, pixi.toml, lock files, Pipfile) and
+``conda_files`` (conda environment files, pixi.lock, conda-lock.yml); this module picks the
+files by name, reads them without ever raising, and gathers the evidence.
 """
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from pathlib import Path
 
 from detlint.base.source import MAX_BYTES, decode_text, read_bytes
 from detlint.base.span import Problem, Span, display_path
-from detlint.dependency_conda import (
+from detlint.readers.dependencies.conda_files import (
     is_conda_environment,
     read_conda_environment,
     read_conda_lock,
     read_pixi_lock,
 )
-from detlint.dependency_files import (
+from detlint.readers.dependencies.text_files import (
     Declared,
     DependencyFileError,
     normalize_name,
@@ -38,7 +38,7 @@ from detlint.dependency_files import (
     read_setup_py,
     read_tox_ini,
 )
-from detlint.dependency_toml import (
+from detlint.readers.dependencies.toml_files import (
     read_package_lock,
     read_pipfile,
     read_pipfile_lock,

@@ -9,10 +9,10 @@ the same reason.
 
 ``exclude`` replaces the directories detlint never walks by default (version
 control, virtualenvs, caches, build output; see
-``detlint.discover.DEFAULT_EXCLUDES``), as ruff's ``exclude`` does;
+``detlint.readers.project.discovery.DEFAULT_EXCLUDES``), as ruff's ``exclude`` does;
 ``extend-exclude`` adds to them, and is what a project usually wants.
 ``vendored-dirs`` names the directories of vendored code skipped by default
-(``detlint.discover.DEFAULT_VENDORED``; ``[]`` reads them). ``per-file-ignores``
+(``detlint.readers.project.discovery.DEFAULT_VENDORED``; ``[]`` reads them). ``per-file-ignores``
 is applied to findings by :mod:`detlint.file_ignores`.
 """
 
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from detlint.base.severity import SEVERITIES
 from detlint.base.span import display_path
-from detlint.discover import DEFAULT_EXCLUDES, DEFAULT_VENDORED
+from detlint.readers.project.discovery import DEFAULT_EXCLUDES, DEFAULT_VENDORED
 from detlint.readers.reasons import DEFAULT_TRACKING_PATTERN
 
 if TYPE_CHECKING:

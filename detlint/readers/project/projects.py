@@ -20,7 +20,7 @@ from pathlib import Path
 
 from detlint.base.source import read_bytes
 from detlint.base.span import Problem
-from detlint.dependencies import (
+from detlint.readers.dependencies.declarations import (
     PluginEvidence,
     Requirement,
     declares_dependencies,
@@ -140,7 +140,9 @@ def _owner(path: Path, root: Path) -> Path:
     return directory
 
 
-owner_directory = _owner  # for detlint.scope: the project a changed dependency file configures
+owner_directory = (
+    _owner  # for detlint.readers.project.scope: the project a changed dependency file configures
+)
 
 
 def _names_pytest(path: Path) -> bool:

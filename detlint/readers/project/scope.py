@@ -7,7 +7,7 @@ changes what every test there is judged by.
 Linting such a file alone would report nothing about the tests it changes, so a run
 that names one (a pre-commit hook passes exactly the files a commit touches) checks
 the project it configures instead: the directory it declares for, as
-:mod:`detlint.projects` assigns dependency files, or the config file's own
+:mod:`detlint.readers.project.projects` assigns dependency files, or the config file's own
 directory. That run then reports what ``detlint check`` of that directory would, so
 a hook and a run from the root agree.
 """
@@ -52,9 +52,9 @@ def widened(paths: Sequence[Path], cwd: Path) -> list[Path]:
     project it configures (under the repository root, at most the root itself)."""
     if not any(_may_configure(path.name) for path in paths):
         return list(paths)
-    from detlint.dependencies import is_dependency_file
-    from detlint.discover import find_root
-    from detlint.projects import owner_directory
+    from detlint.readers.dependencies.declarations import is_dependency_file
+    from detlint.readers.project.discovery import find_root
+    from detlint.readers.project.projects import owner_directory
 
     top = Path(os.path.abspath(find_root([cwd / path for path in paths])))
     result: list[Path] = []
