@@ -7,7 +7,7 @@ candidates and picks its one-file targets by it.
 
 from __future__ import annotations
 
-# The words of detlint's byte prefilter (detlint/python_pass/prefilter.py and the
+# The words of detlint's byte prefilter (detlint/readers/python/prefilter.py and the
 # FLAKY_STEMS of detlint/readers/reasons.py) at the time of writing. A file whose lowercased
 # bytes hold one of them is parsed; update these when those change.
 KNOB_WORDS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")

@@ -23,9 +23,9 @@ from detlint.base.span import Problem, display_path
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
     from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
-    from detlint.python_pass.facts import ModuleFacts, TestFunction
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
+    from detlint.readers.python.facts import ModuleFacts, TestFunction
 
 # `export NAME=`, `NAME=value cmd`, `echo "NAME=value" >> "$GITHUB_ENV"`: any assignment,
 # but not a long option (`--junitxml=`, `--num-shards=`), which sets no variable.

@@ -34,10 +34,10 @@ from detlint.model import (
     JobRetries,
     Policy,
 )
-from detlint.python_pass.facts import NO_TRIALS, TestFunction, TrialCount
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.collection import collects_in_module
 from detlint.readers.project.pytest_config import PytestConfig
+from detlint.readers.python.facts import NO_TRIALS, TestFunction, TrialCount
 
 if TYPE_CHECKING:
     from detlint.ci_link import TestRun

@@ -39,9 +39,9 @@ from detlint.ci_pass.facts import (
 from detlint.ci_pass.follow import Followed, Follower, runs_tox_commands
 from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
 from detlint.ci_pass.targets import TestFiles, join
-from detlint.python_pass.facts import TestFunction
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.pytest_config import PytestConfig
+from detlint.readers.python.facts import TestFunction
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from detlint.python_pass.facts import ArgValue, Dynamic, Mark
-from detlint.python_pass.guards import quoted
+from detlint.readers.python.facts import ArgValue, Dynamic, Mark
+from detlint.readers.python.guards import quoted
 from detlint.retry_counts import looks_boolean
 
 _EXCEPTION_NAME = re.compile(r"(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)$")

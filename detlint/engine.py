@@ -21,12 +21,12 @@ from detlint.base.progress import NULL_PROGRESS, Progress, counting
 from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, Span
 from detlint.ci_pass import YAML_SUFFIXES
-from detlint.python_pass.options import ScanOptions, is_test_module
-from detlint.python_pass.prefilter import Prefilter
-from detlint.python_pass.repository import LoopOnly, PythonRepository
 from detlint.readers.project.discovery import Discovery, discover, repository_files
 from detlint.readers.project.scope import PYTEST_CONFIG_FILES, widened
 from detlint.readers.project.settings import Settings
+from detlint.readers.python.options import ScanOptions, is_test_module
+from detlint.readers.python.prefilter import Prefilter
+from detlint.readers.python.repository import LoopOnly, PythonRepository
 
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from detlint.ci_pass.facts import PipelineFacts
     from detlint.finding import Finding
     from detlint.link import TestGate
-    from detlint.python_pass.facts import ModuleFacts, TestFunction
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
+    from detlint.readers.python.facts import ModuleFacts, TestFunction
 
 
 # Below this many files, worker start-up costs more than reading them here.
@@ -91,7 +91,7 @@ def _scan_all(
 def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
     """A stand-in test for each mark a collection hook adds (``item.add_marker``):
     it reaches tests detlint cannot enumerate statically, so it is judged once."""
-    from detlint.python_pass.facts import HOOK_TEST, NO_TRIALS, TestFunction
+    from detlint.readers.python.facts import HOOK_TEST, NO_TRIALS, TestFunction
 
     return [
         TestFunction(
@@ -185,7 +185,7 @@ def analyse(
     if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):
         from detlint.ci_analysis import pipeline_env_names
         from detlint.ci_pass.pipelines import read_pipelines
-        from detlint.python_pass.staged_scan import PythonPass, Variables
+        from detlint.readers.python.staged_scan import PythonPass, Variables
 
         # The variables the pipelines set decide which Python files are parsed, so the
         # Python pass starts now and waits for them only to finish (see PythonPass).

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from detlint.python_pass.facts import ArgValue, Dynamic, Mark
+from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 
 # What a violation raises, and what catches it when subclasses match.
 ASSERTION = "AssertionError"

@@ -49,9 +49,9 @@ from detlint.plugins import (
     choose_plugin,
     declared_plugins,
 )
-from detlint.python_pass.facts import Mark, TestFunction
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.pytest_config import PytestConfig
+from detlint.readers.python.facts import Mark, TestFunction
 from detlint.rerun_layers import flaky_layer, marker_layer
 from detlint.retry_counts import retry_decorator_attempts
 

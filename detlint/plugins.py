@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from detlint.python_pass.facts import Mark
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
+    from detlint.readers.python.facts import Mark
 
 RERUNFAILURES = "pytest-rerunfailures"
 FLAKY = "flaky"

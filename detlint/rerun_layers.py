@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from detlint.model import FlakyRuns, Layer, Reruns
 from detlint.plugins import FLAKY, FLAKY_KEYWORDS, RERUNFAILURES, RETRY, PluginChoice
-from detlint.python_pass.facts import Dynamic, Mark
 from detlint.readers.project.pytest_config import PytestConfig
+from detlint.readers.python.facts import Dynamic, Mark
 from detlint.retry_counts import count_value, looks_boolean
 
 

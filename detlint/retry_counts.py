@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from detlint.python_pass.facts import ArgValue, Dynamic, Mark
+from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 
 _ATTEMPT_LIMITS = (
     re.compile(r"stop_after_attempt\(\s*(\d+)\s*\)"),

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from repo_expectations import run_check
 
-import detlint.python_pass.narrowing as narrowing
-from detlint.python_pass.blocks import top_level_starts
-from detlint.python_pass.narrowing import narrow
-from detlint.python_pass.prefilter import Prefilter
+import detlint.readers.python.narrowing as narrowing
+from detlint.readers.python.blocks import top_level_starts
+from detlint.readers.python.narrowing import narrow
+from detlint.readers.python.prefilter import Prefilter
 
 REPOS = Path(__file__).parent / "fixtures" / "repos"
 WANTED = Prefilter().wants_block

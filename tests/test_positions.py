@@ -23,11 +23,11 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from detlint.base.source import decode_python
 from detlint.base.span import Span
-from detlint.python_pass.facts import Argument, Dynamic, Mark, ModuleFacts
-from detlint.python_pass.module_scan import scan_module
-from detlint.python_pass.narrowing import narrow
-from detlint.python_pass.options import ScanOptions
-from detlint.python_pass.prefilter import Prefilter
+from detlint.readers.python.facts import Argument, Dynamic, Mark, ModuleFacts
+from detlint.readers.python.module_scan import scan_module
+from detlint.readers.python.narrowing import narrow
+from detlint.readers.python.options import ScanOptions
+from detlint.readers.python.prefilter import Prefilter
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = sorted([*ROOT.glob("tests/fixtures/**/*.py"), *ROOT.glob("examples/**/*.py")])

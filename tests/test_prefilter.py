@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from detlint.python_pass.prefilter import REASON_WINDOW, Prefilter
+from detlint.readers.python.prefilter import REASON_WINDOW, Prefilter
 
 
 @pytest.mark.parametrize(

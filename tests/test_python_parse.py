@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from detlint.base.span import Problem, Span
-from detlint.python_pass.facts import ModuleFacts
-from detlint.python_pass.options import ScanOptions
-from detlint.python_pass.parse import TOO_DEEP, parse, syntax_problem
-from detlint.python_pass.prefilter import Prefilter
-from detlint.python_pass.repository import PythonRepository
+from detlint.readers.python.facts import ModuleFacts
+from detlint.readers.python.options import ScanOptions
+from detlint.readers.python.parse import TOO_DEEP, parse, syntax_problem
+from detlint.readers.python.prefilter import Prefilter
+from detlint.readers.python.repository import PythonRepository
 
 RUNNING = "{}.{}".format(*sys.version_info[:2])
 REPOS = Path(__file__).parent / "fixtures" / "repos"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from detlint.python_pass.prefilter import FLAKY_TOKENS, Prefilter
+from detlint.readers.python.prefilter import FLAKY_TOKENS, Prefilter
 from detlint.readers.reasons import says_flaky, tracking_reference
 
 # distributed, test_scheduler.py: a triple-quoted xfail reason, kept as written.

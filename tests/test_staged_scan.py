@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from detlint.engine import PARALLEL_THRESHOLD, analyse
-from detlint.python_pass.options import ScanOptions
-from detlint.python_pass.prefilter import Prefilter
-from detlint.python_pass.staged_scan import PythonPass, Variables
 from detlint.readers.project.settings import Settings
+from detlint.readers.python.options import ScanOptions
+from detlint.readers.python.prefilter import Prefilter
+from detlint.readers.python.staged_scan import PythonPass, Variables
 from detlint.rules.catalogue import select_codes
 
 # Pieces of a file that the prefilter, the trial half and the variables react to.

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from detlint.base.span import display_path
-from detlint.python_pass.options import is_test_module
 from detlint.readers.project.pytest_config import PytestConfig
+from detlint.readers.python.options import is_test_module
 
 
 def join(base: str, relative: str) -> str:

@@ -14,7 +14,7 @@ from detlint import __version__
 from detlint.base.span import Span
 from detlint.engine import Analysis
 from detlint.link import Environment, TestGate
-from detlint.python_pass.facts import ArgValue, Dynamic, Mark
+from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 from detlint.report.findings import finding_json
 from detlint.report.power import gate_json, layer_json
 

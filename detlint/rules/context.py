@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
 from detlint.finding import Finding, Loss
-from detlint.python_pass.facts import HOOK_TEST, Mark, TestFunction
 from detlint.readers.project.pytest_config import PytestConfig
+from detlint.readers.python.facts import HOOK_TEST, Mark, TestFunction
 from detlint.rules.catalogue import RULES
 
 if TYPE_CHECKING:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from detlint.ci_options import RunOptions
     from detlint.ci_pass.facts import CiKnob
     from detlint.finding import Loss
-    from detlint.python_pass.facts import Mark, TestFunction
+    from detlint.readers.python.facts import Mark, TestFunction
 
 # What a quarantine fix writes for the tracking issue nobody has named yet. It says
 # "flaky", so DET201 keeps asking for the issue until one is written there.

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from detlint.base.percentages import percent, percent_label
 from detlint.finding import Finding, Loss
 from detlint.link import Knob, TestGate
-from detlint.python_pass.facts import Mark
+from detlint.readers.python.facts import Mark
 from detlint.readers.reasons import says_flaky, tracking_reference
 from detlint.rules.context import (
     RuleContext,

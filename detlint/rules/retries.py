@@ -11,7 +11,7 @@ from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
 from detlint.finding import Finding, Loss
 from detlint.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY, all_declared
-from detlint.python_pass.facts import Dynamic, Mark
+from detlint.readers.python.facts import Dynamic, Mark
 from detlint.retry_counts import looks_boolean
 from detlint.rules.fix_plans import config_reruns_plan, rerun_mark_plan
 

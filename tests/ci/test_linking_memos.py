@@ -23,13 +23,13 @@ from detlint.ci_pass.shell import PytestRun, read_command
 from detlint.ci_pass.targets import TestFiles, join, python_files, relativer
 from detlint.link import link_test, same_link, with_trials
 from detlint.plugins import FLAKY, RERUNFAILURES
-from detlint.python_pass import facts as python_facts
-from detlint.python_pass.facts import ModuleFacts, TrialCount
-from detlint.python_pass.options import ScanOptions
-from detlint.python_pass.prefilter import Prefilter
-from detlint.python_pass.repository import PythonRepository
 from detlint.readers.dependencies.declarations import PluginEvidence, Requirement
 from detlint.readers.project.pytest_config import EMPTY_CONFIG, IntSetting, PytestConfig
+from detlint.readers.python import facts as python_facts
+from detlint.readers.python.facts import ModuleFacts, TrialCount
+from detlint.readers.python.options import ScanOptions
+from detlint.readers.python.prefilter import Prefilter
+from detlint.readers.python.repository import PythonRepository
 
 AT = Span("ci.yml", 1, 1, 1, 1)
 NO_EVIDENCE = PluginEvidence((), ())

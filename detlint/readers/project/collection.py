@@ -19,14 +19,14 @@ from pathlib import Path
 
 from detlint.base.source import read_bytes
 from detlint.base.span import Problem
-from detlint.python_pass.facts import HOOK_TEST, TestFunction
-from detlint.python_pass.options import (
+from detlint.readers.project.pytest_config import PytestConfig, find_pytest_config
+from detlint.readers.python.facts import HOOK_TEST, TestFunction
+from detlint.readers.python.options import (
     UNITTEST_METHOD_PREFIX,
     ScanOptions,
     is_test_module,
     matches_name,
 )
-from detlint.readers.project.pytest_config import PytestConfig, find_pytest_config
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from detlint.base.span import Problem, Span, display_path
-from detlint.python_pass.options import (
+from detlint.readers.project.pytest_config_files import RawConfig, RawValue, load_directory
+from detlint.readers.python.options import (
     DEFAULT_PYTHON_CLASSES,
     DEFAULT_PYTHON_FILES,
     DEFAULT_PYTHON_FUNCTIONS,
 )
-from detlint.readers.project.pytest_config_files import RawConfig, RawValue, load_directory
 
 DEFAULT_NORECURSEDIRS = (
     "*.egg",

@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING
 
 from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span, display_path
-from detlint.python_pass.options import ScanOptions, is_test_module
-from detlint.python_pass.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop
+from detlint.readers.python.options import ScanOptions, is_test_module
+from detlint.readers.python.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop
 
 if TYPE_CHECKING:
-    from detlint.python_pass.facts import Mark, ModuleFacts, TrialCount
-    from detlint.python_pass.module_scan import ModuleExports
-    from detlint.python_pass.narrowing import Narrowed
+    from detlint.readers.python.facts import Mark, ModuleFacts, TrialCount
+    from detlint.readers.python.module_scan import ModuleExports
+    from detlint.readers.python.narrowing import Narrowed
 
 
 class LoopOnly:
@@ -92,8 +92,8 @@ class PythonRepository:
         text = decode_python(data, display)
         if isinstance(text, Problem):
             return text
-        from detlint.python_pass.narrowing import narrow
-        from detlint.python_pass.parse import TOO_DEEP, syntax_problem
+        from detlint.readers.python.narrowing import narrow
+        from detlint.readers.python.parse import TOO_DEEP, syntax_problem
 
         self._displays[display] = path
         # Only test modules are narrowed: conftest.py and helpers export fixtures
@@ -140,7 +140,7 @@ class PythonRepository:
     def _scan_text(
         self, display: str, path: Path, text: str, narrowed: Narrowed | None = None
     ) -> tuple[ModuleFacts, ModuleExports]:
-        from detlint.python_pass.module_scan import scan_module
+        from detlint.readers.python.module_scan import scan_module
 
         lookup = FixtureLookupForFile(self, path)
         return scan_module(
@@ -278,7 +278,7 @@ class FixtureLookupForFile:
         """The skips and xfails of conftest fixture ``name`` (the nearest that defines
         it), or of every autouse fixture that reaches the file (``AUTOUSE``). Only
         conftest files whose bytes can hold a skip or an xfail are read for them."""
-        from detlint.python_pass.fixtures import AUTOUSE
+        from detlint.readers.python.fixtures import AUTOUSE
 
         skipping = self._skipping
         if not skipping:

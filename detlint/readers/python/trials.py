@@ -14,11 +14,11 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from detlint.python_pass.facts import NO_TRIALS, TrialCount
-from detlint.python_pass.locations import call_args
-from detlint.python_pass.module_index import Function, ModuleIndex
-from detlint.python_pass.names import dotted, literal
-from detlint.python_pass.trial_checks import TrialChecks
+from detlint.readers.python.facts import NO_TRIALS, TrialCount
+from detlint.readers.python.locations import call_args
+from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.names import dotted, literal
+from detlint.readers.python.trial_checks import TrialChecks
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5

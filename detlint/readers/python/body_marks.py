@@ -13,19 +13,19 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from detlint.python_pass.facts import Mark, MarkKind, Scope
-from detlint.python_pass.fixtures import (
+from detlint.readers.python.facts import Mark, MarkKind, Scope
+from detlint.readers.python.fixtures import (
     AUTOUSE,
     FixtureMarksLookup,
     fixtures_of,
     is_autouse,
 )
-from detlint.python_pass.guards import GuardedWalk
-from detlint.python_pass.locations import call_args
-from detlint.python_pass.marks import MarkResolver
-from detlint.python_pass.module_index import Function, ModuleIndex
-from detlint.python_pass.names import dotted
-from detlint.python_pass.prefilter import IMPERATIVE_TOKENS
+from detlint.readers.python.guards import GuardedWalk
+from detlint.readers.python.locations import call_args
+from detlint.readers.python.marks import MarkResolver
+from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.names import dotted
+from detlint.readers.python.prefilter import IMPERATIVE_TOKENS
 
 IMPERATIVE: dict[str, MarkKind] = {
     "pytest.xfail": "xfail-call",

@@ -17,7 +17,7 @@ import ast
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-from detlint.python_pass.locations import call_args
+from detlint.readers.python.locations import call_args
 
 NodeT = TypeVar("NodeT", bound=ast.AST)
 

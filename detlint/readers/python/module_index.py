@@ -14,13 +14,13 @@ import functools
 from dataclasses import dataclass, field
 
 from detlint.base.span import Span
-from detlint.python_pass.facts import ArgValue, Dynamic
-from detlint.python_pass.guards import negated, quoted
-from detlint.python_pass.locations import Arg, Code, call_args
-from detlint.python_pass.names import NOT_LITERAL, ImportMap, NotLiteral, literal
-from detlint.python_pass.narrowing import Narrowed
-from detlint.python_pass.parse import parse
-from detlint.python_pass.walk import NodeT, of_kind, walk
+from detlint.readers.python.facts import ArgValue, Dynamic
+from detlint.readers.python.guards import negated, quoted
+from detlint.readers.python.locations import Arg, Code, call_args
+from detlint.readers.python.names import NOT_LITERAL, ImportMap, NotLiteral, literal
+from detlint.readers.python.narrowing import Narrowed
+from detlint.readers.python.parse import parse
+from detlint.readers.python.walk import NodeT, of_kind, walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -276,7 +276,7 @@ def _blocks(index: ModuleIndex, statement: Guarded) -> list[tuple[list[ast.stmt]
 def index_module(path: str, text: str, narrowed: Narrowed | None = None) -> ModuleIndex:
     """Parse ``text`` (or only its kept blocks) and index the top level.
 
-    Raises what :func:`~detlint.python_pass.parse.parse` raises.
+    Raises what :func:`~detlint.readers.python.parse.parse` raises.
     """
     parsed = narrowed.text if narrowed is not None else text
     module = parse(parsed)

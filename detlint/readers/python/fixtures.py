@@ -11,8 +11,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from detlint.python_pass.facts import Mark
-from detlint.python_pass.module_index import Function, ModuleIndex
+from detlint.readers.python.facts import Mark
+from detlint.readers.python.module_index import Function, ModuleIndex
 
 FIXTURE_DECORATORS = ("pytest.fixture", "pytest_asyncio.fixture")
 # The name a fixture lookup is asked for to get the autouse fixtures' marks.

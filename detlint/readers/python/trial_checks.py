@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-from detlint.python_pass.module_index import Function, ModuleIndex
+from detlint.readers.python.module_index import Function, ModuleIndex
 
 # Calls that check a value: assertion helpers of pytest, unittest, numpy and torch.
 _CHECK_PREFIXES = ("assert", "fail")

@@ -21,29 +21,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
-from detlint.python_pass.body_marks import BodyMarks
-from detlint.python_pass.facts import Mark, ModuleFacts, TestFunction, TrialCount
-from detlint.python_pass.fixtures import (
+from detlint.readers.python.body_marks import BodyMarks
+from detlint.readers.python.facts import Mark, ModuleFacts, TestFunction, TrialCount
+from detlint.readers.python.fixtures import (
     AUTOUSE,
     FixtureMarksLookup,
     is_autouse,
     is_fixture,
     no_fixture_marks,
 )
-from detlint.python_pass.locations import call_args
-from detlint.python_pass.marks import ExternalLookup, MarkResolver, no_external
-from detlint.python_pass.module_index import Function, ModuleIndex, index_module
-from detlint.python_pass.names import dotted, literal
-from detlint.python_pass.narrowing import Narrowed
-from detlint.python_pass.options import (
+from detlint.readers.python.locations import call_args
+from detlint.readers.python.marks import ExternalLookup, MarkResolver, no_external
+from detlint.readers.python.module_index import Function, ModuleIndex, index_module
+from detlint.readers.python.names import dotted, literal
+from detlint.readers.python.narrowing import Narrowed
+from detlint.readers.python.options import (
     UNITTEST_METHOD_PREFIX,
     ScanOptions,
     is_test_module,
     matches_name,
 )
-from detlint.python_pass.test_classes import ClassTree, class_pytestmark
-from detlint.python_pass.trials import FixtureLookup, TrialResolver, no_fixture
-from detlint.python_pass.walk import find_all
+from detlint.readers.python.test_classes import ClassTree, class_pytestmark
+from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
+from detlint.readers.python.walk import find_all
 
 
 class ModuleExports:
@@ -337,7 +337,7 @@ def scan_module(
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module.
 
-    Raises what :func:`~detlint.python_pass.parse.parse` raises on code that does not parse.
+    Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
     scanner = ModuleScanner(index, options, external, fixtures, fixture_marks)

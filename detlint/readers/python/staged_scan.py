@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.base.progress import NULL_PROGRESS, Progress, counting
 from detlint.base.span import Problem
-from detlint.python_pass.options import ScanOptions
-from detlint.python_pass.prefilter import Prefilter
-from detlint.python_pass.repository import LoopOnly, PythonRepository
+from detlint.readers.python.options import ScanOptions
+from detlint.readers.python.prefilter import Prefilter
+from detlint.readers.python.repository import LoopOnly, PythonRepository
 
 if TYPE_CHECKING:
     from detlint.base.parallel import Staged
-    from detlint.python_pass.facts import ModuleFacts
+    from detlint.readers.python.facts import ModuleFacts
 
 
 class Variables(NamedTuple):
@@ -74,6 +74,6 @@ class PythonPass:
 def _import_parsing() -> None:
     """Import what parsing a kept file needs (the scanning modules and their facts,
     about 25 ms per process), while the worker waits for the pipelines anyway."""
-    import detlint.python_pass.module_scan
-    import detlint.python_pass.narrowing
-    import detlint.python_pass.parse  # noqa: F401
+    import detlint.readers.python.module_scan
+    import detlint.readers.python.narrowing
+    import detlint.readers.python.parse  # noqa: F401

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Final
 
-from detlint.python_pass.facts import ArgValue
+from detlint.readers.python.facts import ArgValue
 
 
 def dotted(node: ast.AST) -> str | None:

@@ -16,10 +16,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
-from detlint.python_pass.facts import Argument, Dynamic, Mark, MarkKind, Scope
-from detlint.python_pass.guards import negated, quoted
-from detlint.python_pass.module_index import Function, ModuleIndex
-from detlint.python_pass.names import dotted
+from detlint.readers.python.facts import Argument, Dynamic, Mark, MarkKind, Scope
+from detlint.readers.python.guards import negated, quoted
+from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.names import dotted
 
 MARK_KINDS: dict[str, MarkKind] = {
     "flaky": "flaky",

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import ast
 
-from detlint.python_pass.module_index import Function, ModuleIndex
-from detlint.python_pass.names import dotted
+from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.names import dotted
 
 MAX_DEPTH = 10  # how far bases are followed; cycles end here
 
@@ -113,7 +113,7 @@ class ClassTree:
     def collected(self, node: ast.ClassDef, patterns: tuple[str, ...]) -> bool | None:
         """Whether pytest collects the class: True for a plain test class, None for a
         unittest.TestCase (collected its own way), False when it is not collected."""
-        from detlint.python_pass.options import matches_name
+        from detlint.readers.python.options import matches_name
 
         if not self.index.is_block(node.body) or self.test_flag(node) is False:
             return False

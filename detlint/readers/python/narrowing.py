@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from detlint.python_pass.blocks import (
+from detlint.readers.python.blocks import (
     IDENTIFIER,
     blank_strings,
     defined_name,
