@@ -48,8 +48,8 @@ def main() -> None:
 
     from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
 
-    from detlint.ci_pass.facts import script_groups, script_key
-    from detlint.ci_pass.pipelines import (
+    from detlint.readers.ci.facts import script_groups, script_key
+    from detlint.readers.ci.pipelines import (
         PipelineReader,
         checkout_base,
         is_yaml_name,
@@ -57,7 +57,7 @@ def main() -> None:
         system_by_content,
         system_by_path,
     )
-    from detlint.ci_pass.shell import read_command
+    from detlint.readers.ci.shell.commands import read_command
     from detlint.readers.project.discovery import discover
     from detlint.readers.yaml.load import read_yaml
     from detlint.readers.yaml.templates import mask_templates

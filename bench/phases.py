@@ -28,7 +28,7 @@ from typing import Any
 
 PHASES = (  # (module, function or Class.method, label); one label may sum several
     ("detlint.engine", "discover", "listing the paths"),
-    ("detlint.ci_pass.pipelines", "read_pipelines", "pipelines: YAML and shell"),
+    ("detlint.readers.ci.pipelines", "read_pipelines", "pipelines: YAML and shell"),
     ("detlint.engine", "_scan_all", "Python files"),
     # With pipelines, workers sift the Python files while the pipelines are read (that
     # time is in the pipelines' phase) and then scan what they kept: the wait is here.

@@ -22,7 +22,7 @@ from detlint.model import Policy
 
 if TYPE_CHECKING:
     from detlint.ci_gates import CiGate
-    from detlint.ci_pass.facts import CiKnob
+    from detlint.readers.ci.facts import CiKnob
 
 # Python knobs that retry a failing test; a skip or an xfail hides an intermittent
 # failure only where it says the test is flaky (the rules' test, DET201/DET202): one

@@ -22,7 +22,7 @@ from detlint.base.span import Problem, display_path
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
-    from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
+    from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
     from detlint.readers.python.facts import ModuleFacts, TestFunction
@@ -101,7 +101,7 @@ def link_ci(
     ruled out that pass the trial prefilter (``LoopOnly``).
     """
     from detlint.ci_link import Linker
-    from detlint.ci_pass.targets import displayer, python_files, relativer
+    from detlint.compose.ci.targets import displayer, python_files, relativer
     from detlint.readers.project.pytest_config import find_pytest_config
 
     configs: dict[str, PytestConfig] = {}

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
 from detlint.ci_options import RunOptions, with_options
-from detlint.ci_pass.facts import CiKnob, EnvSetting
 from detlint.link import TestGate, link_test, same_link, with_trials
 from detlint.model import (
     ALLOW_FAILURE,
@@ -34,6 +33,7 @@ from detlint.model import (
     JobRetries,
     Policy,
 )
+from detlint.readers.ci.facts import CiKnob, EnvSetting
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.collection import collects_in_module
 from detlint.readers.project.pytest_config import PytestConfig

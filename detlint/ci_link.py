@@ -26,7 +26,9 @@ from dataclasses import dataclass
 from detlint.base.span import Span
 from detlint.ci_gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
 from detlint.ci_options import RunOptions, line_options, run_options
-from detlint.ci_pass.facts import (
+from detlint.compose.ci.targets import TestFiles, join
+from detlint.readers.ci.commands.follow import Followed, Follower, runs_tox_commands
+from detlint.readers.ci.facts import (
     CiCommand,
     CiKnob,
     CiStep,
@@ -36,9 +38,7 @@ from detlint.ci_pass.facts import (
     script_groups,
     script_key,
 )
-from detlint.ci_pass.follow import Followed, Follower, runs_tox_commands
-from detlint.ci_pass.shell import CommandFacts, PytestRun, read_command
-from detlint.ci_pass.targets import TestFiles, join
+from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, read_command
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import TestFunction

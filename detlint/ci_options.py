@@ -16,9 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from detlint.base.span import Span
-from detlint.ci_pass.facts import EnvSetting
-from detlint.ci_pass.pytest_args import PytestArgs, read_pytest_args
-from detlint.ci_pass.shell import PytestRun
+from detlint.readers.ci.facts import EnvSetting
+from detlint.readers.ci.pytest.arguments import PytestArgs, read_pytest_args
+from detlint.readers.ci.shell.commands import PytestRun
 from detlint.readers.project.pytest_config import IntSetting, PytestConfig
 
 ADDOPTS_VARIABLE = "PYTEST_ADDOPTS"

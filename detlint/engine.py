@@ -20,7 +20,7 @@ from detlint.base.cores import default_jobs
 from detlint.base.progress import NULL_PROGRESS, Progress, counting
 from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, Span
-from detlint.ci_pass import YAML_SUFFIXES
+from detlint.readers.ci import YAML_SUFFIXES
 from detlint.readers.project.discovery import Discovery, discover, repository_files
 from detlint.readers.project.scope import PYTEST_CONFIG_FILES, widened
 from detlint.readers.project.settings import Settings
@@ -31,9 +31,9 @@ from detlint.readers.python.repository import LoopOnly, PythonRepository
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.ci_analysis import CiAnalysis
-    from detlint.ci_pass.facts import PipelineFacts
     from detlint.finding import Finding
     from detlint.link import TestGate
+    from detlint.readers.ci.facts import PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
     from detlint.readers.python.facts import ModuleFacts, TestFunction
@@ -184,7 +184,7 @@ def analyse(
     not_read: tuple[tuple[str, str], ...] = ()
     if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):
         from detlint.ci_analysis import pipeline_env_names
-        from detlint.ci_pass.pipelines import read_pipelines
+        from detlint.readers.ci.pipelines import read_pipelines
         from detlint.readers.python.staged_scan import PythonPass, Variables
 
         # The variables the pipelines set decide which Python files are parsed, so the
@@ -222,7 +222,7 @@ def analyse(
     # pipelines) is context, with or without pipelines in the tree.
     as_context = False
     if modules and not pipelines:
-        from detlint.context_pipelines import context_pipelines, covers_tree
+        from detlint.readers.ci.context import context_pipelines, covers_tree
 
         as_context = not covers_tree(paths, root, cwd)
         if as_context:
@@ -248,7 +248,7 @@ def analyse(
         # files this run lints: every dependency file of the repository is placed.
         projects = Projects(root, dependency_files(root, every_file), cwd)
         if pipelines:
-            from detlint.ci_installs import installed_plugins
+            from detlint.readers.ci.installs import installed_plugins
 
             for working, requirement in installed_plugins(pipelines):
                 projects.add_installed(working, requirement)
@@ -329,7 +329,7 @@ def analyse(
         )
         progress.advance()
     if as_context:
-        from detlint.context_pipelines import about_linted_files
+        from detlint.readers.ci.context import about_linted_files
 
         # The paths the run was given and could not read are its own business too.
         kept = _display_paths(lint_files, root, cwd) | {p.span.path for p in discovery.problems}
@@ -352,7 +352,7 @@ def analyse(
 def _display_paths(files: Sequence[Path], root: Path, cwd: Path) -> frozenset[str]:
     """``display_path`` of every file, by the string operations CI linking uses
     (pathlib's version is a visible cost over thousands of files)."""
-    from detlint.ci_pass.targets import displayer, relativer
+    from detlint.compose.ci.targets import displayer, relativer
 
     relative, display = relativer(root, cwd), displayer(root, cwd)
     return frozenset(display(relative(path)) for path in files)

@@ -58,7 +58,7 @@ def test_a_broken_pipeline_is_not_reported_on_a_run_over_tests(repo: Path) -> No
 def test_without_a_knob_in_the_linted_files_no_pipeline_is_read(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import detlint.ci_pass.pipelines as pipelines
+    import detlint.readers.ci.pipelines as pipelines
 
     def fail(*args: object, **kwargs: object) -> None:
         raise AssertionError("pipelines read for a file without knobs")
@@ -86,7 +86,7 @@ def test_findings_in_files_a_pipeline_includes_stay_out_too(repo: Path) -> None:
 def test_a_pipeline_that_cannot_retry_is_not_read_for_context(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import detlint.ci_pass.pipelines as pipelines
+    import detlint.readers.ci.pipelines as pipelines
 
     real = pipelines.read_pipelines
     read: list[str] = []
@@ -106,7 +106,7 @@ def test_a_run_over_the_whole_tree_lists_no_context(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`detlint check` from the root read every pipeline already: no second listing."""
-    import detlint.context_pipelines as context
+    import detlint.readers.ci.context as context
 
     calls: list[object] = []
     real = context.context_pipelines

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from detlint.ci_pass.pipelines import read_pipelines, system_by_content, system_by_path
+from detlint.readers.ci.pipelines import read_pipelines, system_by_content, system_by_path
 from detlint.readers.yaml.load import read_yaml
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from repo_expectations import run_check, written_repository
 
-from detlint.ci_pass.shell import read_command
+from detlint.readers.ci.shell.commands import read_command
 
 TEST = "def test_a():\n    assert True\n"
 

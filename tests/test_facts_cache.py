@@ -210,7 +210,7 @@ def test_one_cache_serves_repeated_reads_in_one_process(
 ) -> None:
     """A long-lived process (an editor integration, a test suite) keeps one cache:
     entries stored by one reading are found by the next."""
-    from detlint.ci_pass.pipelines import read_pipelines
+    from detlint.readers.ci.pipelines import read_pipelines
     from detlint.readers.project.discovery import repository_files
 
     cache = FactsCache(tmp_path / "cache", "pipelines")

@@ -6,7 +6,7 @@ is the last one, on a file with all of a round's edits in it together.
 
 from __future__ import annotations
 
-from detlint.ci_pass import YAML_SUFFIXES
+from detlint.readers.ci import YAML_SUFFIXES
 
 _INI = (".ini", ".cfg")
 

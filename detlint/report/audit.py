@@ -21,7 +21,7 @@ from detlint.report.power import gate_json, layer_json
 if TYPE_CHECKING:
     from detlint.ci_analysis import CiAnalysis
     from detlint.ci_link import CiGate
-    from detlint.ci_pass.facts import CiKnob
+    from detlint.readers.ci.facts import CiKnob
 
 AUDIT_SCHEMA = "detlint.audit/1"
 

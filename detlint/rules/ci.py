@@ -40,8 +40,8 @@ from detlint.rules.fix_plans import (
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
     from detlint.ci_options import RunOptions
-    from detlint.ci_pass.facts import CiKnob
     from detlint.link import TestGate
+    from detlint.readers.ci.facts import CiKnob
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
 GATE_KINDS = ("soft-fail", "continue-on-error", "allow-failure")

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from detlint.ci_pass.facts import CiCommand, CiKnob, CiStep
+    from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep
 
 # A program or script a command line hands control to, at the start of a command.
 _CALL = re.compile(

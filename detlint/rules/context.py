@@ -21,10 +21,10 @@ from detlint.rules.catalogue import RULES
 
 if TYPE_CHECKING:
     from detlint.ci_link import CiGate, TestRun
-    from detlint.ci_pass.facts import CiKnob, CiStep
     from detlint.fixes.plans import FixPlan
     from detlint.link import Knob, TestGate
     from detlint.model import Policy
+    from detlint.readers.ci.facts import CiKnob, CiStep
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
 

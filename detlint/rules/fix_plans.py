@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
-from detlint.ci_pass import YAML_SUFFIXES
 from detlint.fixes.plans import (
     AddReason,
     DropMark,
@@ -23,13 +22,14 @@ from detlint.fixes.plans import (
     ReplaceValue,
     UnmaskExit,
 )
+from detlint.readers.ci import YAML_SUFFIXES
 from detlint.readers.reasons import tracking_reference
 
 if TYPE_CHECKING:
     from detlint.ci_link import TestRun
     from detlint.ci_options import RunOptions
-    from detlint.ci_pass.facts import CiKnob
     from detlint.finding import Loss
+    from detlint.readers.ci.facts import CiKnob
     from detlint.readers.python.facts import Mark, TestFunction
 
 # What a quarantine fix writes for the tracking issue nobody has named yet. It says

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from detlint.base.span import Span
-from detlint.ci_pass.buildkite import read_buildkite
-from detlint.ci_pass.buildkite_upload import DEFAULT_UPLOAD_FILES, upload_paths
-from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
+from detlint.readers.ci.buildkite.pipeline import read_buildkite
+from detlint.readers.ci.buildkite.upload import DEFAULT_UPLOAD_FILES, upload_paths
+from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
 from detlint.readers.yaml.load import read_yaml
 from detlint.readers.yaml.tree import Position, YMap, YNode, YScalar, YSeq
 

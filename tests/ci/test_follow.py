@@ -8,9 +8,14 @@ import textwrap
 import pytest
 from repo_expectations import run_check, written_repository
 
-from detlint.ci_pass.follow import runs_tox_commands
-from detlint.ci_pass.makefile import expand, read_makefile
-from detlint.ci_pass.tox_ini import expand_braces, read_tox_config, read_tox_ini, substitute
+from detlint.readers.ci.commands.follow import runs_tox_commands
+from detlint.readers.ci.commands.makefile import expand, read_makefile
+from detlint.readers.ci.commands.tox_ini import (
+    expand_braces,
+    read_tox_config,
+    read_tox_ini,
+    substitute,
+)
 
 TRIAL_TEST = """\
 import os

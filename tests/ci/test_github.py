@@ -11,9 +11,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from detlint.base.span import Span
-from detlint.ci_pass.facts import CiCommand, CiKnob, CiStep, PipelineFacts
-from detlint.ci_pass.github import read_github
-from detlint.ci_pass.github_expr import Unknown, evaluate, expand_matrix, parse_expression, truthy
+from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep, PipelineFacts
+from detlint.readers.ci.github.expressions import (
+    Unknown,
+    evaluate,
+    expand_matrix,
+    parse_expression,
+    truthy,
+)
+from detlint.readers.ci.github.workflow import read_github
 from detlint.readers.yaml.load import read_yaml
 from detlint.readers.yaml.tree import YMap
 

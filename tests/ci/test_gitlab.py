@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from detlint.base.span import Span
-from detlint.ci_pass.facts import CiKnob, CiStep, PipelineFacts
-from detlint.ci_pass.gitlab import read_gitlab
+from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
+from detlint.readers.ci.gitlab.pipeline import read_gitlab
 from detlint.readers.yaml.load import read_yaml
 from detlint.readers.yaml.tree import YNode
 

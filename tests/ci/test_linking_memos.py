@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 from detlint.base.span import Span
 from detlint.ci_link import Linker, _moved
 from detlint.ci_options import RunOptions, _merge, line_options, run_options
-from detlint.ci_pass.facts import CiCommand, CiStep, EnvSetting, PipelineFacts
-from detlint.ci_pass.pytest_args import read_pytest_args
-from detlint.ci_pass.shell import PytestRun, read_command
-from detlint.ci_pass.targets import TestFiles, join, python_files, relativer
+from detlint.compose.ci.targets import TestFiles, join, python_files, relativer
 from detlint.link import link_test, same_link, with_trials
 from detlint.plugins import FLAKY, RERUNFAILURES
+from detlint.readers.ci.facts import CiCommand, CiStep, EnvSetting, PipelineFacts
+from detlint.readers.ci.pytest.arguments import read_pytest_args
+from detlint.readers.ci.shell.commands import PytestRun, read_command
 from detlint.readers.dependencies.declarations import PluginEvidence, Requirement
 from detlint.readers.project.pytest_config import EMPTY_CONFIG, IntSetting, PytestConfig
 from detlint.readers.python import facts as python_facts

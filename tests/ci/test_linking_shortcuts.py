@@ -15,9 +15,9 @@ from repo_expectations import run_check
 
 from detlint.base.span import Span, display_path
 from detlint.ci_analysis import pipeline_env_names
-from detlint.ci_pass.facts import CiCommand, CiStep, PipelineFacts, script_groups, script_key
-from detlint.ci_pass.pipelines import read_pipelines
-from detlint.ci_pass.targets import displayer, relativer
+from detlint.compose.ci.targets import displayer, relativer
+from detlint.readers.ci.facts import CiCommand, CiStep, PipelineFacts, script_groups, script_key
+from detlint.readers.ci.pipelines import read_pipelines
 from detlint.report.audit import dumps_indented
 
 NAMES = st.sampled_from(["a", "tests", "b.py", "..", ".", "", "x y", "ü"])

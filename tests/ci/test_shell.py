@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from detlint.ci_pass.pytest_args import read_pytest_args, recognise_launcher
-from detlint.ci_pass.shell import CommandFacts, Export, Place, PytestRun, read_command
+from detlint.readers.ci.pytest.arguments import read_pytest_args, recognise_launcher
+from detlint.readers.ci.shell.commands import CommandFacts, Export, Place, PytestRun, read_command
 
 
 def only_run(text: str, **options: bool) -> PytestRun:

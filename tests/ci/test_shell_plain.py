@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from detlint.ci_pass import shell_parser
-from detlint.ci_pass.shell import CommandFacts, read_command
-from detlint.ci_pass.shell_parser import parse
-from detlint.ci_pass.shell_plain import may_run_script, plain_commands
+from detlint.readers.ci.shell import parser as shell_parser
+from detlint.readers.ci.shell.commands import CommandFacts, read_command
+from detlint.readers.ci.shell.parser import parse
+from detlint.readers.ci.shell.plain import may_run_script, plain_commands
 
 
 def tree(node: Any) -> Any:

@@ -17,30 +17,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from detlint.ci_pass.pytest_args import (
+from detlint.readers.ci.pytest.arguments import (
     Knobs,
     PytestArgs,
     read_knobs,
     read_pytest_args,
     scan_pytest_args,
 )
-from detlint.ci_pass.shell import (
+from detlint.readers.ci.shell.commands import (
     _ASSIGNMENT_HINT,
     PytestRun,
     _Lines,
     _worth_reading,
     read_command,
 )
-from detlint.ci_pass.shell_effects import Analysis
-from detlint.ci_pass.shell_launchers import (
+from detlint.readers.ci.shell.effects import Analysis
+from detlint.readers.ci.shell.launchers import (
     LAUNCHER_HINT,
     has_launcher_hint,
     launcher_of,
     read_launcher,
 )
-from detlint.ci_pass.shell_masking import Masking, masking_reason
-from detlint.ci_pass.shell_parser import parse
-from detlint.ci_pass.shell_walk import Walker, WalkState
+from detlint.readers.ci.shell.masking import Masking, masking_reason
+from detlint.readers.ci.shell.parser import parse
+from detlint.readers.ci.shell.walk import Walker, WalkState
 
 # ------------------------------------------------------------------ masking
 

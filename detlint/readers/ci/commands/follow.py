@@ -1,0 +1,328 @@
+"""Following what a CI command hands control to: a script, tox's commands, a make recipe.
+
+A step often runs pytest one level down: ``./ci/test.sh``, ``tox -e py311``,
+``make test``. The pytest runs are then written in that file, with the rerun
+options and targets that matter, so each is read here into a ``Followed`` run
+located in that file: a shell script as a script (a new bash without errexit),
+``tox -e ENV`` as the ``commands`` of that environment in tox's configuration
+(``tox.ini``, else ``setup.cfg``, pyproject.toml's ``[tool.tox]`` or ``tox.toml``) with
+``{posargs}`` replaced by what follows ``--`` (in ``changedir``, seeing only the
+variables tox passes; a bare ``tox`` runs the envlist, or the environments a
+``[gh-actions]`` mapping names for tox-gh-actions), ``make TARGET`` as the recipe
+lines of the target and its prerequisites, each line a shell of its own. One level
+only: what those files call in turn is not followed. Files are read once however
+many steps call them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from detlint.base.span import Span
+from detlint.compose.ci.targets import join, mounted_tail
+from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES, Makefile, read_makefile
+from detlint.readers.ci.commands.tox_ini import (
+    TOX_CONFIG_FILES,
+    ToxCommand,
+    ToxEnv,
+    ToxSettings,
+    read_tox_config,
+    substitute,
+)
+from detlint.readers.ci.facts import EnvSetting
+from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, read_command
+
+# A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
+_SCRIPT_CALL = re.compile(
+    r"(?:^|&&|\|\||;|\b(?:bash|sh)(?:\s+-\w+)*\s)\s*((?:\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*\.sh)\b",
+    re.M,
+)
+# `make test`, `make -C sub test lint`, `FOO=1 gmake`: the words up to the end of the command.
+_MAKE_CALL = re.compile(
+    r"(?:^|&&|\|\||;|\|)[ \t]*(?:[A-Za-z_]\w*=\S*[ \t]+)*g?make((?:[ \t]+[^\s;&|]+)*)",
+    re.M,
+)
+_MAKE_VALUES = frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-o", "-W", "-I"})
+_PYTEST_NAME = re.compile(r"py\.?test(?:-?3(?:\.\d+)?)?(?:\.exe)?")
+
+
+@dataclass(frozen=True)
+class Followed:
+    """A pytest run written in a file a CI command calls.
+
+    ``directory`` is the repository directory its commands start in (None: the
+    caller's), ``env`` the variables it sees (None: the caller's; tox passes only
+    some), and ``sources`` the command lines its rerun options come from, in the
+    order pytest reads them (empty: the run itself, at ``span``).
+    """
+
+    run: PytestRun
+    span: Span
+    directory: str | None = None
+    env: tuple[EnvSetting, ...] | None = None
+    sources: tuple[tuple[PytestRun, Span], ...] = ()
+
+
+def runs_tox_commands(launcher: str) -> bool:
+    """Whether a launcher is tox running an environment's ``commands`` (``tox -e py``,
+    ``python -m tox``), not ``tox exec -- pytest`` (which runs the command it is given)."""
+    if "tox" not in launcher:
+        return False
+    words = launcher.split()
+    if "tox" not in words:
+        return False
+    after = words[words.index("tox") + 1 : words.index("tox") + 2]
+    return after not in (["exec"], ["e"]) and not _PYTEST_NAME.fullmatch(words[-1])
+
+
+class Follower:
+    """Reads the files CI commands call; ``read_file`` gives a repository file's text."""
+
+    def __init__(
+        self, read_file: Callable[[str], str | None], display: Callable[[str], str]
+    ) -> None:
+        self.read_file = read_file
+        self.display = display
+        self._scripts: dict[str, CommandFacts | None] = {}
+        self._tox: dict[str, ToxSettings | None] = {}
+        self._makefiles: dict[str, Makefile | None] = {}
+        self._lines: dict[str, CommandFacts] = {}
+        self._texts: dict[str, str | None] = {}
+        self._make_calls: dict[tuple[str, str], list[Followed]] = {}
+
+    def scripts(self, text: str, working: str) -> list[Followed]:
+        """Runs inside the shell scripts ``text`` calls directly, found from ``working``.
+        A script runs in a new bash without errexit unless it sets it, so a later
+        command can hide pytest's status."""
+        if ".sh" not in text:
+            return []
+        found: list[Followed] = []
+        for match in _SCRIPT_CALL.finditer(text):
+            written = match.group(1)
+            path = join(working, written) if not written.startswith("/") else self._mounted(written)
+            facts = self._script(path) if path else None
+            if facts is None:
+                continue
+            shown = self.display(path)
+            for run in facts.runs:
+                at = Span(shown, run.line + 1, run.column + 1, run.end_line + 1, run.end_column + 1)
+                found.append(Followed(run, at))
+        return found
+
+    def _mounted(self, written: str) -> str:
+        """An absolute script path as a repository path: the longest tail of it that is a
+        file here (``/workspace/<repo>/ci/test.sh`` is ``ci/test.sh`` where the CI image
+        mounts the checkout), or "" when none is."""
+        return mounted_tail(written, lambda path: self._text(path) is not None) or ""
+
+    def tox(
+        self, run: PytestRun, at: Span, directory: str, base: str, env: Sequence[EnvSetting]
+    ) -> list[Followed] | None:
+        """The pytest runs of the tox environments ``run`` (a tox launcher written at
+        ``at``, started in ``directory``) runs, or None when no configuration of tox
+        (``TOX_CONFIG_FILES``) configures them
+        (the run is then read as the pytest run tox stands for)."""
+        if not runs_tox_commands(run.launcher):
+            return None
+        path = self._find(directory, base, TOX_CONFIG_FILES, self._tox_config)
+        config = self._tox_config(path) if path is not None else None
+        if path is None or config is None:
+            return None
+        chosen = run.tox_env or next((s.value for s in reversed(env) if s.name == "TOXENV"), "")
+        names = [name.strip() for name in chosen.split(",") if name.strip()]
+        if not names and config.gh_actions_envs:
+            names = list(config.gh_actions_envs)  # tox-gh-actions picks them on GitHub
+        if not names or "ALL" in names:
+            names = list(config.envlist or ("py",))
+        envs = [e for e in map(config.env, names) if e is not None]
+        if not envs:
+            return None
+        shown = self.display(path)
+        tox_dir, file = posixpath.split(path)
+        found: list[Followed] = []
+        for tox_env in envs:
+            start = tox_dir
+            if tox_env.changedir:
+                start = join(tox_dir, substitute(tox_env.changedir, None, tox_dir, tox_env.name))
+            seen = self._tox_env(tox_env, env, shown, tox_dir)
+            for command in tox_env.commands:
+                posargs = run.args if "{posargs" in command.text else None
+                full = self._line(substitute(command.text, posargs, tox_dir, tox_env.name))
+                own = self._line(substitute(command.text, None, tox_dir, tox_env.name))
+                span = Span(
+                    shown, command.line, command.column, command.end_line, command.end_column
+                )
+                for index, inner in enumerate(full.runs):
+                    written = own.runs[index] if index < len(own.runs) else inner
+                    sources = ((written, span), (run, at)) if posargs else ((written, span),)
+                    masked, where = _tox_masking(run, command, tox_env, inner, file)
+                    inner = dataclasses.replace(inner, masked=masked, masked_at=None)
+                    found.append(Followed(inner, at if where else span, start, seen, sources))
+        return found
+
+    def make(self, text: str, working: str) -> list[Followed]:
+        """Runs in the recipes ``make TARGET...`` calls in ``text`` run, from ``working``."""
+        if "make" not in text:
+            return []
+        found: list[Followed] = []
+        for match in _MAKE_CALL.finditer(text):
+            key = (match.group(1), working)
+            called = self._make_calls.get(key)
+            if called is None:
+                called = self._make_calls[key] = self._make(match.group(1), working)
+            found += called
+        return found
+
+    def _make(self, written: str, working: str) -> list[Followed]:
+        """The runs of one make call, its arguments as written."""
+        try:
+            call = _make_call(shlex.split(written), working)
+        except ValueError:
+            return []
+        if call is None:
+            return []
+        directory, file, goals, overrides, ignore = call
+        names = (file,) if file else MAKEFILE_NAMES
+        path = self._find(directory, directory, names)
+        makefile = self._makefile(path) if path is not None else None
+        if path is None or makefile is None:
+            return []
+        shown = self.display(path)
+        found: list[Followed] = []
+        for line in makefile.recipe(goals, overrides):
+            span = Span(shown, line.line, line.column, line.end_line, line.end_column)
+            for run in self._line(line.text).runs:
+                masked = run.masked
+                if masked is None and line.ignore_status:
+                    masked = "`-` before the recipe line"
+                elif masked is None and ignore:
+                    masked = "`make -i`"
+                run = dataclasses.replace(run, masked=masked, masked_at=None)
+                found.append(Followed(run, span, directory))
+        return found
+
+    def _tox_env(
+        self, tox_env: ToxEnv, env: Sequence[EnvSetting], shown: str, tox_dir: str
+    ) -> tuple[EnvSetting, ...]:
+        """What the commands of ``tox_env`` see: the caller's variables tox passes,
+        then those ``set_env`` sets (located where tox's settings are)."""
+        passed = [setting for setting in env if tox_env.passes(setting.name)]
+        for name, value, line in tox_env.set_env:
+            text = substitute(value, None, tox_dir, tox_env.name)
+            end = line.column + len(line.text)
+            passed.append(
+                EnvSetting(name, text, Span(shown, line.line, line.column, line.line, end))
+            )
+        return tuple(passed)
+
+    def _line(self, text: str) -> CommandFacts:
+        """One command of a tox environment or one recipe line: a shell of its own."""
+        found = self._lines.get(text)
+        if found is None:
+            found = self._lines[text] = read_command(text, errexit=False, pipefail=False)
+        return found
+
+    def _script(self, path: str) -> CommandFacts | None:
+        if path not in self._scripts:
+            text = self._text(path)
+            self._scripts[path] = (
+                None if text is None else read_command(text, errexit=False, pipefail=False)
+            )
+        return self._scripts[path]
+
+    def _tox_config(self, path: str) -> ToxSettings | None:
+        if path not in self._tox:
+            text = self._text(path)
+            name = posixpath.basename(path)
+            self._tox[path] = None if text is None else read_tox_config(name, text)
+        return self._tox[path]
+
+    def _makefile(self, path: str) -> Makefile | None:
+        if path not in self._makefiles:
+            text = self._text(path)
+            self._makefiles[path] = None if text is None else read_makefile(text)
+        return self._makefiles[path]
+
+    def _text(self, path: str) -> str | None:
+        if path not in self._texts:
+            self._texts[path] = self.read_file(path)
+        return self._texts[path]
+
+    def _find(
+        self,
+        directory: str,
+        top: str,
+        names: Sequence[str],
+        holds: Callable[[str], object] | None = None,
+    ) -> str | None:
+        """The first of ``names`` in ``directory`` or a parent of it up to ``top``; with
+        ``holds``, only a file for which it answers something else than None counts."""
+        current = directory
+        while True:
+            for name in names:
+                path = join(current, name)
+                if self._text(path) is not None and (holds is None or holds(path) is not None):
+                    return path
+            if current == top or not current:
+                return None
+            current = posixpath.dirname(current)
+            if top and current != top and not current.startswith(top + "/"):
+                return None  # above the checkout
+
+
+def _tox_masking(
+    run: PytestRun, command: ToxCommand, tox_env: ToxEnv, inner: PytestRun, file: str
+) -> tuple[str | None, bool]:
+    """What hides pytest's failure under tox, and whether it is written in the CI command;
+    ``file`` is the name of the file tox's settings are in (tox.ini, setup.cfg, ...)."""
+    if run.masked is not None:
+        return run.masked, True
+    if inner.masked is not None:
+        return inner.masked, False
+    if command.ignore_status:
+        return f"`-` before the command in {file}", False
+    if tox_env.ignore_outcome:
+        return f"`ignore_outcome = true` in {file}", False
+    return None, False
+
+
+def _make_call(
+    words: list[str], working: str
+) -> tuple[str, str | None, list[str], dict[str, str], bool] | None:
+    """make's directory, makefile, goals, ``NAME=value`` overrides and ``-i``."""
+    directory, file = working, None
+    goals: list[str] = []
+    overrides: dict[str, str] = {}
+    ignore = False
+    index = 0
+    while index < len(words):
+        word = words[index]
+        index += 1
+        name, eq, value = word.partition("=")
+        if word in _MAKE_VALUES and index < len(words):
+            value, index = words[index], index + 1
+            name, eq = word, "="
+        if name in ("-C", "--directory") and eq:
+            directory = join(directory, value)
+        elif name in ("-f", "--file", "--makefile") and eq:
+            file = value
+        elif word.startswith("-C") and len(word) > 2:
+            directory = join(directory, word[2:])
+        elif word in ("-i", "--ignore-errors"):
+            ignore = True
+        elif word in ("-j", "-l", "--jobs", "--load-average"):
+            index += 1 if index < len(words) and words[index].isdigit() else 0
+        elif word.startswith("-"):
+            continue
+        elif eq and re.fullmatch(r"[A-Za-z_][\w.-]*", name):
+            overrides[name] = value
+        elif "$" in word:
+            return None  # a goal the shell computes: unknown
+        else:
+            goals.append(word)
+    return directory, file, goals, overrides, ignore

@@ -1,0 +1,176 @@
+"""The facts the CI pass reads out of pipeline files.
+
+Buildkite, GitHub Actions and GitLab spell the same few ideas differently: a
+job whose failure does not block (``soft_fail``, ``continue-on-error``,
+``allow_failure``), a job that is run again when it fails (``retry``, retry
+actions), and the shell commands a job runs. Each system's reader turns its own
+spelling into these values; linking, the model and the rules never see YAML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from detlint.base.span import Span
+
+if TYPE_CHECKING:
+    from detlint.readers.ci.shell.commands import CommandFacts, PytestRun
+
+System = Literal["buildkite", "github", "gitlab"]
+
+CiKnobKind = Literal[
+    "soft-fail",  # Buildkite soft_fail (also in matrix adjustments and override blocks)
+    "continue-on-error",  # GitHub Actions, job or step level
+    "allow-failure",  # GitLab allow_failure (job level or inside rules:)
+    "job-retry",  # Buildkite retry.automatic, GitLab retry
+    "retry-action",  # GitHub retry actions (nick-fields/retry, Wandalen/wretry.action)
+    "shell-retry",  # a retry written in the script: pytest || pytest --lf, a for loop
+    "fail-fast-off",  # GitHub strategy.fail-fast: false (informational)
+    "continue-on-failure",  # Buildkite wait step continue_on_failure (not a soft fail)
+    "skip",  # a step skipped by configuration
+]
+
+PYTEST_FAILED = 1  # pytest's exit status when tests failed
+
+
+@dataclass(frozen=True)
+class ExitStatuses:
+    """Which exit statuses a knob applies to; ``None`` means every non-zero status."""
+
+    codes: frozenset[int] | None
+
+    def covers(self, status: int) -> bool:
+        return self.codes is None or status in self.codes
+
+    def describe(self) -> str:
+        if self.codes is None:
+            return "any exit status"
+        return "exit status " + ", ".join(str(c) for c in sorted(self.codes))
+
+
+ANY_STATUS = ExitStatuses(None)
+
+
+@dataclass(frozen=True)
+class CiKnob:
+    """One knob in a pipeline file, as written and as it acts on a test failure.
+
+    ``covers_tests`` says whether the knob acts when pytest exits with 1 (tests
+    failed): a retry rule on exit status -1 or a soft fail on 137 does not; None
+    when that cannot be known statically (an expression, a template variable).
+    ``attempts`` is, for a retry, the total number of runs a test failure gets
+    (limit + 1, or the action's max_attempts); None for other kinds or when unknown.
+    """
+
+    kind: CiKnobKind
+    system: System
+    key: str  # the key path as written, e.g. "retry.automatic", "jobs.test.continue-on-error"
+    span: Span  # from the key to the end of its value
+    value: str  # the value's source text, shortened to one line
+    covers_tests: bool | None
+    attempts: int | None = None
+    platform: str | None = None  # the override block it sits in, e.g. "amd" in mirror: {amd: ...}
+    condition: str | None = None  # when it applies only sometimes (matrix entries, rules:)
+    note: str = ""  # what a reader should know, e.g. "the first matching rule retries -1 only"
+
+
+@dataclass(frozen=True)
+class EnvSetting:
+    """An environment variable a step sets (step ``env:``/``variables:``)."""
+
+    name: str
+    value: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class CiCommand:
+    """One command string a step runs, with the knobs that wrap just this command.
+
+    ``span`` covers the command's text in the pipeline file; ``line`` of a
+    multi-line block is the block's first line. ``errexit``/``pipefail`` are the
+    options of the shell the system runs it in (``bash -e`` without pipefail on
+    Buildkite and GitHub's default shell).
+    """
+
+    text: str
+    span: Span
+    errexit: bool = True
+    pipefail: bool = False
+    knobs: tuple[CiKnob, ...] = ()  # e.g. a GitHub step's continue-on-error or a retry action
+    env: tuple[EnvSetting, ...] = ()  # the step's own env (GitHub step env:)
+    working_dir: str | None = None  # GitHub working-directory of this step
+
+    def span_of(self, run: PytestRun) -> Span:
+        """Where a pytest invocation read from this text sits in the pipeline file.
+        A block scalar's content starts on the line after ``|``, and YAML strips its
+        indentation from the text, so there the span is the whole line."""
+        span = self.span
+        if span.end_line > span.line and "\n" in self.text:
+            line = span.line + 1 + run.line
+            return Span(span.path, line, 1, line, 1)
+        if run.line == 0:
+            quoted = span.end_column - span.column > len(self.text)
+            start = span.column + run.column + (1 if quoted else 0)
+            width = run.end_column - run.column
+            return Span(span.path, span.line, start, span.line, start + width)
+        line = span.line + run.line
+        return Span(span.path, line, 1, line, run.end_column + 1)
+
+
+@dataclass(frozen=True)
+class CiStep:
+    """A unit of work the CI system runs and judges as one: a Buildkite command
+    step, a GitHub Actions job, a GitLab job (one per platform override copy).
+
+    ``knobs`` act on the whole step; a command's own knobs act on that command.
+    """
+
+    system: System
+    path: str  # the pipeline file, as displayed
+    span: Span  # the step's first line (its key or list item)
+    name: str  # label, key or job id as a person would recognise it
+    commands: tuple[CiCommand, ...]
+    knobs: tuple[CiKnob, ...] = ()
+    env: tuple[EnvSetting, ...] = ()
+    working_dir: str | None = None
+    parallelism: int | None = None
+    matrix: str | None = None  # a short description when the step is a matrix
+    platform: str | None = None
+
+
+@dataclass(frozen=True)
+class PipelineFacts:
+    """What one pipeline file holds, and other files it hands control to."""
+
+    path: str
+    system: System
+    steps: tuple[CiStep, ...]
+    knobs: tuple[CiKnob, ...] = ()  # knobs not tied to a step (e.g. GitLab default: retry)
+    references: tuple[str, ...] = ()  # files it uploads / includes, as written (relative)
+    # Where the CI system checks the repository out, relative to detlint's root
+    # ("" for the root itself): the directory holding .buildkite/, .github/ or
+    # .gitlab-ci.yml. Paths in steps (targets, working directories) start here.
+    base: str = ""
+    # Each shell script of its steps (``script_groups``) as read, keyed by ``script_key``:
+    # read where the file is read, which on a large setup is in a worker process.
+    shell: tuple[tuple[ScriptKey, CommandFacts], ...] = ()
+
+
+# What one shell runs: the text, and whether it starts with errexit and pipefail.
+ScriptKey = tuple[str, bool, bool]
+
+
+def script_groups(step: CiStep) -> list[tuple[CiCommand, ...]]:
+    """Commands that run in one shell: Buildkite and GitLab run a step's command list
+    as one script (a ``cd`` or ``export`` carries over); GitHub runs each step alone."""
+    if step.system in ("buildkite", "gitlab") and step.commands:
+        return [step.commands]
+    return [(command,) for command in step.commands]
+
+
+def script_key(group: Sequence[CiCommand]) -> ScriptKey:
+    """A script's text (its commands, one per line) and the shell options it starts with."""
+    return ("\n".join(command.text for command in group), group[0].errexit, group[0].pipefail)

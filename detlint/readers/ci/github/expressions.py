@@ -1,0 +1,265 @@
+"""The part of GitHub's ``${{ }}`` expression language a matrix condition uses, and the matrix.
+
+``continue-on-error: ${{ matrix.experimental }}`` soft-fails only some entries
+of a job's matrix, so whether it hides a test failure depends on which entries
+GitHub builds and what the expression is for each. This module builds the
+entries (``expand_matrix``) and evaluates expressions against them: literals,
+``matrix.<name>`` paths, ``! == != < <= > >= && ||`` and parentheses, with
+GitHub's loose comparison (case-insensitive strings, other mixed types compared
+as numbers). Any other context or a function call raises Unknown, so the caller
+reports the knob as undecidable.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import operator
+import re
+from collections.abc import Callable
+from typing import Any
+
+from detlint.readers.ci.yaml_spans import key_name
+from detlint.readers.yaml.tree import YMap, YNode, YSeq
+
+_EXPRESSION = re.compile(r"^\s*\$\{\{(.*)\}\}\s*$", re.DOTALL)
+
+
+def unwrap(text: str) -> str | None:
+    """The expression inside ``${{ ... }}`` when that is the whole text, else None."""
+    match = _EXPRESSION.match(text)
+    return match.group(1) if match else None
+
+
+class Unknown(Exception):
+    """An expression or matrix whose value cannot be known from the file."""
+
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>0x[0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
+    r"|(?P<string>'(?:[^']|'')*')|(?P<op>==|!=|<=|>=|&&|\|\||[()!<>.\[\]])"
+    r"|(?P<name>[A-Za-z_][\w-]*))"
+)
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt,
+    "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+}  # fmt: skip
+_LITERALS: dict[str, object] = {"true": True, "false": False, "null": None}
+Expr = tuple[Any, ...]
+
+
+def parse_expression(text: str) -> Expr:
+    """The syntax tree of an expression (without ``${{ }}``); Unknown when outside the subset."""
+    tokens: list[tuple[str, str]] = []
+    text, position = text.strip(), 0
+    while position < len(text):
+        match = _TOKEN.match(text, position)
+        if match is None or match.lastgroup is None:
+            raise Unknown
+        tokens.append((match.lastgroup, match.group(match.lastgroup)))
+        position = match.end()
+    index = 0
+
+    def peek() -> tuple[str, str]:
+        return tokens[index] if index < len(tokens) else ("end", "")
+
+    def take() -> tuple[str, str]:
+        nonlocal index
+        token = peek()
+        index += 1
+        return token
+
+    def binary(operand: Callable[[], Expr], operators: tuple[str, ...]) -> Expr:
+        left = operand()
+        while peek()[0] == "op" and peek()[1] in operators:
+            left = ("op", take()[1], left, operand())
+        return left
+
+    def either() -> Expr:
+        return binary(both, ("||",))
+
+    def both() -> Expr:
+        return binary(compare, ("&&",))
+
+    def compare() -> Expr:
+        return binary(unary, tuple(_COMPARE))
+
+    def unary() -> Expr:
+        if peek() == ("op", "!"):
+            take()
+            return ("not", unary())
+        return primary()
+
+    def primary() -> Expr:
+        kind, word = take()
+        if (kind, word) == ("op", "("):
+            inner = either()
+            if take() != ("op", ")"):
+                raise Unknown
+            return inner
+        if kind == "number":
+            return ("lit", int(word, 16) if word.lower().startswith("0x") else float(word))
+        if kind == "string":
+            return ("lit", word[1:-1].replace("''", "'"))
+        if kind == "name" and word.lower() in _LITERALS:
+            return ("lit", _LITERALS[word.lower()])
+        if kind != "name" or word.lower() != "matrix":
+            raise Unknown  # another context (github, env, inputs...) or a function call
+        parts: list[object] = []
+        while peek() in (("op", "."), ("op", "[")):
+            if take()[1] == ".":
+                kind, word = take()
+                if kind != "name":
+                    raise Unknown
+                parts.append(word)
+                continue
+            item = primary()
+            if item[0] != "lit" or take() != ("op", "]"):
+                raise Unknown
+            parts.append(item[1])
+        return ("ctx", tuple(parts))
+
+    tree = either()
+    if index != len(tokens):
+        raise Unknown
+    return tree
+
+
+def evaluate(tree: Expr, entry: dict[str, object]) -> object:
+    """The value of ``tree`` for one matrix entry."""
+    if tree[0] == "lit":
+        return tree[1]
+    if tree[0] == "ctx":
+        value: object = entry
+        for part in tree[1]:
+            value = _member(value, part)
+        return value
+    if tree[0] == "not":
+        return not truthy(evaluate(tree[1], entry))
+    operator_, left = tree[1], evaluate(tree[2], entry)
+    if operator_ == "&&":
+        return evaluate(tree[3], entry) if truthy(left) else left
+    if operator_ == "||":
+        return left if truthy(left) else evaluate(tree[3], entry)
+    return _compare(operator_, left, evaluate(tree[3], entry))
+
+
+def referenced_names(tree: Expr) -> set[str]:
+    """The matrix keys an expression reads (lower-cased)."""
+    if tree[0] == "ctx":
+        return {str(tree[1][0]).lower()} if tree[1] else set()
+    return set().union(*(referenced_names(t) for t in tree[1:] if isinstance(t, tuple)))
+
+
+def truthy(value: object) -> bool:
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int | float):
+        return value != 0 and not math.isnan(value)
+    return value != "" if isinstance(value, str) else True
+
+
+def _member(value: object, part: object) -> object:
+    if isinstance(value, dict) and isinstance(part, str):
+        return next((v for k, v in value.items() if str(k).lower() == part.lower()), None)
+    if isinstance(value, list) and isinstance(part, float) and part.is_integer():
+        return value[int(part)] if 0 <= part < len(value) else None
+    return None
+
+
+def _kind(value: object) -> str:
+    if value is None or isinstance(value, bool | str):
+        return type(value).__name__
+    return "number" if isinstance(value, int | float) else "object"
+
+
+def _number(value: object) -> float:
+    if value is None or isinstance(value, bool | int | float):
+        return float(value or 0)
+    text = str(value).strip()
+    try:
+        return float(int(text, 16)) if text.lower().startswith("0x") else float(text or 0)
+    except ValueError:
+        return math.nan
+
+
+def _compare(operator_: str, left: object, right: object) -> bool:
+    kinds = {_kind(left), _kind(right)}
+    if "object" in kinds:  # arrays and objects are equal only to themselves
+        same = left is right
+        return same if operator_ == "==" else not same if operator_ == "!=" else False
+    if kinds == {"str"}:
+        return _COMPARE[operator_](str(left).lower(), str(right).lower())
+    return _COMPARE[operator_](_number(left), _number(right))
+
+
+def expand_matrix(node: YNode | None) -> list[dict[str, object]] | None:
+    """The entries of ``strategy.matrix`` as GitHub builds them; None when unknowable.
+
+    Lists are multiplied out, ``exclude`` drops every combination it matches
+    partially, then each ``include`` entry extends every combination whose
+    original values it does not contradict, or becomes a new entry when it
+    extends none. No matrix is one empty entry.
+    """
+    if node is None:
+        return [{}]
+    if not isinstance(node, YMap):
+        return None  # an expression such as ${{ fromJSON(...) }}
+    try:
+        fields = {key_name(key): _python(value) for key, value in node.items}
+    except Unknown:
+        return None
+    include, exclude = fields.pop("include", []), fields.pop("exclude", [])
+    lists = [value for value in fields.values() if isinstance(value, list)]
+    extra = [row for row in (include, exclude) if not isinstance(row, list)]
+    if len(lists) != len(fields) or extra or math.prod(len(v) for v in lists) > 256:
+        return None
+    rows = [row for row in [*include, *exclude] if not isinstance(row, dict)]
+    if rows:
+        return None
+    names = list(fields)
+    combos = (
+        [dict(zip(names, values, strict=True)) for values in itertools.product(*lists)]
+        if names
+        else []
+    )
+    combos = [c for c in combos if not any(_matches(c, row, set(c)) for row in exclude)]
+    added: list[dict[str, object]] = []
+    for row in include:
+        matched = [combo for combo in combos if _matches(combo, row, set(names))]
+        for combo in matched:
+            combo.update(row)
+        if not matched:
+            added.append(dict(row))
+    return combos + added
+
+
+def _matches(combo: dict[str, object], row: dict[str, object], keys: set[str]) -> bool:
+    """Whether ``row`` agrees with ``combo`` on every one of ``keys`` that it names."""
+    return all(combo.get(k) == v for k, v in row.items() if k in keys)
+
+
+def _python(node: YNode) -> Any:
+    if isinstance(node, YMap):
+        return {key_name(key): _python(value) for key, value in node.items}
+    if isinstance(node, YSeq):
+        return [_python(item) for item in node.items]
+    if isinstance(node.value, str) and "${{" in node.value:
+        raise Unknown
+    return node.value
+
+
+def describe_entry(entry: dict[str, object], skip: set[str]) -> str:
+    """``python=3.13, os=ubuntu-latest``, without the keys in ``skip`` unless nothing remains."""
+    shown = {k: v for k, v in entry.items() if k.lower() not in skip} or entry
+    return ", ".join(f"{k}={_show(v)}" for k, v in shown.items()) or "(empty)"
+
+
+def _show(value: object) -> str:
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_show(v)}" for k, v in value.items()) + "}"
+    return str(value)

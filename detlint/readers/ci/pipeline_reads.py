@@ -1,0 +1,105 @@
+"""Reading many pipeline files: over the cores, and through the facts cache.
+
+A large CI setup has hundreds of pipeline files, so they are read in forked
+worker processes (each returns its files' facts pickled), and a repeat run takes
+each unchanged file's facts from the cache instead of parsing it again. A
+worker looks a file up and stores what it read itself, so a first run's cache
+writes are spread over the cores too. An entry rests on the file's bytes and,
+for a GitLab pipeline, on the bytes of every local file it includes: their
+digests are kept in the entry and checked before it is taken.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from detlint.base.facts_cache import FactsCache, digest, dumps
+from detlint.base.parallel import fork_map
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem, display_path
+from detlint.readers.ci.facts import PipelineFacts, System
+
+if TYPE_CHECKING:
+    from detlint.readers.ci.pipelines import PipelineReader
+
+# Below this many YAML files, forking costs more than it saves.
+PARALLEL_FILES = 50
+
+
+class Input(NamedTuple):
+    """A file one read took in besides its own, and the digest of its bytes then."""
+
+    path: str  # absolute
+    digest: str  # "" when it was absent or unreadable
+
+
+class Read(NamedTuple):
+    """What reading one file gives: its facts (None for no pipeline), its problems,
+    and the other files the facts rest on (a GitLab pipeline's local includes)."""
+
+    facts: PipelineFacts | None
+    problems: list[Problem]
+    inputs: tuple[Input, ...] = ()
+
+
+class Stored(NamedTuple):
+    """A cache entry: the pickled Read, behind the other files it rests on, so that
+    they are checked without unpickling the facts."""
+
+    inputs: tuple[Input, ...]
+    blob: bytes
+
+
+def content_digest(data: bytes | Problem | None) -> str:
+    return digest(data) if isinstance(data, bytes) else ""
+
+
+def unchanged(inputs: tuple[Input, ...]) -> bool:
+    """Whether every other file a cached read rests on still holds the same bytes."""
+    for path, then in inputs:
+        data = read_bytes(Path(path), "") if os.path.isfile(path) else None
+        if content_digest(data) != then:
+            return False
+    return True
+
+
+def read_each(
+    reader: PipelineReader,
+    items: Sequence[tuple[Path, System | None]],
+    jobs: int,
+    cache: FactsCache | None,
+) -> list[Read]:
+    """``reader.read_apart`` of every item, over ``jobs`` processes when there are
+    many, and from ``cache`` for every file read before with the same bytes (and,
+    for a GitLab pipeline, the same bytes in every file it includes)."""
+    jobs = jobs if len(items) >= PARALLEL_FILES else 1
+    if cache is None:
+        return fork_map(reader.read_apart, items, jobs)
+
+    def read_through(item: tuple[Path, System | None]) -> bytes | None:
+        """One file's Read, pickled: from the cache, or read and stored (in a worker
+        process, when there are many); None for a file not worth reading."""
+        path, system = item
+        display = display_path(path, reader.cwd)
+        data = read_bytes(path, display)
+        if isinstance(data, Problem):
+            return dumps(reader.read_apart(item))  # its problem is reported, not stored
+        if not reader.worth_reading(data, system):
+            return None
+        key = cache.key(data, display, reader.relative(path), system or "")
+        stored = cache.get(key)
+        if isinstance(stored, Stored) and unchanged(stored.inputs):
+            return stored.blob
+        read = reader.read_apart(item, data)
+        blob = dumps(read)
+        cache.put(key, Stored(read.inputs, blob))
+        return blob
+
+    return [
+        Read(None, []) if blob is None else pickle.loads(blob)
+        for blob in fork_map(read_through, items, jobs)
+    ]

@@ -1,0 +1,334 @@
+"""Static reading of the shell text a CI step runs: the public API.
+
+A CI step's ``command``/``run:``/``script:`` is bash text, and two things in it
+decide what a test failure does: the pytest invocation (its rerun options) and
+the shell around it (``|| true``, ``| tee`` without pipefail, ``set +e``), which
+can keep pytest's failure out of the step's exit status altogether.
+``read_command`` reads both without running anything and returns them as plain
+frozen facts (``CommandFacts``); this module holds those facts and puts the
+reading together.
+
+How it reads, one module each:
+
+* ``shell_lexer`` splits the text into words and operators with their source
+  offsets, and ``shell_parser`` builds a syntax tree (``shell_nodes``), with
+  command substitutions, ``bash -c '...'`` and ``eval`` strings parsed as
+  nested scripts. Text that is lines of plain words, most CI commands, takes a
+  shorter way to the same tree (``shell_plain``).
+* ``shell_walk`` walks the tree in text order, finding pytest invocations
+  (``shell_launchers``, ``shell_wrappers``) and environment assignments, and
+  tracking the working directory (``cd``, ``pushd``/``popd``, subshells).
+* ``shell_masking`` decides, for each invocation, whether the script still ends
+  with status 0 when that invocation fails, by running a small abstract
+  interpreter (``shell_simulation``) under bash's errexit and pipefail rules.
+* ``pytest_args`` reads the words handed to pytest: here only its options and
+  knobs (``scan_pytest_args``, ``read_knobs``), which the run's facts take over.
+
+Nothing here raises on odd input: text that cannot be tokenised or parsed is
+stepped over, and ``CommandFacts.unparsed`` says so.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from detlint.readers.ci.pytest.arguments import Knobs, Option, read_knobs, scan_pytest_args
+from detlint.readers.ci.shell.launchers import has_launcher_hint
+from detlint.readers.ci.shell.lexer import Word
+from detlint.readers.ci.shell.masking import Masking
+from detlint.readers.ci.shell.parser import parse
+from detlint.readers.ci.shell.retries import ShellRetry, find_retries
+from detlint.readers.ci.shell.state import Reason
+from detlint.readers.ci.shell.walk import ExportVia, Found, Walker, WalkState, resolve
+
+__all__ = ["CommandFacts", "Export", "Place", "PytestRun", "read_command"]
+
+
+@dataclass(frozen=True)
+class Place:
+    """A region of the command text: 0-based lines and columns, exclusive end column."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+@dataclass(frozen=True)
+class PytestRun:
+    """One pytest invocation in a command text, with what its options and shell do.
+
+    ``line``/``column``/``end_column`` locate the whole simple command (from its
+    first word, inline assignments and wrappers included); ``end_line`` is where
+    it ends when backslash continuations spread it over several lines.
+
+    Option values and ``targets`` are words after quote removal; ``$NAME`` in
+    them is replaced only by a literal value the text assigned earlier
+    (``N=2; pytest --reruns $N``), otherwise kept as written and counted as
+    dynamic. ``env`` holds the inline assignments (``FOO=1 pytest``, ``env
+    FOO=1 pytest``) as written: a ``PYTEST_ADDOPTS`` there is not folded into
+    the options, so that it can be merged with exported values and the step's
+    ``env:`` in one place (``pytest_args.read_pytest_args`` reads it).
+
+    ``masked`` is a short phrase naming what keeps pytest's failure out of the
+    step's exit status, or None when a failing pytest still fails the step, and
+    also when that cannot be told: the run never executes (a function never
+    called), the paths are too many to follow, or the text did not parse (bash
+    stops at a syntax error with status 2).
+    """
+
+    line: int
+    column: int
+    end_column: int
+    launcher: str
+    targets: tuple[str, ...] = ()
+    keyword: str | None = None
+    markexpr: str | None = None
+    reruns: int | None = None
+    reruns_text: str | None = None
+    reruns_dynamic: bool = False
+    reruns_delay: bool = False
+    only_rerun: tuple[str, ...] = ()
+    retries: int | None = None
+    force_flaky: bool = False
+    max_runs: int | None = None
+    min_passes: int | None = None
+    count: int | None = None
+    disabled_plugins: tuple[str, ...] = ()
+    rootdir: str | None = None
+    config_file: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+    masked: str | None = None
+    tox_env: str | None = None
+    end_line: int = 0
+    reruns_at: Place | None = None  # where the winning --reruns option is written
+    masked_at: Place | None = None  # where the construct named by ``masked`` is
+    force_reruns: int | None = None
+    reruns_mode: str | None = None
+    rerun_except: tuple[str, ...] = ()
+    max_suite_reruns: int | None = None
+    fail_on_flaky: bool = False
+    flake_runs: int | None = None
+    plugins: tuple[str, ...] = ()  # -p NAME (enabled explicitly)
+    options: tuple[Option, ...] = ()  # every option pytest receives, canonical names
+    wrappers: tuple[str, ...] = ()  # commands wrapped around it, e.g. "timeout 600"
+    in_loop: bool = False  # inside a for/while/until body (a shell retry loop, perhaps)
+    # A retry written in the script (``|| pytest --lf``, ``for i in 1 2 3; do pytest &&
+    # break; done``): the attempts in all, the first included; None when none.
+    retry_attempts: int | None = None
+    retry_shape: str | None = None  # how the retry reads in a message
+    args: tuple[str, ...] = ()  # the words pytest receives (tox: what follows --), as read
+
+
+@dataclass(frozen=True)
+class Export:
+    """An environment variable the text sets for later commands.
+
+    ``via`` says how: ``export NAME=value``; a bare ``NAME=value`` (a shell
+    variable, seen by later commands in this text and by children once exported
+    or when it was already in the environment); or a line appended to
+    ``$GITHUB_ENV``, which reaches the job's *later steps*, not this one.
+    ``value`` is the value after quote removal, expansions kept as written.
+    """
+
+    name: str
+    value: str
+    line: int
+    column: int
+    via: ExportVia = "export"
+    dynamic: bool = False  # the value holds a shell expansion
+
+
+@dataclass(frozen=True)
+class CommandFacts:
+    """What ``read_command`` found in one command text."""
+
+    runs: tuple[PytestRun, ...]
+    exports: tuple[Export, ...]
+    unparsed: bool  # some text could not be tokenised or parsed and was stepped over
+
+
+# A text is read only when it may hold a launcher, a line for $GITHUB_ENV or an
+# assignment: a name followed by "=" at the start of a word (so "--flag=value"
+# alone does not count).
+_ASSIGNMENT_HINT = re.compile(r"(?:^|[\s;&|(){}'\"`])[A-Za-z_][A-Za-z0-9_]*=")
+_NEWLINE = re.compile(r"\n")
+_COUNTED_POINTS = 8  # points counted in the text before _Lines lists its line starts
+
+
+def _worth_reading(text: str) -> bool:
+    """Whether ``text`` may hold a launcher, a $GITHUB_ENV line or an assignment."""
+    return (
+        has_launcher_hint(text)
+        or "GITHUB_ENV" in text
+        or ("=" in text and _ASSIGNMENT_HINT.search(text) is not None)
+    )
+
+
+class _Lines:
+    """Turns offsets into the text into 0-based lines and columns.
+
+    Most texts are short and asked for two or three points, so the first few
+    are counted in the text; a text asked for more gets its line starts listed.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts: list[int] | None = None
+        self.counted = 0
+
+    def point(self, offset: int) -> tuple[int, int]:
+        if offset <= 0:
+            return 0, offset
+        if self.starts is None:
+            if self.counted < _COUNTED_POINTS:
+                self.counted += 1
+                text = self.text
+                return text.count("\n", 0, offset), offset - text.rfind("\n", 0, offset) - 1
+            self.starts = [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return line, offset - self.starts[line]
+
+    def place(self, start: int, end: int) -> Place:
+        line, column = self.point(start)
+        end_line, end_column = self.point(end)
+        return Place(line, column, end_line, end_column)
+
+
+def read_command(text: str, *, errexit: bool = True, pipefail: bool = False) -> CommandFacts:
+    """Read the pytest invocations and exports of one CI command text.
+
+    ``errexit``/``pipefail`` are the options of the shell the CI system runs
+    the text in (``CiCommand.errexit``/``pipefail``); ``set`` commands in the
+    text change them from there on.
+    """
+    if not _worth_reading(text):
+        return CommandFacts((), (), False)
+    try:
+        return _read(text, errexit, pipefail)
+    except RecursionError:  # pragma: no cover - depth limits keep well below it
+        return CommandFacts((), (), True)
+
+
+def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
+    program, unparsed = parse(text)
+    walker = Walker(text)
+    walker.walk(program, WalkState())
+    lines = _Lines(text)
+    masking = Masking(program, unparsed, errexit, pipefail)
+    starts = [found.command.start for found in walker.found]
+    retries: dict[int, ShellRetry] = {}
+    if len(walker.found) > 1 or (walker.found and walker.found[0].in_loop):
+        readers = {id(found.command): _reader(found.variables) for found in walker.found}
+        retries = find_retries(program, readers)
+    runs = [_run(found, masking, lines, starts, retries) for found in walker.found]
+    if len(runs) > 1:
+        runs.sort(key=lambda run: (run.line, run.column))
+    exports = []
+    for found in walker.exports:
+        line, column = lines.point(found.offset)
+        exports.append(Export(found.name, found.value, line, column, found.via, found.dynamic))
+    return CommandFacts(tuple(runs), tuple(exports), unparsed)
+
+
+def _runs_pytest_again(reason: Reason, starts: list[int]) -> bool:
+    """Whether the construct that drops a failure is ``|| pytest ...``: a second run
+    (often ``--last-failed``) whose own status decides the step. That is a retry
+    (``shell_retries``), not a hidden exit status."""
+    return reason.phrase.startswith("`||") and any(
+        reason.start < start < reason.end for start in starts
+    )
+
+
+def _reader(variables: dict[str, str]) -> Callable[[Word], str]:
+    """How a word of a run reads: its literal value, or with the literal values of the
+    variables assigned before the run (``$POLICY``)."""
+
+    def read(word: Word) -> str:
+        return resolve(word, variables)[0] if word.dynamic else word.value
+
+    return read
+
+
+def _reruns_inside(knobs: Knobs) -> bool:
+    """Whether a run's own options rerun failing tests inside pytest."""
+    return bool(
+        knobs.get("reruns")
+        or knobs.get("retries")
+        or knobs.get("force_reruns")
+        or knobs.get("max_runs")
+        or knobs.get("force_flaky")
+    )
+
+
+def _run(
+    found: Found,
+    masking: Masking,
+    lines: _Lines,
+    starts: list[int],
+    retries: dict[int, ShellRetry],
+) -> PytestRun:
+    command, launch = found.command, found.launch
+    words = command.words
+    values: list[str] = []
+    dynamic: list[bool] = []
+    for value, index in launch.args:
+        word = words[index]
+        if not word.dynamic:
+            unknown = False
+        elif value == word.value:
+            value, unknown = resolve(word, found.variables)
+        else:  # rewritten by the launcher (hatch test --retries)
+            unknown = True
+        values.append(value)
+        dynamic.append(unknown)
+    options, targets = scan_pytest_args(values)
+    knobs, reruns_option = read_knobs(options, dynamic)
+    reruns_text = reruns_at = None
+    if reruns_option is not None:
+        span = range(reruns_option.index, reruns_option.index + reruns_option.width)
+        indexes = sorted({launch.args[k][1] for k in span})
+        written = [words[k] for k in indexes]
+        reruns_text = " ".join(word.raw for word in written)
+        reruns_at = lines.place(written[0].start, written[-1].end)
+    reason = masking.reason(command)
+    if reason is not None and _runs_pytest_again(reason, starts):
+        reason = None
+    retry = retries.get(id(command))
+    if retry is not None and reason is not None:
+        retry = None  # the last attempt's failure does not reach the step: a mask
+    if retry is not None and not retry.same and _reruns_inside(knobs):
+        # `pytest --reruns 2 || pytest --lf`: the attempts add up rather than multiply,
+        # which the model's layers do not express; say nothing rather than overstate.
+        retry = None
+    line, column = lines.point(command.start)
+    end_line, end_column = lines.point(command.end)
+    tox_env = launch.tox_env
+    if tox_env is None and "tox" in launch.launcher.split():
+        tox_env = dict(found.env).get("TOXENV")
+    return PytestRun(
+        line=line,
+        column=column,
+        end_column=end_column,
+        launcher=launch.launcher,
+        targets=tuple(targets),
+        reruns_text=reruns_text,
+        env=found.env,
+        cwd=found.cwd,
+        masked=reason.phrase if reason is not None else None,
+        tox_env=tox_env,
+        end_line=end_line,
+        reruns_at=reruns_at,
+        masked_at=lines.place(reason.start, reason.end) if reason is not None else None,
+        options=tuple(options),
+        wrappers=launch.wrappers,
+        in_loop=found.in_loop,
+        args=tuple(values),
+        retry_attempts=retry.attempts if retry is not None else None,
+        retry_shape=retry.shape if retry is not None else None,
+        **knobs,
+    )

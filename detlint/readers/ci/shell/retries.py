@@ -1,0 +1,147 @@
+"""Retries written in the shell: ``pytest || pytest --lf`` and ``for i in 1 2 3; do
+pytest && break; done``.
+
+A team that cannot use a rerun plugin writes the retry into the CI script. Each
+shape runs pytest again when it failed, and the step fails only when the last
+attempt fails, so for one test it acts like ``--reruns``: a violation is
+reported only when every attempt fails. ``find_retries`` recognises the shapes
+by their syntax; whether the last attempt's failure does reach the step is the
+masking analysis's question (``shell_masking``), asked by the caller. A loop
+whose rounds the text does not say (``while``, ``until``, ``for i in $(seq
+$N)``) is not counted: its attempts are unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from detlint.readers.ci.shell.lexer import Word
+from detlint.readers.ci.shell.nodes import (
+    AndOr,
+    Case,
+    CommandList,
+    Function,
+    Group,
+    If,
+    Loop,
+    Node,
+    Pipeline,
+    Simple,
+    Subshell,
+)
+
+_LAST_FAILED = frozenset({"--lf", "--last-failed"})
+
+
+@dataclass(frozen=True)
+class ShellRetry:
+    """How a shell retries one pytest run: ``attempts`` in all (the first included),
+    and how the retry reads (``shape`` says ``--lf`` when the later attempts rerun
+    only the failed tests)."""
+
+    attempts: int
+    shape: str  # how it reads in a message: "|| pytest --lf", "for loop of 3 rounds"
+    # Every attempt runs the same command: the attempts compose with the first run's
+    # own reruns as a product (a later ``pytest --lf`` without them does not).
+    same: bool = True
+
+
+def find_retries(
+    program: CommandList, runs: dict[int, Callable[[Word], str]]
+) -> dict[int, ShellRetry]:
+    """The retries of the pytest runs in ``program``, by the id of the run retried
+    first. ``runs`` maps the ``id`` of each run's ``Simple`` to how a word of it
+    reads there (``$POLICY`` as the literal value assigned before it)."""
+    found: dict[int, ShellRetry] = {}
+    for node in _nodes(program):
+        if isinstance(node, AndOr):
+            _or_chain(node, runs, found)
+        elif isinstance(node, Loop):
+            _loop(node, runs, found)
+    return found
+
+
+def _or_chain(
+    node: AndOr, runs: dict[int, Callable[[Word], str]], found: dict[int, ShellRetry]
+) -> None:
+    """``pytest A || pytest B [|| pytest C]``: each later run starts when the one before
+    failed, and the last one's status is the chain's."""
+    parts = [node.first, *(part for _, part in node.rest)]
+    if len(parts) < 2 or any(op.op != "||" for op, _ in node.rest):
+        return
+    if not all(isinstance(part, Simple) and id(part) in runs for part in parts):
+        return
+    words = [
+        [value for word in part.words for value in runs[id(part)](word).split()]
+        for part in parts
+        if isinstance(part, Simple)
+    ]
+    failed_only = all(not _LAST_FAILED.isdisjoint(each) for each in words[1:])
+    shown = "|| pytest --lf" if failed_only else "|| pytest"
+    same = all(each == words[0] for each in words)
+    found[id(parts[0])] = ShellRetry(len(parts), shown, same)
+
+
+def _loop(node: Loop, runs: dict[int, Callable[[Word], str]], found: dict[int, ShellRetry]) -> None:
+    """``for i in 1 2 3; do pytest && break; done``: pytest runs once a round until it
+    passes, and the last round's failure is the loop's status."""
+    if node.kind != "for":
+        return
+    rounds = node.rounds  # 1 when the words do not say
+    if rounds < 2:
+        return
+    for item, _ in node.body.items:
+        run = _breaks_on_success(item)
+        if run is not None and id(run) in runs:
+            shape = f"for loop of {rounds} rounds"
+            found[id(run)] = ShellRetry(rounds, shape)
+            return
+
+
+def _breaks_on_success(item: Node) -> Simple | None:
+    """The pytest run of ``pytest && break``. (``if pytest; then break; fi`` ends the
+    last round with status 0, whatever pytest said: a mask, not a retry.)"""
+    if isinstance(item, AndOr) and isinstance(item.first, Simple) and len(item.rest) == 1:
+        op, then = item.rest[0]
+        if op.op == "&&" and _is_break(then):
+            return item.first
+    return None
+
+
+def _is_break(node: Node) -> bool:
+    return isinstance(node, Simple) and bool(node.words) and node.words[0].value == "break"
+
+
+def _nodes(program: CommandList) -> Iterator[Node]:
+    """Every node of ``program``, nested scripts (``bash -c '...'``) included."""
+    stack: list[CommandList] = [program]
+    while stack:
+        body = stack.pop()
+        pending: list[Node] = [node for node, _ in body.items]
+        while pending:
+            node = pending.pop()
+            yield node
+            if isinstance(node, Simple):
+                if node.nested is not None:
+                    stack.append(node.nested)
+                stack.extend(node.subs)
+            elif isinstance(node, AndOr):
+                pending += [node.first, *(part for _, part in node.rest)]
+            elif isinstance(node, (Subshell, Group)):
+                stack.append(node.body)
+            elif isinstance(node, If):
+                for condition, body_list, _ in node.clauses:
+                    stack += [condition, body_list]
+                if node.orelse is not None:
+                    stack.append(node.orelse)
+            elif isinstance(node, Loop):
+                if node.condition is not None:
+                    stack.append(node.condition)
+                stack.append(node.body)
+            elif isinstance(node, Case):
+                stack += [body_list for _, body_list in node.arms]
+            elif isinstance(node, Function):
+                pending.append(node.body)
+            elif isinstance(node, Pipeline):
+                pending += node.commands

@@ -1,0 +1,271 @@
+"""The walk over a parsed CI script that finds pytest runs and exported variables.
+
+It visits the script in text order, as bash would run it with every command
+succeeding, and keeps what later commands see: the working directory (``cd``,
+``pushd``/``popd``, subshells), variables assigned literal values (so that
+``N=2; pytest --reruns $N`` reads as ``--reruns 2``), and whether output goes
+to ``$GITHUB_ENV``. It collects each pytest invocation (``Found``) with that
+context, and each variable the text sets for later commands (``FoundExport``);
+``shell`` turns both into the public facts. Whether a run's failure reaches
+the step's exit status is not the walk's concern (``shell_masking``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from detlint.readers.ci.shell.launchers import Launch, has_launcher_hint, launcher_of
+from detlint.readers.ci.shell.lexer import ASSIGNMENT, DECLARATIONS, Word, split_assignment
+from detlint.readers.ci.shell.nodes import (
+    AndOr,
+    Case,
+    CommandList,
+    Group,
+    If,
+    Loop,
+    Node,
+    Pipeline,
+    Redirect,
+    Simple,
+    Subshell,
+)
+from detlint.readers.ci.shell.wrappers import join_dir
+
+# How an exported variable is set; see ``shell.Export``.
+ExportVia = Literal["export", "assignment", "github-env"]
+
+_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_ENV_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)")
+
+
+@dataclass
+class WalkState:
+    """What the walk knows at a point of the text."""
+
+    cwd: str | None = None
+    directories: list[str | None] = field(default_factory=list)  # pushd stack
+    variables: dict[str, str] = field(default_factory=dict)  # literal values only
+    loops: int = 0
+    github_env: bool = False  # output of this part goes to $GITHUB_ENV
+
+    def copy(self) -> WalkState:
+        return WalkState(
+            self.cwd, list(self.directories), dict(self.variables), self.loops, self.github_env
+        )
+
+
+@dataclass
+class Found:
+    """A pytest invocation and what the walk knew where it stands."""
+
+    command: Simple
+    launch: Launch
+    env: tuple[tuple[str, str], ...]  # prefix assignments, then env's
+    cwd: str | None
+    in_loop: bool
+    variables: dict[str, str]  # literal values assigned before it
+
+
+@dataclass
+class FoundExport:
+    """A variable the text sets for later commands; ``offset`` is where it is written."""
+
+    name: str
+    value: str
+    offset: int
+    via: ExportVia
+    dynamic: bool
+
+
+def resolve(word: Word, variables: dict[str, str]) -> tuple[str, bool]:
+    """A word's value with ``$NAME``/``${NAME}`` replaced by values the text
+    assigned literally earlier; the flag says whether anything stays unknown."""
+    if not word.dynamic:
+        return word.value, False
+    if word.subs or "`" in word.value or "$(" in word.value:
+        return word.value, True
+    unknown = False
+
+    def substitute(match: re.Match[str]) -> str:
+        nonlocal unknown
+        name = match.group(1) or match.group(2)
+        if name in variables:
+            return variables[name]
+        unknown = True
+        return match.group(0)
+
+    value = _VARIABLE.sub(substitute, word.value)
+    return value, unknown or "$" in _VARIABLE.sub("", value)
+
+
+def _targets_github_env(redirects: Sequence[Redirect]) -> bool:
+    return any(
+        op.op in (">", ">>", ">|") and target is not None and "GITHUB_ENV" in target.value
+        for op, target in redirects
+    )
+
+
+class Walker:
+    """Visits the script in text order, collecting pytest invocations and exports."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.found: list[Found] = []
+        self.exports: list[FoundExport] = []
+
+    def walk(self, body: CommandList, state: WalkState) -> None:
+        for node, background in body.items:
+            self.node(node, state.copy() if background is not None else state)
+
+    def node(self, node: Node, state: WalkState) -> None:
+        if isinstance(node, Simple):
+            self.simple(node, state)
+        elif isinstance(node, Pipeline):
+            self.pipeline(node, state)
+        elif isinstance(node, AndOr):
+            self.node(node.first, state)
+            for _, member in node.rest:
+                self.node(member, state)
+        elif isinstance(node, Subshell):
+            inner = state.copy()
+            inner.github_env = state.github_env or _targets_github_env(node.redirects)
+            self.walk(node.body, inner)
+        elif isinstance(node, Group):
+            saved = state.github_env
+            state.github_env = saved or _targets_github_env(node.redirects)
+            self.walk(node.body, state)
+            state.github_env = saved
+        elif isinstance(node, If):
+            for condition, body, _ in node.clauses:
+                self.walk(condition, state)
+                self.walk(body, state)
+            if node.orelse is not None:
+                self.walk(node.orelse, state)
+        elif isinstance(node, Loop):
+            if node.condition is not None:
+                self.walk(node.condition, state)
+            state.loops += 1
+            self.walk(node.body, state)
+            state.loops -= 1
+        elif isinstance(node, Case):
+            for _, body in node.arms:
+                self.walk(body, state)
+        else:
+            self.node(node.body, state.copy())
+
+    def pipeline(self, node: Pipeline, state: WalkState) -> None:
+        if len(node.commands) == 1:
+            self.node(node.commands[0], state)
+            return
+        last = node.commands[-1]
+        tee_to_env = (
+            isinstance(last, Simple)
+            and bool(last.words)
+            and last.words[0].value == "tee"
+            and any("GITHUB_ENV" in word.value for word in last.words[1:])
+        )
+        for index, command in enumerate(node.commands):
+            inner = state.copy()
+            inner.github_env = state.github_env or (tee_to_env and index == 0)
+            self.node(command, inner)
+
+    def simple(self, command: Simple, state: WalkState) -> None:
+        for sub in command.subs:
+            self.walk(sub, state.copy())
+        if command.nested is not None:
+            self.walk(command.nested, state.copy() if command.nested_shell else state)
+        words = command.words
+        if not words:
+            for word in command.assigns:
+                self.assign(word, state, "assignment")
+            return
+        values = [word.value for word in words]
+        if has_launcher_hint(" ".join(values)):
+            launch = launcher_of(values, [word.dynamic for word in words])
+            if launch is not None:
+                env = launch.env
+                if command.assigns:
+                    env = (*(split_assignment(word) for word in command.assigns), *env)
+                cwd = state.cwd if launch.chdir is None else join_dir(state.cwd, launch.chdir)
+                in_loop = state.loops > 0
+                self.found.append(Found(command, launch, env, cwd, in_loop, dict(state.variables)))
+                return
+        self.builtin(command, state)
+
+    def builtin(self, command: Simple, state: WalkState) -> None:
+        words = command.words
+        name = words[0].value
+        args = words[1:]
+        if name in DECLARATIONS:
+            exported = name == "export" or any(
+                w.value.startswith("-") and "x" in w.value for w in args
+            )
+            for word in args:
+                if ASSIGNMENT.match(word.value):
+                    self.assign(word, state, "export" if exported else None)
+        elif name == "unset":
+            for word in args:
+                state.variables.pop(word.value, None)
+        elif name in ("cd", "pushd"):
+            operands = [w for w in args if not w.value.startswith("-") or w.value == "-"]
+            if name == "pushd":
+                state.directories.append(state.cwd)
+            if not operands:
+                state.cwd = "~" if name == "cd" else state.cwd
+            elif operands[0].value != "-":
+                directory, _ = resolve(operands[0], state.variables)
+                state.cwd = join_dir(state.cwd, directory)
+        elif name == "popd":
+            if state.directories:
+                state.cwd = state.directories.pop()
+        elif name in ("echo", "printf", "cat") and (
+            state.github_env or _targets_github_env(command.redirects)
+        ):
+            self.github_env(command)
+
+    def assign(self, word: Word, state: WalkState, via: ExportVia | None) -> None:
+        name, value = split_assignment(word)
+        resolved, unknown = resolve(Word(value, value, 0, 0, word.dynamic, []), state.variables)
+        if unknown:
+            state.variables.pop(name, None)
+        else:
+            state.variables[name] = resolved
+        if via is not None:
+            self.exports.append(FoundExport(name, value, word.start, via, word.dynamic))
+
+    def github_env(self, command: Simple) -> None:
+        """``echo NAME=value >> $GITHUB_ENV`` (also printf, and a here-doc to cat)."""
+        words = command.words
+        for op, _ in command.redirects:
+            if op.heredoc is not None:
+                start, end = op.heredoc
+                offset = start
+                for line in self.text[start:end].split("\n"):
+                    self.env_line(line, offset)
+                    offset += len(line) + 1
+        if words[0].value == "cat" or len(words) < 2:
+            return
+        args = words[1:]
+        if words[0].value == "echo":
+            while args and re.fullmatch(r"-[neE]+", args[0].value):
+                args = args[1:]
+            text = " ".join(word.value for word in args)
+        else:
+            fmt = args[0].value
+            values = iter(word.value for word in args[1:])
+            text = re.sub(r"%[sdb]", lambda _: next(values, ""), fmt)
+        if not args:
+            return
+        for line in text.replace("\\n", "\n").split("\n"):
+            self.env_line(line, args[0].start)
+
+    def env_line(self, line: str, offset: int) -> None:
+        match = _ENV_LINE.fullmatch(line.strip())
+        if match:
+            value = match.group(2)
+            self.exports.append(
+                FoundExport(match.group(1), value, offset, "github-env", "$" in value)
+            )
