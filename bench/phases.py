@@ -33,7 +33,7 @@ PHASES = (  # (module, function or Class.method, label); one label may sum sever
     # With pipelines, workers sift the Python files while the pipelines are read (that
     # time is in the pipelines' phase) and then scan what they kept: the wait is here.
     ("detlint.base.parallel", "Staged.results", "Python files"),
-    ("detlint.ci_analysis", "link_ci", "linking CI runs to tests"),
+    ("detlint.compose.ci.analysis", "link_ci", "linking CI runs to tests"),
     ("detlint.engine", "_judge", "rules"),
 )
 

@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 
 from detlint.audit_facts import KnobView
 from detlint.base.span import Span
-from detlint.link import SKIP_KINDS, XFAIL_KINDS, Knob, TestGate
+from detlint.compose.test_policy import SKIP_KINDS, XFAIL_KINDS, Knob, TestGate
 from detlint.model import Policy
 
 if TYPE_CHECKING:
-    from detlint.ci_gates import CiGate
+    from detlint.compose.ci.gates import CiGate
     from detlint.readers.ci.facts import CiKnob
 
 # Python knobs that retry a failing test; a skip or an xfail hides an intermittent

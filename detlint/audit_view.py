@@ -39,11 +39,11 @@ from detlint.audit_knobs import (
 )
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
-from detlint.link import TestGate
+from detlint.compose.test_policy import TestGate
 from detlint.model import Policy
 
 if TYPE_CHECKING:
-    from detlint.ci_gates import CiGate
+    from detlint.compose.ci.gates import CiGate
     from detlint.engine import Analysis
     from detlint.finding import Finding
 

@@ -30,9 +30,9 @@ from detlint.readers.python.repository import LoopOnly, PythonRepository
 
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
-    from detlint.ci_analysis import CiAnalysis
+    from detlint.compose.ci.analysis import CiAnalysis
+    from detlint.compose.test_policy import TestGate
     from detlint.finding import Finding
-    from detlint.link import TestGate
     from detlint.readers.ci.facts import PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
@@ -183,7 +183,7 @@ def analyse(
     pipelines: tuple[PipelineFacts, ...] = ()
     not_read: tuple[tuple[str, str], ...] = ()
     if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):
-        from detlint.ci_analysis import pipeline_env_names
+        from detlint.compose.ci.analysis import pipeline_env_names
         from detlint.readers.ci.pipelines import read_pipelines
         from detlint.readers.python.staged_scan import PythonPass, Variables
 
@@ -238,7 +238,7 @@ def analyse(
     evidence: PluginEvidence | None = None
     if modules or pipelines:
         # Which plugin reads `flaky` matters only once there is a marker to read.
-        from detlint.link import link_tests
+        from detlint.compose.test_policy import link_tests
         from detlint.readers.dependencies.declarations import dependency_files
         from detlint.readers.project.collection import collects
         from detlint.readers.project.projects import Projects
@@ -269,7 +269,7 @@ def analyse(
     ci: CiAnalysis | None = None
     linted: frozenset[str] = frozenset()  # display paths of the linted Python files
     if pipelines and evidence is not None:
-        from detlint.ci_analysis import link_ci
+        from detlint.compose.ci.analysis import link_ci
 
         # Tests a CI knob acts on count with their trial loops, even without a knob of
         # their own: the files such steps run are read again with the trial prefilter

@@ -18,7 +18,7 @@ from detlint.model import Policy
 
 if TYPE_CHECKING:
     from detlint.ci_reports.records import TestAttempts
-    from detlint.link import TestGate
+    from detlint.compose.test_policy import TestGate
 
 NO_KNOB = "no knob found in the repository"
 

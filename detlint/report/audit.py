@@ -12,15 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
 from detlint.base.span import Span
+from detlint.compose.test_policy import Environment, TestGate
 from detlint.engine import Analysis
-from detlint.link import Environment, TestGate
 from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 from detlint.report.findings import finding_json
 from detlint.report.power import gate_json, layer_json
 
 if TYPE_CHECKING:
-    from detlint.ci_analysis import CiAnalysis
-    from detlint.ci_link import CiGate
+    from detlint.compose.ci.analysis import CiAnalysis
+    from detlint.compose.ci.runs import CiGate
     from detlint.readers.ci.facts import CiKnob
 
 AUDIT_SCHEMA = "detlint.audit/1"
@@ -186,7 +186,7 @@ def _ci_gate_json(gate: CiGate, reference_rate: float) -> dict[str, Any]:
 
 
 def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
-    from detlint.ci_analysis import CiAnalysis
+    from detlint.compose.ci.analysis import CiAnalysis
 
     ci = analysis.ci or CiAnalysis()
     steps = {knob: found[0].name for knob in ci.knobs if (found := ci.steps_of(knob))}

@@ -38,9 +38,9 @@ from detlint.rules.fix_plans import (
 )
 
 if TYPE_CHECKING:
-    from detlint.ci_link import CiGate, TestRun
-    from detlint.ci_options import RunOptions
-    from detlint.link import TestGate
+    from detlint.compose.ci.run_options import RunOptions
+    from detlint.compose.ci.runs import CiGate, TestRun
+    from detlint.compose.test_policy import TestGate
     from detlint.readers.ci.facts import CiKnob
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
@@ -140,7 +140,7 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
     """DET401: a soft fail, continue-on-error or allow_failure that covers test failures."""
     if not context.ci_knobs:
         return  # nothing to import the CI linking for
-    from detlint.ci_link import GATE_OF_KNOB
+    from detlint.compose.ci.runs import GATE_OF_KNOB
 
     for knob in context.ci_knobs:
         if knob.kind not in GATE_KINDS or not knob.covers_tests:
@@ -245,7 +245,7 @@ def _reruns_no_violation(options: RunOptions) -> bool:
         return False
     if options.only_rerun is None and options.rerun_except is None:
         return False
-    from detlint.filters import rerunfailures_filter
+    from detlint.compose.filters import rerunfailures_filter
 
     filtered = rerunfailures_filter(None, options.only_rerun or (), options.rerun_except or ())
     return filtered.masks is False

@@ -20,9 +20,9 @@ from detlint.readers.python.facts import HOOK_TEST, Mark, TestFunction
 from detlint.rules.catalogue import RULES
 
 if TYPE_CHECKING:
-    from detlint.ci_link import CiGate, TestRun
+    from detlint.compose.ci.runs import CiGate, TestRun
+    from detlint.compose.test_policy import Knob, TestGate
     from detlint.fixes.plans import FixPlan
-    from detlint.link import Knob, TestGate
     from detlint.model import Policy
     from detlint.readers.ci.facts import CiKnob, CiStep
 

@@ -26,8 +26,8 @@ from detlint.readers.ci import YAML_SUFFIXES
 from detlint.readers.reasons import tracking_reference
 
 if TYPE_CHECKING:
-    from detlint.ci_link import TestRun
-    from detlint.ci_options import RunOptions
+    from detlint.compose.ci.run_options import RunOptions
+    from detlint.compose.ci.runs import TestRun
     from detlint.finding import Loss
     from detlint.readers.ci.facts import CiKnob
     from detlint.readers.python.facts import Mark, TestFunction

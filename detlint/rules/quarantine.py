@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from detlint.base.percentages import percent, percent_label
+from detlint.compose.test_policy import Knob, TestGate
 from detlint.finding import Finding, Loss
-from detlint.link import Knob, TestGate
 from detlint.readers.python.facts import Mark
 from detlint.readers.reasons import says_flaky, tracking_reference
 from detlint.rules.context import (

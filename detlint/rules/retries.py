@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
+from detlint.compose.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY, all_declared
+from detlint.compose.retry_counts import looks_boolean
 from detlint.finding import Finding, Loss
-from detlint.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY, all_declared
 from detlint.readers.python.facts import Dynamic, Mark
-from detlint.retry_counts import looks_boolean
 from detlint.rules.fix_plans import config_reruns_plan, rerun_mark_plan
 
 if TYPE_CHECKING:
-    from detlint.link import TestGate
+    from detlint.compose.test_policy import TestGate
     from detlint.model import Policy
 
 from detlint.rules.context import (

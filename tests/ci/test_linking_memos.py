@@ -15,11 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from detlint.base.span import Span
-from detlint.ci_link import Linker, _moved
-from detlint.ci_options import RunOptions, _merge, line_options, run_options
+from detlint.compose.ci.run_options import RunOptions, _merge, line_options, run_options
+from detlint.compose.ci.runs import Linker, _moved
 from detlint.compose.ci.targets import TestFiles, join, python_files, relativer
-from detlint.link import link_test, same_link, with_trials
-from detlint.plugins import FLAKY, RERUNFAILURES
+from detlint.compose.plugins import FLAKY, RERUNFAILURES
+from detlint.compose.test_policy import link_test, same_link, with_trials
 from detlint.readers.ci.facts import CiCommand, CiStep, EnvSetting, PipelineFacts
 from detlint.readers.ci.pytest.arguments import read_pytest_args
 from detlint.readers.ci.shell.commands import PytestRun, read_command

@@ -9,11 +9,11 @@ read is noted, and no layer is claimed.
 
 from __future__ import annotations
 
+from detlint.compose.plugins import FLAKY, FLAKY_KEYWORDS, RERUNFAILURES, RETRY, PluginChoice
+from detlint.compose.retry_counts import count_value, looks_boolean
 from detlint.model import FlakyRuns, Layer, Reruns
-from detlint.plugins import FLAKY, FLAKY_KEYWORDS, RERUNFAILURES, RETRY, PluginChoice
 from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import Dynamic, Mark
-from detlint.retry_counts import count_value, looks_boolean
 
 
 def marker_layer(

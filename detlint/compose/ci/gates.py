@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
-from detlint.ci_options import RunOptions, with_options
-from detlint.link import TestGate, link_test, same_link, with_trials
+from detlint.compose.ci.run_options import RunOptions, with_options
+from detlint.compose.test_policy import TestGate, link_test, same_link, with_trials
 from detlint.model import (
     ALLOW_FAILURE,
     CONTINUE_ON_ERROR,
@@ -40,7 +40,7 @@ from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import NO_TRIALS, TestFunction, TrialCount
 
 if TYPE_CHECKING:
-    from detlint.ci_link import TestRun
+    from detlint.compose.ci.runs import TestRun
 
 GATE_OF_KNOB: dict[str, Gate] = {
     "soft-fail": SOFT_FAIL,

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from detlint.base.span import Span
-from detlint.conditions import Applies, mark_applies
-from detlint.filters import (
+from detlint.compose.conditions import Applies, mark_applies
+from detlint.compose.filters import (
     PASSES,
     Filtered,
     flaky_filter,
@@ -30,6 +30,15 @@ from detlint.filters import (
     retry_filter,
     xfail_filter,
 )
+from detlint.compose.plugins import (
+    RERUNFAILURES,
+    RETRY,
+    PluginChoice,
+    choose_plugin,
+    declared_plugins,
+)
+from detlint.compose.rerun_layers import flaky_layer, marker_layer
+from detlint.compose.retry_counts import retry_decorator_attempts
 from detlint.model import (
     BLOCKING,
     SKIP,
@@ -42,18 +51,9 @@ from detlint.model import (
     Repeat,
     Reruns,
 )
-from detlint.plugins import (
-    RERUNFAILURES,
-    RETRY,
-    PluginChoice,
-    choose_plugin,
-    declared_plugins,
-)
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import Mark, TestFunction
-from detlint.rerun_layers import flaky_layer, marker_layer
-from detlint.retry_counts import retry_decorator_attempts
 
 XFAIL_KINDS = ("xfail", "xfail-call", "unittest-xfail")
 SKIP_KINDS = ("skip", "skipif", "skip-call", "unittest-skip")

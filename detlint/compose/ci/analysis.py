@@ -21,7 +21,7 @@ from detlint.base.gc_pause import cyclic_gc_paused
 from detlint.base.span import Problem, display_path
 
 if TYPE_CHECKING:
-    from detlint.ci_link import CiGate, TestRun
+    from detlint.compose.ci.runs import CiGate, TestRun
     from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
@@ -100,7 +100,7 @@ def link_ci(
     (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
     ruled out that pass the trial prefilter (``LoopOnly``).
     """
-    from detlint.ci_link import Linker
+    from detlint.compose.ci.runs import Linker
     from detlint.compose.ci.targets import displayer, python_files, relativer
     from detlint.readers.project.pytest_config import find_pytest_config
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from detlint.compose.retry_counts import looks_boolean
 from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 from detlint.readers.python.guards import quoted
-from detlint.retry_counts import looks_boolean
 
 _EXCEPTION_NAME = re.compile(r"(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)$")
 

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from detlint.base.span import Span
-from detlint.ci_gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
-from detlint.ci_options import RunOptions, line_options, run_options
+from detlint.compose.ci.gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
+from detlint.compose.ci.run_options import RunOptions, line_options, run_options
 from detlint.compose.ci.targets import TestFiles, join
 from detlint.readers.ci.commands.follow import Followed, Follower, runs_tox_commands
 from detlint.readers.ci.facts import (
