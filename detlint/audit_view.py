@@ -45,7 +45,7 @@ from detlint.model import Policy
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.engine import Analysis
-    from detlint.finding import Finding
+    from detlint.rules.finding import Finding
 
 SNIPPET_LINES = 3
 # The least a change must give back on average to be named as the one that wins
@@ -64,7 +64,7 @@ class _Lines:
         """The knob's lines as written; none for a knob longer than ``SNIPPET_LINES``
         (its first lines could show a retry rule that is not the one that matters,
         and the description quotes the whole value)."""
-        from detlint.baseline import file_lines
+        from detlint.rules.baseline import file_lines
 
         if span.end_line - span.line >= SNIPPET_LINES:
             return ()
@@ -260,7 +260,7 @@ def _finding_loss(finding: Finding) -> float:
 
 
 def _finding_views(findings: Sequence[Finding], cwd: Path) -> list[FindingView]:
-    from detlint.baseline import fingerprints
+    from detlint.rules.baseline import fingerprints
 
     return [
         FindingView(print_, finding.code, finding.span.path, finding.span.line, finding.message)

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from detlint.engine import Analysis
-    from detlint.finding import Finding
     from detlint.readers.project.settings import Settings
     from detlint.report.formats import Report
+    from detlint.rules.finding import Finding
 
 UNUSED_SUPPRESSION = "DET902"
 
@@ -47,8 +47,8 @@ def filter_findings(
     report_unused = UNUSED_SUPPRESSION in selected
     if not analysis.findings and not report_unused:
         return (), 0  # the common pre-commit case: nothing to filter, nothing to import
-    from detlint.file_ignores import apply_per_file_ignores
-    from detlint.suppression import apply_suppressions
+    from detlint.rules.per_file_ignores import apply_per_file_ignores
+    from detlint.rules.suppression import apply_suppressions
 
     findings = apply_per_file_ignores(analysis.findings, settings, cwd)
     if not findings and not report_unused:
@@ -76,13 +76,13 @@ def finish_check(
     findings, suppressed = filter_findings(analysis, settings, selected, cwd)
     baselined, gone = 0, None
     if options.write_baseline is not None:
-        from detlint.baseline import write_baseline
+        from detlint.rules.baseline import write_baseline
 
         written = write_baseline(options.write_baseline, findings, cwd)
         report = Report(findings, analysis.files_checked, cwd, suppressed=suppressed)
         return CheckOutcome(report, 0, baseline_written=written)
     if options.baseline is not None:
-        from detlint.baseline import compare_baseline
+        from detlint.rules.baseline import compare_baseline
 
         result = compare_baseline(options.baseline, findings, cwd)
         findings, baselined, gone = result.new, result.matched, result.gone

@@ -32,11 +32,11 @@ if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.compose.ci.analysis import CiAnalysis
     from detlint.compose.test_policy import TestGate
-    from detlint.finding import Finding
     from detlint.readers.ci.facts import PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
     from detlint.readers.python.facts import ModuleFacts, TestFunction
+    from detlint.rules.finding import Finding
 
 
 # Below this many files, worker start-up costs more than reading them here.

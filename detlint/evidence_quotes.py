@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from detlint.ci_reports.records import Build, ReportProblem
     from detlint.engine import Analysis
     from detlint.evidence_view import EvidenceView, TestEvidence
-    from detlint.finding import Finding
+    from detlint.rules.finding import Finding
 
 
 def builds_of(

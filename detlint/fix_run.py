@@ -21,9 +21,9 @@ from detlint.readers.project.pytest_config import forget_configs
 
 if TYPE_CHECKING:
     from detlint.check_run import CheckOutcome
-    from detlint.finding import Finding
     from detlint.fixes.edits import Fix
-    from detlint.fixes.plans import FixPlan
+    from detlint.rules.finding import Finding
+    from detlint.rules.plans import FixPlan
 
 MAX_ROUNDS = 10
 

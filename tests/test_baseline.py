@@ -13,18 +13,18 @@ import pytest
 from click.testing import CliRunner
 
 from detlint.base.span import Span
-from detlint.baseline import (
+from detlint.cli import cli
+from detlint.engine import analyse
+from detlint.readers.project.settings import Settings
+from detlint.rules.baseline import (
     BASELINE_SCHEMA,
     BaselineError,
     compare_baseline,
     fingerprint,
     write_baseline,
 )
-from detlint.cli import cli
-from detlint.engine import analyse
-from detlint.finding import Finding
-from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import select_codes
+from detlint.rules.finding import Finding
 
 SELECTED = select_codes(None, ())
 

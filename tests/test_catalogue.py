@@ -28,7 +28,7 @@ from detlint.rules.catalogue import (
     rules_directory,
     select_codes,
 )
-from detlint.rules.catalogue_files import read_page
+from detlint.rules.catalogue_pages import read_page
 from detlint.rules.docs import REGENERATE, catalogue_markdown
 
 try:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from detlint.cli import cli
 from detlint.rules import catalogue
-from detlint.rules.catalogue_files import Example, ExampleFile, RulePage
+from detlint.rules.catalogue_pages import Example, ExampleFile, RulePage
 from detlint.rules.docs import rule_page
 
 try:

@@ -22,9 +22,9 @@ from ruamel.yaml import YAML
 from detlint.base.span import Span
 from detlint.fixes.edits import Declined, Edit, apply_edits
 from detlint.fixes.option_edits import option_edits
-from detlint.fixes.plans import RemoveKey, RemoveOptions, ReplaceValue, UnmaskExit
 from detlint.fixes.source_text import SourceText
 from detlint.fixes.yaml_edits import yaml_edits
+from detlint.rules.plans import RemoveKey, RemoveOptions, ReplaceValue, UnmaskExit
 
 CASES = Path(__file__).parent / "fixtures" / "fixes" / "ci"
 INFRA = "[{exit_status: -1, limit: 2}, {exit_status: 255, limit: 2}]"

@@ -23,7 +23,7 @@ from detlint.fixes.apply import write_atomic
 from detlint.fixes.source_text import SourceText
 from detlint.fixes.validate import parse_problem
 from detlint.rules.catalogue import rules_directory
-from detlint.rules.catalogue_files import read_pages
+from detlint.rules.catalogue_pages import read_pages
 
 ROOT = Path(__file__).parent.parent
 NEEDLE = ROOT / "examples" / "needle"

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from detlint.base.span import Span
 from detlint.fixes.edits import Declined, Edit, apply_edits
-from detlint.fixes.plans import AddReason, DropMark, QuarantineMark
 from detlint.fixes.python_edits import python_edits
 from detlint.fixes.source_text import SourceText
+from detlint.rules.plans import AddReason, DropMark, QuarantineMark
 
 if sys.version_info >= (3, 11):
     import tomllib

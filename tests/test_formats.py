@@ -23,11 +23,11 @@ import pytest
 from detlint import __version__
 from detlint.base.span import Span
 from detlint.engine import analyse
-from detlint.finding import Finding, Loss
 from detlint.readers.project.settings import Settings
 from detlint.report import buildkite, colour, github, gitlab, sarif
 from detlint.report.formats import FORMATS, RULES_URL, Report, render, render_statistics
 from detlint.rules.catalogue import RULES, select_codes
+from detlint.rules.finding import Finding, Loss
 
 ROOT = Path(__file__).resolve().parent.parent
 REPOS = ROOT / "tests" / "fixtures" / "repos"

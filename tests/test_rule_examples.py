@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from detlint.cli import cli
 from detlint.rules.catalogue import pages
-from detlint.rules.catalogue_files import Example
+from detlint.rules.catalogue_pages import Example
 
 
 def _cases():

@@ -9,10 +9,10 @@ from detlint.base.span import Span
 from detlint.check_run import CheckOptions, exit_status
 from detlint.config_files import find_settings_file, load_settings
 from detlint.engine import analyse
-from detlint.file_ignores import apply_per_file_ignores, ignored_by_file
-from detlint.finding import Finding
 from detlint.readers.project.settings import Settings, SettingsError, parse_settings
 from detlint.rules.catalogue import select_codes
+from detlint.rules.finding import Finding
+from detlint.rules.per_file_ignores import apply_per_file_ignores, ignored_by_file
 
 
 def test_every_key_is_read():

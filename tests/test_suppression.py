@@ -11,7 +11,7 @@ import pytest
 from detlint.engine import analyse
 from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import RULES, select_codes
-from detlint.suppression import apply_suppressions, parse_comments
+from detlint.rules.suppression import apply_suppressions, parse_comments
 
 DEFAULT = select_codes(None, ())
 WITH_UNUSED = DEFAULT | {"DET902"}

@@ -23,9 +23,9 @@ from detlint.fixes.edits import Declined, Edit, Fix, apply_edits
 from detlint.fixes.validate import parse_problem
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
     from detlint.fixes.build import Sources
     from detlint.fixes.source_text import SourceText
+    from detlint.rules.finding import Finding
 
 
 class Change(NamedTuple):

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.fixes.edits import Declined, Edit, Fix, Where
-from detlint.fixes.plans import (
+from detlint.fixes.source_text import SourceText
+from detlint.rules.plans import (
     AddReason,
     DropMark,
     FixPlan,
@@ -21,10 +22,9 @@ from detlint.fixes.plans import (
     ReplaceValue,
     UnmaskExit,
 )
-from detlint.fixes.source_text import SourceText
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
+    from detlint.rules.finding import Finding
 
 
 class Sources:

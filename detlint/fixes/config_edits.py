@@ -23,9 +23,9 @@ from detlint.fixes.option_tokens import (
     removal_ranges,
     strings_differ_by_options,
 )
-from detlint.fixes.plans import RemoveOptions
 from detlint.fixes.source_text import SourceText
 from detlint.fixes.yaml_verify import differences
+from detlint.rules.plans import RemoveOptions
 
 _LINE = re.compile(r"[^\r\n]*(\r\n|\r|\n|$)")
 _INI_KEY = re.compile(r"(?P<indent>[ \t]*)addopts[ \t]*[=:]", re.IGNORECASE)

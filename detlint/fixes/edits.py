@@ -11,7 +11,7 @@ import itertools
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from detlint.fixes.plans import Applicability
+from detlint.rules.plans import Applicability
 
 
 @dataclass(frozen=True, order=True)

@@ -24,7 +24,6 @@ from detlint.fixes.option_tokens import (
     strings_differ_by_options,
     whole_line,
 )
-from detlint.fixes.plans import RemoveOptions, UnmaskExit
 from detlint.fixes.source_text import SourceText
 from detlint.fixes.yaml_locate import (
     Scalar,
@@ -36,6 +35,7 @@ from detlint.fixes.yaml_locate import (
 )
 from detlint.fixes.yaml_shell import github_shell_bash
 from detlint.fixes.yaml_verify import require_string
+from detlint.rules.plans import RemoveOptions, UnmaskExit
 
 # ``|| true``, ``|| :``, ``|| exit 0`` with the blanks before it, ending a command.
 _OR_TRUE = re.compile(r"[ \t]*\|\|[ \t]*(?:true|:|exit[ \t]+0)(?![^\s;&|)])")

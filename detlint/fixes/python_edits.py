@@ -19,10 +19,10 @@ import libcst as cst
 
 from detlint.base.span import Span
 from detlint.fixes.edits import Declined, Edit, apply_edits
-from detlint.fixes.plans import AddReason, DropMark, QuarantineMark
 from detlint.fixes.python_locate import Edit3, Parsed, dotted, imports_pytest, mark_name, parse
 from detlint.fixes.python_locate import remove_item as _remove_item
 from detlint.fixes.source_text import SourceText
+from detlint.rules.plans import AddReason, DropMark, QuarantineMark
 
 Reader = Callable[[str], SourceText]
 

@@ -15,7 +15,6 @@ import re
 from ruamel.yaml.nodes import ScalarNode
 
 from detlint.fixes.edits import Declined, Edit, apply_edits
-from detlint.fixes.plans import RemoveKey, ReplaceValue
 from detlint.fixes.source_text import SourceText
 from detlint.fixes.yaml_locate import (
     Pair,
@@ -28,6 +27,7 @@ from detlint.fixes.yaml_locate import (
     value_end,
 )
 from detlint.fixes.yaml_verify import load_value, require_removed, require_replaced
+from detlint.rules.plans import RemoveKey, ReplaceValue
 
 # What may follow a value on its last line: blanks and a comment.
 _LINE_REST = re.compile(r"[ \t]*(#[^\r\n]*)?")

@@ -24,8 +24,8 @@ from detlint.base.severity import severity_rank
 from detlint.report.formats import rule_url, summary
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding, Loss
     from detlint.report.formats import Report
+    from detlint.rules.finding import Finding, Loss
 
 MAX_DETAILED = 50  # findings described one by one; the rest are counted
 SHOWN_OPEN = 10  # of those, shown before a <details> fold

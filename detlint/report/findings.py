@@ -12,8 +12,8 @@ from detlint import __version__
 from detlint.report import colour
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
     from detlint.report.formats import Report
+    from detlint.rules.finding import Finding
 
 CHECK_SCHEMA = "detlint.check/1"
 

@@ -11,8 +11,8 @@ import hashlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
     from detlint.report.formats import SourceLines
+    from detlint.rules.finding import Finding
 
 
 class LineFingerprints:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from detlint.finding import Finding
+    from detlint.rules.finding import Finding
 
 RULES_URL = "https://github.com/detlint/detlint/blob/main/docs/rules.md"
 """Where the rules are documented; each rule has the anchor ``#det101`` etc."""

@@ -22,8 +22,8 @@ from detlint.report.findings import closing_lines, finding_head
 from detlint.report.formats import SourceLines
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
     from detlint.report.formats import Report
+    from detlint.rules.finding import Finding
 
 TAB_WIDTH = 4
 MAX_LINES = 3  # lines of a multi-line span shown; a longer span shows its first two and last

@@ -18,8 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
     from detlint.report.formats import Report
+    from detlint.rules.finding import Finding
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 

@@ -38,8 +38,8 @@ from detlint.report.fingerprints import LineFingerprints
 from detlint.report.formats import SourceLines
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
     from detlint.report.formats import Report
+    from detlint.rules.finding import Finding
 
 SEVERITIES = {"info": "info", "warning": "major", "error": "critical"}
 UNKNOWN_SEVERITY = "critical"  # as severity_rank does, an unknown severity counts as an error

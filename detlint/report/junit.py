@@ -25,8 +25,8 @@ from itertools import groupby
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from detlint.finding import Finding
     from detlint.report.formats import Report
+    from detlint.rules.finding import Finding
 
 SUITE_NAME = "detlint"
 CLEAN_CASE = "all checks passed"

@@ -27,9 +27,9 @@ from detlint.report.formats import INFORMATION_URL, SourceLines, rule_url
 
 if TYPE_CHECKING:
     from detlint.base.span import Span
-    from detlint.finding import Finding
     from detlint.report.formats import Report
     from detlint.rules.catalogue import RuleInfo
+    from detlint.rules.finding import Finding
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA = (

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from detlint.base.severity import SEVERITIES
 
 if TYPE_CHECKING:
-    from detlint.rules.catalogue_files import RulePage
+    from detlint.rules.catalogue_pages import RulePage
 
 FIXES = ("none", "safe", "unsafe")  # "safe": the fix keeps behaviour; "unsafe": it may not
 HEADER_KEYS = ("code", "name", "summary", "severity", "default", "fix")
@@ -227,7 +227,7 @@ RULES: Mapping[str, RuleInfo] = Catalogue()
 @cache
 def pages() -> dict[str, RulePage]:
     """Every rule's whole entry (prose and examples), by code, in code order."""
-    from detlint.rules.catalogue_files import read_pages
+    from detlint.rules.catalogue_pages import read_pages
 
     return read_pages(rules_directory())
 

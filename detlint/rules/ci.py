@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
-from detlint.finding import Finding, Loss
 from detlint.model import BLOCKING, MASKED_EXIT, JobRetries, Policy, Reruns
 from detlint.rules.ci_reach import scope, unseen_test_calls
 from detlint.rules.ci_wording import (
@@ -30,6 +29,7 @@ from detlint.rules.ci_wording import (
     unlinked,
 )
 from detlint.rules.context import RuleContext, covers, finding, loss_phrase, worst
+from detlint.rules.finding import Finding, Loss
 from detlint.rules.fix_plans import (
     job_retry_plan,
     rerun_options_plan,

@@ -14,17 +14,17 @@ from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
-from detlint.finding import Finding, Loss
 from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import HOOK_TEST, Mark, TestFunction
 from detlint.rules.catalogue import RULES
+from detlint.rules.finding import Finding, Loss
 
 if TYPE_CHECKING:
     from detlint.compose.ci.runs import CiGate, TestRun
     from detlint.compose.test_policy import Knob, TestGate
-    from detlint.fixes.plans import FixPlan
     from detlint.model import Policy
     from detlint.readers.ci.facts import CiKnob, CiStep
+    from detlint.rules.plans import FixPlan
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
 

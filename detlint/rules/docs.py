@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from detlint.rules.catalogue import RuleInfo
-from detlint.rules.catalogue_files import Example, RulePage
+from detlint.rules.catalogue_pages import Example, RulePage
 
 RULES_SCHEMA = "detlint.rules/1"
 REGENERATE = "python -m detlint.rules.docs > docs/rules.md"

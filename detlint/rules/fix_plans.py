@@ -12,7 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
-from detlint.fixes.plans import (
+from detlint.readers.ci import YAML_SUFFIXES
+from detlint.readers.reasons import tracking_reference
+from detlint.rules.plans import (
     AddReason,
     DropMark,
     FixPlan,
@@ -22,15 +24,13 @@ from detlint.fixes.plans import (
     ReplaceValue,
     UnmaskExit,
 )
-from detlint.readers.ci import YAML_SUFFIXES
-from detlint.readers.reasons import tracking_reference
 
 if TYPE_CHECKING:
     from detlint.compose.ci.run_options import RunOptions
     from detlint.compose.ci.runs import TestRun
-    from detlint.finding import Loss
     from detlint.readers.ci.facts import CiKnob
     from detlint.readers.python.facts import Mark, TestFunction
+    from detlint.rules.finding import Loss
 
 # What a quarantine fix writes for the tracking issue nobody has named yet. It says
 # "flaky", so DET201 keeps asking for the issue until one is written there.

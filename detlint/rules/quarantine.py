@@ -12,7 +12,6 @@ from collections.abc import Iterator
 
 from detlint.base.percentages import percent, percent_label
 from detlint.compose.test_policy import Knob, TestGate
-from detlint.finding import Finding, Loss
 from detlint.readers.python.facts import Mark
 from detlint.readers.reasons import says_flaky, tracking_reference
 from detlint.rules.context import (
@@ -24,6 +23,7 @@ from detlint.rules.context import (
     policy_where,
     trials_phrase,
 )
+from detlint.rules.finding import Finding, Loss
 from detlint.rules.fix_plans import tracking_reason_plan
 
 

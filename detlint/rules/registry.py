@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 
 from detlint.base.span import Problem
-from detlint.finding import Finding
 from detlint.rules.catalogue import RULES, RuleInfo, select_codes
 from detlint.rules.ci import (
     deselected_flaky,
@@ -17,6 +16,7 @@ from detlint.rules.ci import (
     trial_override,
 )
 from detlint.rules.context import RuleContext, finding
+from detlint.rules.finding import Finding
 from detlint.rules.quarantine import skipped_flaky, untracked_quarantine
 from detlint.rules.retries import (
     global_reruns,

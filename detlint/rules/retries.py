@@ -11,8 +11,8 @@ from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
 from detlint.compose.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY, all_declared
 from detlint.compose.retry_counts import looks_boolean
-from detlint.finding import Finding, Loss
 from detlint.readers.python.facts import Dynamic, Mark
+from detlint.rules.finding import Finding, Loss
 from detlint.rules.fix_plans import config_reruns_plan, rerun_mark_plan
 
 if TYPE_CHECKING:

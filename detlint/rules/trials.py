@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from detlint.base.percentages import percent, percent_label
-from detlint.finding import Finding
 from detlint.rules.context import RuleContext, finding, loss
+from detlint.rules.finding import Finding
 
 
 def low_trial_count(context: RuleContext) -> Iterator[Finding]:

@@ -18,9 +18,9 @@ from detlint.readers.ci import YAML_SUFFIXES
 
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
-    from detlint.finding import Finding
     from detlint.readers.ci.facts import PipelineFacts
     from detlint.readers.project.pytest_config import PytestConfig
+    from detlint.rules.finding import Finding
 
 
 def _context_tree(root: Path, cwd: Path) -> Path:

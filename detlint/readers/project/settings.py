@@ -13,7 +13,7 @@ control, virtualenvs, caches, build output; see
 ``extend-exclude`` adds to them, and is what a project usually wants.
 ``vendored-dirs`` names the directories of vendored code skipped by default
 (``detlint.readers.project.discovery.DEFAULT_VENDORED``; ``[]`` reads them). ``per-file-ignores``
-is applied to findings by :mod:`detlint.file_ignores`.
+is applied to findings by :mod:`detlint.rules.per_file_ignores`.
 """
 
 from __future__ import annotations

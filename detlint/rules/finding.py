@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from detlint.base.span import Span
 
 if TYPE_CHECKING:
-    from detlint.fixes.plans import FixPlan
+    from detlint.rules.plans import FixPlan
 
 
 @dataclass(frozen=True)

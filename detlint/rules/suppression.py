@@ -50,8 +50,8 @@ from pathlib import Path
 
 from detlint.base.source import read_bytes
 from detlint.base.span import Span, display_path
-from detlint.finding import Finding
 from detlint.rules.catalogue import RULES
+from detlint.rules.finding import Finding
 
 UNUSED_CODE = "DET902"
 

@@ -23,8 +23,8 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
-from detlint.finding import Finding
 from detlint.readers.project.settings import Settings
+from detlint.rules.finding import Finding
 
 # (compiled glob, negated, codes or prefixes)
 _Entry = tuple[re.Pattern[str], bool, tuple[str, ...]]

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detlint.base.source import read_bytes
-from detlint.finding import Finding
+from detlint.rules.finding import Finding
 
 BASELINE_SCHEMA = "detlint.baseline/1"
 
