@@ -174,7 +174,7 @@ def _measured(
 ) -> dict[str, str]:
     """What the reports say of each test, by node id; the JSON audit is left as it is,
     the HTML rows and the findings quote it."""
-    from detlint.evidence_quotes import quote, read_evidence
+    from detlint.evidence.quotes import quote, read_evidence
 
     view = read_evidence(analysis, reports)
     return {test.matched: quote(test, reference_rate) for test in view.tests if test.matched}

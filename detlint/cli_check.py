@@ -275,7 +275,7 @@ def quoting_evidence(
     analysis: Analysis, reports: tuple[Path, ...], reference_rate: float
 ) -> Analysis:
     """``analysis`` with its findings quoting the reports; what was not read, on stderr."""
-    from detlint.evidence_quotes import read_evidence, with_evidence
+    from detlint.evidence.quotes import read_evidence, with_evidence
 
     view = read_evidence(analysis, reports)
     return with_evidence(analysis, view, reference_rate)

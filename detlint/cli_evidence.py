@@ -14,8 +14,8 @@ import click
 from detlint.cli_shared import CONFIG, emit, settings_and_codes
 
 if TYPE_CHECKING:
-    from detlint.ci_reports.records import ReportProblem
-    from detlint.evidence_match import PolicyMatcher
+    from detlint.evidence.match import PolicyMatcher
+    from detlint.evidence.reports.records import ReportProblem
 
 
 @click.command()
@@ -65,8 +65,8 @@ def evidence(
     config: tuple[str, ...],
 ) -> int:
     """What CI reports (JUnit XML, pytest --report-log) say about each test."""
-    from detlint.evidence_quotes import builds_of
-    from detlint.evidence_view import evidence_view, flaky_tests
+    from detlint.evidence.quotes import builds_of
+    from detlint.evidence.view import evidence_view, flaky_tests
 
     policy_of = None
     if repo is not None:
@@ -95,7 +95,7 @@ def evidence(
 
 def _matcher(repo: Path, config: tuple[str, ...]) -> PolicyMatcher:
     from detlint.engine import analyse
-    from detlint.evidence_match import PolicyMatcher
+    from detlint.evidence.match import PolicyMatcher
 
     settings, selected = settings_and_codes(config, (repo,), None, None, None)
     analysis = analyse((repo,), Path.cwd(), settings, selected)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from detlint.ci_reports import (
+from detlint.evidence.reports import (
     Build,
     ReportProblem,
     TestAttempts,

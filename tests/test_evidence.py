@@ -11,8 +11,8 @@ import pytest
 from scipy.stats import binomtest
 
 from detlint.base.percentages import percent
-from detlint.ci_reports.records import Build, TestAttempts
-from detlint.evidence_view import attempt_policy, evidence_view, infrastructure_failure
+from detlint.evidence.reports.records import Build, TestAttempts
+from detlint.evidence.view import attempt_policy, evidence_view, infrastructure_failure
 from detlint.model import BLOCKING, Policy, Reruns
 from detlint.report.evidence import green, hidden, measured
 

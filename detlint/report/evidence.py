@@ -13,7 +13,7 @@ from typing import Any
 
 from detlint import __version__
 from detlint.base.percentages import percent, percent_label
-from detlint.evidence_view import EvidenceView, TestEvidence
+from detlint.evidence.view import EvidenceView, TestEvidence
 
 EVIDENCE_SCHEMA = "detlint.evidence/1"
 MARKDOWN_ROWS = 50

@@ -7,10 +7,10 @@ scan finds. They only parse report files: nothing is imported or run.
 
 from __future__ import annotations
 
-from detlint.ci_reports.junit import nodeid_candidates, read_junit
-from detlint.ci_reports.reading import read_reports
-from detlint.ci_reports.records import Build, ReportProblem, TestAttempts
-from detlint.ci_reports.report_log import read_report_log
+from detlint.evidence.reports.junit import nodeid_candidates, read_junit
+from detlint.evidence.reports.reading import read_reports
+from detlint.evidence.reports.records import Build, ReportProblem, TestAttempts
+from detlint.evidence.reports.report_log import read_report_log
 
 __all__ = [
     "Build",

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from detlint.ci_reports.records import (
+from detlint.evidence.reports.records import (
     Build,
     ReportProblem,
     TestAttempts,

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from detlint.base.percentages import percent_label
 
 if TYPE_CHECKING:
-    from detlint.ci_reports.records import Build, ReportProblem
     from detlint.engine import Analysis
-    from detlint.evidence_view import EvidenceView, TestEvidence
+    from detlint.evidence.reports.records import Build, ReportProblem
+    from detlint.evidence.view import EvidenceView, TestEvidence
     from detlint.rules.finding import Finding
 
 
@@ -29,8 +29,8 @@ def builds_of(
     said on standard error (``who: source: message``) as it is met."""
     import click
 
-    from detlint.ci_reports.reading import iter_reports
-    from detlint.ci_reports.records import ReportProblem
+    from detlint.evidence.reports.reading import iter_reports
+    from detlint.evidence.reports.records import ReportProblem
 
     for item in iter_reports(list(reports), build_per_dir=build_per_dir):
         if isinstance(item, ReportProblem):
@@ -45,8 +45,8 @@ def read_evidence(
 ) -> EvidenceView:
     """The reports' evidence, matched to the analysis's tests (what could not be read
     is said on standard error)."""
-    from detlint.evidence_match import PolicyMatcher
-    from detlint.evidence_view import evidence_view
+    from detlint.evidence.match import PolicyMatcher
+    from detlint.evidence.view import evidence_view
 
     problems: list[ReportProblem] = []
     builds = builds_of(reports, build_per_dir, problems, "detlint: evidence not read")

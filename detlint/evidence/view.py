@@ -1,7 +1,7 @@
 """What CI history says about each test: measured rates, what the knobs hid, and
 what the green builds prove.
 
-The builds come from the reports CI keeps (:mod:`detlint.ci_reports`). A build
+The builds come from the reports CI keeps (:mod:`detlint.evidence.reports`). A build
 where most tests failed is an infrastructure failure (a lost agent, a broken
 image): it is counted apart and says nothing about any one test. For the others,
 each test's first attempt in a build is one Bernoulli trial of "does it fail":
@@ -24,7 +24,7 @@ from detlint.model import Policy
 from detlint.model.evidence import RateEstimate, estimate_rate
 
 if TYPE_CHECKING:
-    from detlint.ci_reports.records import Build, TestAttempts
+    from detlint.evidence.reports.records import Build, TestAttempts
 
 # A build where more than this share of the tests that ran failed is an infrastructure
 # failure, not evidence about any test.

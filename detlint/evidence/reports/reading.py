@@ -23,9 +23,9 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from detlint.ci_reports.junit import read_junit
-from detlint.ci_reports.records import Build, ReportProblem, TestAttempts, earliest
-from detlint.ci_reports.report_log import read_report_log
+from detlint.evidence.reports.junit import read_junit
+from detlint.evidence.reports.records import Build, ReportProblem, TestAttempts, earliest
+from detlint.evidence.reports.report_log import read_report_log
 
 REPORT_SUFFIXES = (".xml", ".json", ".jsonl", ".log")
 CHUNK = 1 << 20

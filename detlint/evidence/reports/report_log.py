@@ -34,7 +34,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from detlint.ci_reports.records import Build, ReportProblem, TestAttempts, final_outcome
+from detlint.evidence.reports.records import Build, ReportProblem, TestAttempts, final_outcome
 
 
 @dataclass

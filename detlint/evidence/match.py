@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from detlint.evidence_view import static_key
+from detlint.evidence.view import static_key
 from detlint.model import Policy
 
 if TYPE_CHECKING:
-    from detlint.ci_reports.records import TestAttempts
     from detlint.compose.test_policy import TestGate
+    from detlint.evidence.reports.records import TestAttempts
 
 NO_KNOB = "no knob found in the repository"
 
@@ -50,7 +50,7 @@ class PolicyMatcher:
 
 def _candidates(attempts: TestAttempts) -> list[str]:
     if attempts.file is not None and attempts.classname:
-        from detlint.ci_reports.junit import nodeid_candidates
+        from detlint.evidence.reports.junit import nodeid_candidates
 
         named = nodeid_candidates(attempts.classname, attempts.name)
         in_file = [c for c in named if c.startswith(attempts.file.replace("\\", "/") + "::")]
@@ -58,7 +58,7 @@ def _candidates(attempts: TestAttempts) -> list[str]:
     if "::" in attempts.test and ".py::" in attempts.test:
         return [static_key(attempts.test)]
     if attempts.classname:
-        from detlint.ci_reports.junit import nodeid_candidates
+        from detlint.evidence.reports.junit import nodeid_candidates
 
         return [static_key(c) for c in nodeid_candidates(attempts.classname, attempts.name)]
     return [static_key(attempts.test)]
