@@ -32,7 +32,7 @@ def main() -> None:
     gc.disable()
     from detlint.cli_shared import settings_and_codes
     from detlint.engine import analyse
-    from detlint.report.audit import render_audit_json
+    from detlint.report.audit.inventory import render_audit_json
 
     os.chdir(tree)
     settings, selected = settings_and_codes((), (), None, None, None)

@@ -70,7 +70,7 @@ def main() -> None:
     from detlint.base.facts_cache import FactsCache
     from detlint.engine import analyse
     from detlint.readers.project.settings import Settings
-    from detlint.report.audit import render_audit_json
+    from detlint.report.audit.inventory import render_audit_json
     from detlint.rules.catalogue import select_codes
 
     totals: dict[str, float] = {}

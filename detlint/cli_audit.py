@@ -150,21 +150,21 @@ def _render(
     while the plots are drawn (a bar appears only when it is updated)."""
     progress.phase("writing the report", 3, "steps")
     if output_format == "json":
-        from detlint.report.audit import render_audit_json
+        from detlint.report.audit.inventory import render_audit_json
 
         return render_audit_json(analysis, reference_rate, target)
-    from detlint.audit_view import audit_view
+    from detlint.report.audit.view import audit_view
 
     view = audit_view(analysis, Path.cwd(), reference_rate, target, _command(), _date(), measured)
     progress.advance()
     title = " ".join(path.as_posix() for path in paths) or Path.cwd().name
     if output_format == "html":
-        from detlint.report.html import plots, render_html
+        from detlint.report.audit.html import plots, render_html
 
         drawn = plots(view)
         progress.advance()
         return render_html(view, title, drawn)
-    from detlint.report.markdown import render_markdown
+    from detlint.report.audit.markdown import render_markdown
 
     return render_markdown(view, title)
 

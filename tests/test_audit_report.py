@@ -21,15 +21,15 @@ from click.testing import CliRunner
 from realworld_cases import RERUNFAILURES, check, only
 from repo_expectations import written_repository
 
-from detlint.audit_curves import GRID, curve
-from detlint.audit_facts import AuditView
-from detlint.audit_view import audit_view
 from detlint.base.percentages import percent
 from detlint.cli import cli
 from detlint.cli_shared import settings_and_codes
 from detlint.engine import analyse
 from detlint.model import BLOCKING, Policy, Reruns
-from detlint.report import markdown
+from detlint.report.audit import markdown
+from detlint.report.audit.curves import GRID, curve
+from detlint.report.audit.facts import AuditView
+from detlint.report.audit.view import audit_view
 
 Q = 0.1
 ATTEMPT = 1 - (1 - Q) ** 5  # one attempt of the needle test's 5 trials

@@ -160,7 +160,7 @@ def render_json(view: EvidenceView, problems: Sequence[str] = ()) -> str:
 
 
 def render_markdown(view: EvidenceView, problems: Sequence[str] = ()) -> str:
-    from detlint.report.markdown import cell, code
+    from detlint.report.audit.markdown import cell, code
 
     out = ["## detlint evidence", "", cell("; ".join(_summary(view))) + ".", ""]
     said = [test for test in view.tests if worth_saying(test)]

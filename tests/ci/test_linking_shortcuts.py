@@ -18,7 +18,7 @@ from detlint.compose.ci.analysis import pipeline_env_names
 from detlint.compose.ci.targets import displayer, relativer
 from detlint.readers.ci.facts import CiCommand, CiStep, PipelineFacts, script_groups, script_key
 from detlint.readers.ci.pipelines import read_pipelines
-from detlint.report.audit import dumps_indented
+from detlint.report.audit.inventory import dumps_indented
 
 NAMES = st.sampled_from(["a", "tests", "b.py", "..", ".", "", "x y", "ü"])
 PATHS = st.lists(NAMES, min_size=1, max_size=4).map("/".join)

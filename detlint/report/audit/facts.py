@@ -1,7 +1,7 @@
 """The audit report's facts: each test's stack and numbers, the knobs ranked by
 what removing each wins back, the CI steps, and the headline.
 
-Frozen values built once by :mod:`detlint.audit_view`; the HTML and Markdown
+Frozen values built once by :mod:`detlint.report.audit.view`; the HTML and Markdown
 reports only render them.
 """
 

@@ -18,7 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint import __version__
-from detlint.audit_facts import (
+from detlint.base.percentages import percent, percent_label
+from detlint.base.span import Span
+from detlint.compose.test_policy import TestGate
+from detlint.model import Policy
+from detlint.report.audit.facts import (
     AuditView,
     FindingView,
     Headline,
@@ -27,7 +31,7 @@ from detlint.audit_facts import (
     StepView,
     TestView,
 )
-from detlint.audit_knobs import (
+from detlint.report.audit.knobs import (
     GATE_KINDS,
     KnobTally,
     ci_knob_text,
@@ -37,10 +41,6 @@ from detlint.audit_knobs import (
     median,
     removals,
 )
-from detlint.base.percentages import percent, percent_label
-from detlint.base.span import Span
-from detlint.compose.test_policy import TestGate
-from detlint.model import Policy
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate

@@ -4,7 +4,7 @@ Each plot is made by matplotlib's SVG backend without pyplot (no global figure
 state, no GUI backend), with text kept as text (small files, the reader's system
 fonts) and every element id put under the figure's own prefix, so that several
 plots inlined in one page never share an id. The points are the model's, from
-:mod:`detlint.audit_curves`; nothing here computes a probability.
+:mod:`detlint.report.audit.curves`; nothing here computes a probability.
 """
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from detlint.audit_curves import GRID, Curve
 from detlint.base.percentages import percent, percent_label
+from detlint.report.audit.curves import GRID, Curve
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from detlint.audit_facts import AuditView
+    from detlint.report.audit.facts import AuditView
 
 # Below this on a log axis a probability is drawn at the floor.
 LOG_FLOOR = 1e-6

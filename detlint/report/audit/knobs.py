@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.audit_facts import KnobView
 from detlint.base.span import Span
 from detlint.compose.test_policy import SKIP_KINDS, XFAIL_KINDS, Knob, TestGate
 from detlint.model import Policy
+from detlint.report.audit.facts import KnobView
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate

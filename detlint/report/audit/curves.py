@@ -2,7 +2,7 @@
 
 The points come from the model (``Policy.reported``) on a fixed grid of rates, for
 the policies the audit picks (the tests that lose most, the costliest knobs);
-:mod:`detlint.report.plots` only draws them.
+:mod:`detlint.report.audit.plots` only draws them.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from detlint.model import Policy
 
 if TYPE_CHECKING:
-    from detlint.audit_facts import AuditView
+    from detlint.report.audit.facts import AuditView
 
 # Rates from one in ten thousand to certainty, 25 points a decade.
 GRID: tuple[float, ...] = tuple(10.0 ** (-4 + i / 25) for i in range(101))

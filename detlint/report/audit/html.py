@@ -12,12 +12,12 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from detlint.audit_curves import knob_curves, worst_curves
-from detlint.audit_facts import AuditView, KnobView, TestView
 from detlint.base.percentages import percent, percent_label
 from detlint.model import Policy
-from detlint.report.audit_text import headline_texts, points
-from detlint.report.plots import Plot, knob_plot, overview_plot
+from detlint.report.audit.curves import knob_curves, worst_curves
+from detlint.report.audit.facts import AuditView, KnobView, TestView
+from detlint.report.audit.plots import Plot, knob_plot, overview_plot
+from detlint.report.audit.text import headline_texts, points
 
 # The page stays readable and under a few megabytes on any repository: static tables
 # show their first rows (and say so); the table of tests always holds every test.
@@ -97,7 +97,7 @@ def render_html(view: AuditView, title: str, drawn: list[Plot] | None = None) ->
     """The page; ``drawn`` are its plots when the caller made them already."""
     from jinja2 import Environment, StrictUndefined
 
-    templates = resources.files("detlint.report") / "templates"
+    templates = resources.files("detlint.report.audit") / "templates"
     environment = Environment(
         autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True
     )

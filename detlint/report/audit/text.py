@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from detlint.audit_facts import AuditView
 from detlint.base.percentages import percent, percent_label
+from detlint.report.audit.facts import AuditView
 
 
 def points(loss: float) -> str:

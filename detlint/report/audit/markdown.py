@@ -12,9 +12,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from detlint.audit_facts import AuditView, KnobView, StepView, TestView
 from detlint.base.percentages import percent, percent_label
-from detlint.report.audit_text import headline_texts, points
+from detlint.report.audit.facts import AuditView, KnobView, StepView, TestView
+from detlint.report.audit.text import headline_texts, points
 
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 LIMIT = 1024 * 1024  # bytes, GitHub's step summary limit
