@@ -30,7 +30,7 @@ def main() -> None:
     parser.add_argument("tree", type=Path, help="the tree to audit, as `detlint audit` in it")
     tree = parser.parse_args().tree.resolve()
     gc.disable()
-    from detlint.cli_shared import settings_and_codes
+    from detlint.cli.shared import settings_and_codes
     from detlint.engine import analyse
     from detlint.report.audit.inventory import render_audit_json
 

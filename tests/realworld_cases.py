@@ -16,7 +16,7 @@ import jsonschema
 from click.testing import CliRunner
 from repo_expectations import run_check, written_repository
 
-from detlint.cli import cli
+from detlint.cli.main import cli
 
 RERUNFAILURES = {"requirements-test.txt": "pytest-rerunfailures==16.7\n"}
 FLAKY = {"requirements-test.txt": "flaky==3.8.1\n"}

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from detlint.cli import cli
+from detlint.cli.main import cli
 
 EXPECT = re.compile(r"expect:\s*((?:DET\d{3}\s*,?\s*)+)")
 TEXT_SUFFIXES = {".py", ".ini", ".toml", ".cfg", ".txt", ".yml", ".yaml"}

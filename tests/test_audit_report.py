@@ -22,8 +22,8 @@ from realworld_cases import RERUNFAILURES, check, only
 from repo_expectations import written_repository
 
 from detlint.base.percentages import percent
-from detlint.cli import cli
-from detlint.cli_shared import settings_and_codes
+from detlint.cli.main import cli
+from detlint.cli.shared import settings_and_codes
 from detlint.engine import analyse
 from detlint.model import BLOCKING, Policy, Reruns
 from detlint.report.audit import markdown
@@ -335,7 +335,7 @@ def test_the_html_report_without_its_libraries_says_what_to_install(tmp_path):
     repo = written_repository(tmp_path, SUITE)
     program = (
         "import sys; sys.modules['matplotlib'] = None; "
-        "from detlint.cli import main; sys.argv = ['detlint', 'audit', '--output-format', "
+        "from detlint.cli.main import main; sys.argv = ['detlint', 'audit', '--output-format', "
         "'html']; main()"
     )
     done = subprocess.run(
@@ -354,7 +354,7 @@ def test_check_and_the_other_audit_formats_import_no_report_library(tmp_path):
     program = (
         "import sys\n"
         "from click.testing import CliRunner\n"
-        "from detlint.cli import cli\n"
+        "from detlint.cli.main import cli\n"
         "for args in (['check'], ['audit', '--output-format', 'markdown'], ['audit']):\n"
         "    CliRunner().invoke(cli, [*args, '--no-cache'], prog_name='detlint')\n"
         "print(sorted(n for n in ('jinja2', 'matplotlib', 'tqdm') if n in sys.modules))\n"

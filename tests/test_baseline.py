@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from detlint.base.span import Span
-from detlint.cli import cli
+from detlint.cli.main import cli
 from detlint.engine import analyse
 from detlint.readers.project.settings import Settings
 from detlint.rules.baseline import (

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from detlint.cli import cli
+from detlint.cli.main import cli
 from detlint.rules import catalogue
 from detlint.rules.catalogue import (
     HEADER_KEYS,

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from repo_expectations import expected_findings, reported_findings, run_check
 
-from detlint.cli import cli
+from detlint.cli.main import cli
 from detlint.model import JobRetries, Policy, Reruns
 
 REPO = Path(__file__).parent / "fixtures" / "repos" / "ci_pipelines"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from detlint.cli import cli
+from detlint.cli.main import cli
 from detlint.readers.project.discovery import clear_cache
 
 MARKED = "import pytest\n\n\n@pytest.mark.flaky(reruns=2)\ndef test_x():\n    pass\n"
@@ -341,7 +341,7 @@ def test_standard_input_misuse_is_a_usage_error(repo: Path, args, message) -> No
 
 
 def test_every_key_and_flag_is_documented() -> None:
-    from detlint.cli_check import check
+    from detlint.cli.check import check
     from detlint.readers.project.settings import KEYS
 
     root = Path(__file__).resolve().parents[1]

@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner
 from repo_expectations import repository_copy
 
-from detlint import cli_check
-from detlint.cli import cli
+from detlint.cli import check as cli_check
+from detlint.cli.main import cli
 from detlint.report.formats import FORMATS
 from detlint.report.sarif import FINGERPRINT_KEY
 
@@ -201,7 +201,7 @@ def test_statistics_json_after_fix(needle: Path) -> None:
 
 
 class FakeClock:
-    """``time`` for detlint.cli_check: every analysis takes ``step`` seconds."""
+    """``time`` for detlint.cli.check: every analysis takes ``step`` seconds."""
 
     def __init__(self, step: float) -> None:
         self.step = step

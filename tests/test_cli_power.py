@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from detlint import __version__
 from detlint.base.percentages import percent
-from detlint.cli import cli
+from detlint.cli.main import cli
 from detlint.model import Policy, Reruns
 
 NEEDLE = ["power", "--trials", "5", "--reruns", "3"]
@@ -304,7 +304,7 @@ def test_power_is_not_configured_by_a_settings_file(tmp_path, monkeypatch):
 
 
 def every_command_path() -> list[list[str]]:
-    from detlint.cli import COMMANDS
+    from detlint.cli.main import COMMANDS
 
     return [[], *([name] for name in sorted(COMMANDS))]
 

@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 from repo_expectations import repository_copy
 
-from detlint.cli import cli
-from detlint.cli_check import CHECK_FORMATS
+from detlint.cli.check import CHECK_FORMATS
+from detlint.cli.main import cli
 from detlint.report.formats import FORMATS
 
 NEEDLE = Path(__file__).parent.parent / "examples" / "needle"

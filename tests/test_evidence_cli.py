@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from scipy.stats import binomtest
 
 from detlint.base.percentages import percent
-from detlint.cli import cli
+from detlint.cli.main import cli
 
 PYTEST = (
     *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from repo_expectations import repository_copy, run_check
 
 from detlint.base.facts_cache import MAX_AGE, PRUNE_EVERY, FactsCache, code_fingerprint
-from detlint.cli import cli
+from detlint.cli.main import cli
 
 REPO = Path(__file__).parent / "fixtures" / "repos" / "ci_pipelines"
 

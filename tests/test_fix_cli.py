@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from detlint.cli import cli
+from detlint.cli.main import cli
 from detlint.fixes.apply import write_atomic
 from detlint.fixes.source_text import SourceText
 from detlint.fixes.validate import parse_problem

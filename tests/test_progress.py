@@ -143,7 +143,7 @@ def test_check_does_not_import_tqdm() -> None:
         """
         import sys
         from click.testing import CliRunner
-        from detlint.cli import cli
+        from detlint.cli.main import cli
 
         result = CliRunner().invoke(cli, ["check", "examples/needle"], prog_name="detlint")
         assert result.exit_code in (0, 1), result.output

@@ -108,7 +108,7 @@ def test_parser_warnings_are_not_shown(tmp_path):
 def test_a_run_on_knobs_never_imports_libcst():
     code = (
         "import sys\n"
-        "from detlint.cli import main\n"
+        "from detlint.cli.main import main\n"
         "sys.argv = ['detlint', 'audit', sys.argv[1]]\n"
         "try:\n"
         "    main()\n"

@@ -218,7 +218,7 @@ def test_the_snippets_are_pipelines_detlint_finds_nothing_in(tmp_path: Path) -> 
 
 def test_configuration_example_is_valid_config(tmp_path: Path) -> None:
     """The README's `[tool.detlint]` example loads, and every key in it takes effect."""
-    from detlint.config_files import load_settings
+    from detlint.cli.config_files import load_settings
 
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     start = lines.index("```toml")

@@ -15,7 +15,7 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from detlint.cli import cli
+from detlint.cli.main import cli
 from detlint.rules.catalogue import pages
 from detlint.rules.catalogue_pages import Example
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from detlint.base.span import Span
-from detlint.check_run import CheckOptions, exit_status
-from detlint.config_files import find_settings_file, load_settings
+from detlint.cli.check_run import CheckOptions, exit_status
+from detlint.cli.config_files import find_settings_file, load_settings
 from detlint.engine import analyse
 from detlint.readers.project.settings import Settings, SettingsError, parse_settings
 from detlint.rules.catalogue import select_codes

@@ -1,7 +1,7 @@
 """detlint's own settings: the keys of ``[tool.detlint]``, what each accepts, their defaults.
 
 Where the keys come from (the nearest config file, ``--config KEY=VALUE``, the
-command line) is :mod:`detlint.config_files`'s business; this module turns one
+command line) is :mod:`detlint.cli.config_files`'s business; this module turns one
 table of keys into :class:`Settings`. Unknown keys and bad values are errors
 that name the key: a silently ignored typo in a linter's config is a rule that
 quietly stops running. Rule codes are checked against the catalogue here, for

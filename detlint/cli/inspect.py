@@ -18,7 +18,7 @@ from detlint.base.span import display_path
 from detlint.readers.project.settings import KEYS
 
 if TYPE_CHECKING:
-    from detlint.config_files import Resolved
+    from detlint.cli.config_files import Resolved
     from detlint.engine import Analysis
     from detlint.readers.project.settings import Settings
 

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
-from detlint.cli_check import EDIT_FORMATS
-from detlint.cli_shared import emit
+from detlint.cli.check import EDIT_FORMATS
+from detlint.cli.shared import emit
 
 if TYPE_CHECKING:
-    from detlint.check_run import CheckOutcome
-    from detlint.fix_run import FixOutcome
+    from detlint.cli.check_run import CheckOutcome
+    from detlint.cli.fix_rounds import FixOutcome
     from detlint.report.formats import Report
 
 _TEXT_FORMATS = frozenset({"concise", "full"})
@@ -59,7 +59,7 @@ def check_with_fixes(
     statistics: bool,
     exit_non_zero_on_fix: bool,
 ) -> int:
-    from detlint.fix_run import run_fixes, unified_diff
+    from detlint.cli.fix_rounds import run_fixes, unified_diff
     from detlint.report.formats import render, render_statistics
 
     result = run_fixes(run_check, Path.cwd(), flags.unsafe, write=not flags.diff)

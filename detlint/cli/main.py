@@ -24,12 +24,12 @@ EXIT_USAGE = 2
 # Each command lives in a module of its own, imported only when it runs (or for
 # --help): a pre-commit run of `check` does not define the calculator's options.
 COMMANDS = {
-    "audit": "detlint.cli_audit",
-    "check": "detlint.cli_check",
-    "clean": "detlint.cli_clean",
-    "evidence": "detlint.cli_evidence",
-    "power": "detlint.cli_power",
-    "rule": "detlint.cli_rule",
+    "audit": "detlint.cli.audit",
+    "check": "detlint.cli.check",
+    "clean": "detlint.cli.clean",
+    "evidence": "detlint.cli.evidence",
+    "power": "detlint.cli.power",
+    "rule": "detlint.cli.rule",
 }
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from detlint.cli_shared import CONFIG, emit, settings_and_codes
+from detlint.cli.shared import CONFIG, emit, settings_and_codes
 
 if TYPE_CHECKING:
     from detlint.evidence.match import PolicyMatcher

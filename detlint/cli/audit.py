@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from detlint.cli_shared import (
+from detlint.cli.shared import (
     CACHE_DIR,
     CONFIG,
     EVIDENCE,

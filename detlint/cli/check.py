@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from detlint.base.severity import SEVERITIES
-from detlint.cli_shared import (
+from detlint.cli.shared import (
     CACHE_DIR,
     CONFIG,
     EVIDENCE,
@@ -32,7 +32,7 @@ from detlint.cli_shared import (
 )
 
 if TYPE_CHECKING:
-    from detlint.check_run import CheckOutcome
+    from detlint.cli.check_run import CheckOutcome
     from detlint.engine import Analysis
 
 # The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
@@ -176,7 +176,7 @@ def check(
     Exit status: 0 clean, 1 findings (at or above --fail-on), 2 usage or internal
     error, whatever the output format.
     """
-    from detlint.check_run import CheckOptions, finish_check
+    from detlint.cli.check_run import CheckOptions, finish_check
     from detlint.engine import analyse
     from detlint.report.formats import render, render_statistics
 
@@ -187,7 +187,7 @@ def check(
     resolved, selected = resolve(config, paths, isolated=isolated, flags=flags)
     settings = resolved.settings
     if show_settings or show_files:
-        from detlint.cli_inspect import show_setup
+        from detlint.cli.inspect import show_setup
 
         shown = show_setup(resolved, selected, paths, Path.cwd(), show_files, show_settings)
         click.echo(shown, nl=False)
@@ -226,7 +226,7 @@ def check(
         analysis = analyse(paths, cwd, settings, selected, cache=cache)
         timings.append(time.perf_counter() - started)
         if verbose and not quiet:
-            from detlint.cli_inspect import verbose_lines
+            from detlint.cli.inspect import verbose_lines
 
             for line in verbose_lines(resolved, analysis, cwd):
                 click.echo(line, err=True)
@@ -242,7 +242,7 @@ def check(
     if fix or fix_only or diff:
         if write_baseline is not None:
             raise click.UsageError("--write-baseline cannot be used with --fix or --diff")
-        from detlint.cli_fix import FixFlags, check_with_fixes
+        from detlint.cli.fix_options import FixFlags, check_with_fixes
 
         fixing = FixFlags(fix or fix_only, unsafe_fixes, diff, show_fixes, fix_only)
         return check_with_fixes(
@@ -260,7 +260,7 @@ def check(
         text = render_statistics(report, output_format)
     else:
         if output_format in EDIT_FORMATS:
-            from detlint.cli_fix import with_fixes
+            from detlint.cli.fix_options import with_fixes
 
             report = with_fixes(report, output_format, unsafe_fixes)
         text = render(output_format, report)

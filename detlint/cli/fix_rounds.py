@@ -20,7 +20,7 @@ from detlint.fixes.build import Sources, build_fixes
 from detlint.readers.project.pytest_config import forget_configs
 
 if TYPE_CHECKING:
-    from detlint.check_run import CheckOutcome
+    from detlint.cli.check_run import CheckOutcome
     from detlint.fixes.edits import Fix
     from detlint.rules.finding import Finding
     from detlint.rules.plans import FixPlan

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from detlint.cli_values import observed_option, probability_option, rates_option
+from detlint.cli.values import observed_option, probability_option, rates_option
 
 
 @click.command()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from detlint.cli_shared import CACHE_DIR
+from detlint.cli.shared import CACHE_DIR
 
 
 @click.command()

@@ -14,7 +14,7 @@ import click
 
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
-    from detlint.config_files import Layer, Resolved
+    from detlint.cli.config_files import Layer, Resolved
     from detlint.readers.project.settings import Settings
 
 
@@ -51,7 +51,7 @@ def flag_layers(
     force_exclude: bool | None = None,
 ) -> tuple[Layer, ...]:
     """The command line's settings, as layers over the config file's."""
-    from detlint.config_files import Layer
+    from detlint.cli.config_files import Layer
 
     layers = []
     for flag, key, value, adds in (
@@ -80,7 +80,7 @@ def resolve(
     flags: Sequence[Layer] = (),
 ) -> tuple[Resolved, frozenset[str]]:
     """The run's settings (config file, ``--config KEY=VALUE``, flags) and the codes to run."""
-    from detlint.config_files import resolve_settings
+    from detlint.cli.config_files import resolve_settings
     from detlint.readers.project.settings import SettingsError
     from detlint.rules.catalogue import select_codes
 
