@@ -49,14 +49,14 @@ def main() -> None:
     from ruamel.yaml.cyaml import CParser  # type: ignore[attr-defined]
 
     from detlint.readers.ci.facts import script_groups, script_key
-    from detlint.readers.ci.pipelines import (
-        PipelineReader,
+    from detlint.readers.ci.pipeline_files import (
         checkout_base,
         is_yaml_name,
-        read_pipelines,
         system_by_content,
         system_by_path,
     )
+    from detlint.readers.ci.pipeline_reader import PipelineReader
+    from detlint.readers.ci.pipelines import read_pipelines
     from detlint.readers.ci.shell.commands import read_command
     from detlint.readers.project.discovery import discover
     from detlint.readers.yaml.load import read_yaml

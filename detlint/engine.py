@@ -329,8 +329,6 @@ def analyse(
         )
         progress.advance()
     if as_context:
-        from detlint.readers.ci.context import about_linted_files
-
         # The paths the run was given and could not read are its own business too.
         kept = _display_paths(lint_files, root, cwd) | {p.span.path for p in discovery.problems}
         findings = about_linted_files(findings, kept, unique_configs)
@@ -352,7 +350,7 @@ def analyse(
 def _display_paths(files: Sequence[Path], root: Path, cwd: Path) -> frozenset[str]:
     """``display_path`` of every file, by the string operations CI linking uses
     (pathlib's version is a visible cost over thousands of files)."""
-    from detlint.compose.ci.targets import displayer, relativer
+    from detlint.base.paths import displayer, relativer
 
     relative, display = relativer(root, cwd), displayer(root, cwd)
     return frozenset(display(relative(path)) for path in files)
@@ -425,3 +423,18 @@ def _config_may_rerun(directories: set[Path]) -> bool:
                 if any(token in data for token in _RERUN_CONFIG_TOKENS):
                     return True
     return False
+
+
+def about_linted_files(
+    findings: tuple[Finding, ...], linted: frozenset[str], configs: tuple[PytestConfig, ...]
+) -> tuple[Finding, ...]:
+    """A run with the repository's pipelines as context reports what is in the linted
+    files and the pytest config that reaches them, and a finding elsewhere (a pipeline,
+    a file it includes, tox.ini) only when it involves a linted file: a related span
+    there, such as the marker a job retries again."""
+    keep = linted | {config.path for config in configs if config.path is not None}
+    return tuple(
+        finding
+        for finding in findings
+        if finding.span.path in keep or any(related.path in linted for related in finding.related)
+    )

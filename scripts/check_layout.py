@@ -45,7 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("detlint.engine", "detlint.fixes"),
     ("detlint.evidence",),
     ("detlint.report",),
-    ("detlint.cli.main", "detlint.__main__"),
+    ("detlint.cli", "detlint.__main__"),
 )
 
 # Within a layer, some parts stand on others: (part, the parts of its layer it must not

@@ -21,14 +21,13 @@ from detlint.rules.catalogue import (
     RULES,
     Catalogue,
     CatalogueError,
-    pages,
     quick_header,
     read_info,
     read_infos,
     rules_directory,
     select_codes,
 )
-from detlint.rules.catalogue_pages import read_page
+from detlint.rules.catalogue_pages import pages, read_page
 from detlint.rules.docs import REGENERATE, catalogue_markdown
 
 try:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from detlint.readers.ci.pipelines import read_pipelines, system_by_content, system_by_path
+from detlint.readers.ci.pipeline_files import system_by_content, system_by_path
+from detlint.readers.ci.pipelines import read_pipelines
 from detlint.readers.yaml.load import read_yaml
 
 

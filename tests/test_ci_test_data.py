@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from repo_expectations import run_check, written_repository
 
-from detlint.readers.ci.pipelines import is_test_data
+from detlint.readers.ci.pipeline_files import is_test_data
 
 PIPELINE = """\
     steps:

@@ -342,7 +342,7 @@ def test_standard_input_misuse_is_a_usage_error(repo: Path, args, message) -> No
 
 def test_every_key_and_flag_is_documented() -> None:
     from detlint.cli.check import check
-    from detlint.readers.project.settings import KEYS
+    from detlint.cli.config_keys import KEYS
 
     root = Path(__file__).resolve().parents[1]
     reference = (root / "docs" / "configuration.md").read_text()

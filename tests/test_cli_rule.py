@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from detlint.cli.main import cli
-from detlint.rules import catalogue
+from detlint.rules import catalogue, catalogue_pages
 from detlint.rules.catalogue_pages import Example, ExampleFile, RulePage
 from detlint.rules.docs import rule_page
 
@@ -124,7 +124,7 @@ def test_the_list_reads_only_the_rules_headers(monkeypatch):
     def unread():
         raise AssertionError("the list parsed every rule's whole file")
 
-    monkeypatch.setattr(catalogue, "pages", unread)
+    monkeypatch.setattr(catalogue_pages, "pages", unread)
     assert invoke().exit_code == 0
 
 
@@ -165,13 +165,13 @@ def test_usage_errors_are_one_line_with_exit_status_2(args, message):
 
 def test_a_malformed_catalogue_is_an_internal_error_naming_the_file(tmp_path, monkeypatch):
     (tmp_path / "DET101.toml").write_text('code = "DET101"\nname = "retry-marker"\n')
-    monkeypatch.setattr(catalogue, "rules_directory", lambda: tmp_path)
+    monkeypatch.setattr(catalogue_pages, "rules_directory", lambda: tmp_path)
     monkeypatch.delenv("DETLINT_DEBUG", raising=False)
-    catalogue.pages.cache_clear()
+    catalogue_pages.pages.cache_clear()
     try:
         result = invoke("DET101")
     finally:
-        catalogue.pages.cache_clear()
+        catalogue_pages.pages.cache_clear()
     assert result.exit_code == 2
     (line,) = result.stderr.splitlines()
     assert line.startswith("detlint: internal error: CatalogueError: ")

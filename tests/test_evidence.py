@@ -12,9 +12,9 @@ from scipy.stats import binomtest
 
 from detlint.base.percentages import percent
 from detlint.evidence.reports.records import Build, TestAttempts
+from detlint.evidence.sentences import green, hidden, measured
 from detlint.evidence.view import attempt_policy, evidence_view, infrastructure_failure
 from detlint.model import BLOCKING, Policy, Reruns
-from detlint.report.evidence import green, hidden, measured
 
 TEST = "tests/test_kernel.py::test_deterministic"
 

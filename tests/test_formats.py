@@ -25,7 +25,8 @@ from detlint.base.span import Span
 from detlint.engine import analyse
 from detlint.readers.project.settings import Settings
 from detlint.report import buildkite, colour, github, gitlab, sarif
-from detlint.report.formats import FORMATS, RULES_URL, Report, render, render_statistics
+from detlint.report.formats import FORMATS, RULES_URL, Report, render
+from detlint.report.statistics import render_statistics
 from detlint.rules.catalogue import RULES, select_codes
 from detlint.rules.finding import Finding, Loss
 

@@ -16,8 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from detlint.cli.main import cli
-from detlint.rules.catalogue import pages
-from detlint.rules.catalogue_pages import Example
+from detlint.rules.catalogue_pages import Example, pages
 
 
 def _cases():

@@ -8,8 +8,9 @@ import pytest
 from detlint.base.span import Span
 from detlint.cli.check_run import CheckOptions, exit_status
 from detlint.cli.config_files import find_settings_file, load_settings
+from detlint.cli.config_keys import SettingsError, parse_settings
 from detlint.engine import analyse
-from detlint.readers.project.settings import Settings, SettingsError, parse_settings
+from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import select_codes
 from detlint.rules.finding import Finding
 from detlint.rules.per_file_ignores import apply_per_file_ignores, ignored_by_file

@@ -8,9 +8,7 @@ inclusive of the last character's column + 1 (exclusive end column), like ruff.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True, order=True)
@@ -40,12 +38,3 @@ class Problem:
 
     span: Span
     message: str
-
-
-def display_path(path: Path, cwd: Path) -> str:
-    """How a path is shown and serialised: relative to ``cwd`` when under it, POSIX separators."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(os.path.abspath(cwd)).as_posix()
-    except ValueError:
-        return absolute.as_posix()

@@ -30,23 +30,18 @@ from detlint.cli.shared import (
     flag_layers,
     resolve,
 )
+from detlint.report.formats import EDIT_FORMATS, FORMATS, TEXT_FORMATS
 
 if TYPE_CHECKING:
     from detlint.cli.check_run import CheckOutcome
     from detlint.engine import Analysis
-
-# The formats of `detlint check`; detlint.report.formats.FORMATS is the same tuple
-# (a test keeps them equal), spelled out so that defining the option imports no formatter.
-CHECK_FORMATS = ("concise", "full", "json", "sarif", "gitlab", "github", "junit", "buildkite")
-# The formats whose findings carry their fix's edits (built only for them).
-EDIT_FORMATS = ("json", "sarif")
 
 
 @click.command()
 @PATHS
 @click.option(
     "--output-format",
-    type=click.Choice(CHECK_FORMATS),
+    type=click.Choice(FORMATS),
     default="concise",
     show_default=True,
     help="concise and full for people; json, sarif, gitlab, github, junit and buildkite for tools.",
@@ -178,7 +173,8 @@ def check(
     """
     from detlint.cli.check_run import CheckOptions, finish_check
     from detlint.engine import analyse
-    from detlint.report.formats import render, render_statistics
+    from detlint.report.formats import render
+    from detlint.report.statistics import render_statistics
 
     paths, stdin = _stdin_paths(paths, stdin_filename, fix or fix_only or diff)
     flags = flag_layers(
@@ -210,7 +206,7 @@ def check(
 
     # Colour is for the text a person reads: the concise and full formats, and the
     # statistics lines (every format but json); never a machine-readable document.
-    text_output = output_format in ("concise", "full") or (statistics and output_format != "json")
+    text_output = output_format in TEXT_FORMATS or (statistics and output_format != "json")
     stream = sys.stdout if output_file is None else None
     coloured = text_output and colour_enabled(color, stream, os.environ)
     timings: list[float] = []  # seconds of each analysis (--fix runs one per round)

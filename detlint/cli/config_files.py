@@ -26,8 +26,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from detlint.base.span import display_path
-from detlint.readers.project.settings import Settings, SettingsError, parse_settings
+from detlint.base.paths import display_path
+from detlint.cli.config_keys import SettingsError, parse_settings
+from detlint.readers.project.settings import Settings
 
 CONFIG_NAMES = ("detlint.toml", "pyproject.toml")
 

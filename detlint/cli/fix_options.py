@@ -18,15 +18,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
-from detlint.cli.check import EDIT_FORMATS
 from detlint.cli.shared import emit
+from detlint.report.formats import EDIT_FORMATS, TEXT_FORMATS
 
 if TYPE_CHECKING:
     from detlint.cli.check_run import CheckOutcome
     from detlint.cli.fix_rounds import FixOutcome
     from detlint.report.formats import Report
-
-_TEXT_FORMATS = frozenset({"concise", "full"})
 
 
 class FixFlags(NamedTuple):
@@ -60,7 +58,8 @@ def check_with_fixes(
     exit_non_zero_on_fix: bool,
 ) -> int:
     from detlint.cli.fix_rounds import run_fixes, unified_diff
-    from detlint.report.formats import render, render_statistics
+    from detlint.report.formats import render
+    from detlint.report.statistics import render_statistics
 
     result = run_fixes(run_check, Path.cwd(), flags.unsafe, write=not flags.diff)
     _declined(result)
@@ -76,7 +75,7 @@ def check_with_fixes(
             )
         click.echo(f"Would fix {count} finding{'s' if count != 1 else ''}{later}.", err=True)
         return 1 if text else 0
-    machine = output_format not in _TEXT_FORMATS or output_file is not None
+    machine = output_format not in TEXT_FORMATS or output_file is not None
     if flags.show_fixes and result.fixed:
         click.echo(fixed_listing(result), nl=False, err=machine)
     report = result.outcome.report

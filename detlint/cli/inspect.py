@@ -14,8 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from detlint.base.span import display_path
-from detlint.readers.project.settings import KEYS
+from detlint.base.paths import display_path
+from detlint.cli.config_keys import KEYS
 
 if TYPE_CHECKING:
     from detlint.cli.config_files import Resolved

@@ -42,7 +42,8 @@ def rule(key: str | None, show_all: bool, output_format: str) -> None:
         click.echo(rule_table(RULES.values()), nl=False)
         return
 
-    from detlint.rules.catalogue import find_rule, pages
+    from detlint.rules.catalogue import find_rule
+    from detlint.rules.catalogue_pages import pages
     from detlint.rules.docs import catalogue_json, rule_json, rule_page
 
     catalogue = pages()

@@ -81,7 +81,7 @@ def resolve(
 ) -> tuple[Resolved, frozenset[str]]:
     """The run's settings (config file, ``--config KEY=VALUE``, flags) and the codes to run."""
     from detlint.cli.config_files import resolve_settings
-    from detlint.readers.project.settings import SettingsError
+    from detlint.cli.config_keys import SettingsError
     from detlint.rules.catalogue import select_codes
 
     cwd = Path.cwd()

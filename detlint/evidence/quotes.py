@@ -54,7 +54,7 @@ def read_evidence(
 
 
 def quote(test: TestEvidence, reference_rate: float) -> str:
-    from detlint.report.evidence import measured
+    from detlint.evidence.sentences import measured
 
     return (
         f"measured in CI: {measured(test)}, against the reference rate "

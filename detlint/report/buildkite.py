@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.base.severity import severity_rank
-from detlint.report.formats import rule_url, summary
+from detlint.report.findings import summary_line
+from detlint.report.formats import rule_url
 
 if TYPE_CHECKING:
     from detlint.report.formats import Report
@@ -136,7 +137,7 @@ def _item(number: int, finding: Finding) -> list[str]:
 
 def render_buildkite(report: Report) -> str:
     """The annotation body; pipe it to ``buildkite-agent annotate --style ...``."""
-    heading = f"### detlint: {summary(report).removesuffix('.')}"
+    heading = f"### detlint: {summary_line(report).removesuffix('.')}"
     if not report.findings:
         return heading + "\n"
     lines = [heading, "", *_table(report), ""]

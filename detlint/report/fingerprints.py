@@ -11,7 +11,7 @@ import hashlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from detlint.report.formats import SourceLines
+    from detlint.base.source_lines import SourceLines
     from detlint.rules.finding import Finding
 
 

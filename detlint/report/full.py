@@ -17,9 +17,9 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
+from detlint.base.source_lines import SourceLines
 from detlint.report import colour
 from detlint.report.findings import closing_lines, finding_head
-from detlint.report.formats import SourceLines
 
 if TYPE_CHECKING:
     from detlint.report.formats import Report

@@ -34,8 +34,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from detlint.base.source_lines import SourceLines
 from detlint.report.fingerprints import LineFingerprints
-from detlint.report.formats import SourceLines
 
 if TYPE_CHECKING:
     from detlint.report.formats import Report

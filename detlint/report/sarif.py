@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from detlint import __version__
+from detlint.base.source_lines import SourceLines
 from detlint.report.fingerprints import LineFingerprints
-from detlint.report.formats import INFORMATION_URL, SourceLines, rule_url
+from detlint.report.formats import INFORMATION_URL, rule_url
 
 if TYPE_CHECKING:
     from detlint.base.span import Span

@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from detlint.base.source import read_bytes
 from detlint.rules.finding import Finding
 
 BASELINE_SCHEMA = "detlint.baseline/1"
@@ -68,20 +67,13 @@ def fingerprint(finding: Finding, line_text: str) -> str:
     return hashlib.sha256(key.encode("utf-8", errors="surrogatepass")).hexdigest()[:20]
 
 
-def file_lines(path: str, cwd: Path, cache: dict[str, list[str]]) -> list[str]:
-    """The lines of a file (empty when unreadable), read once per path."""
-    if path not in cache:
-        data = read_bytes(Path(os.path.abspath(cwd / path)), path)
-        text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else ""
-        cache[path] = text.removeprefix("\ufeff").split("\n")
-    return cache[path]
-
-
 def fingerprints(findings: Sequence[Finding], cwd: Path) -> list[str]:
-    cache: dict[str, list[str]] = {}
+    from detlint.base.source_lines import SourceLines
+
+    sources = SourceLines(cwd)
     result = []
     for finding in findings:
-        lines = file_lines(finding.span.path, cwd, cache)
+        lines = sources.utf8_lines(finding.span.path)
         text = "\n".join(lines[finding.span.line - 1 : finding.span.end_line])
         result.append(fingerprint(finding, text))
     return result

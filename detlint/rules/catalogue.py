@@ -16,7 +16,7 @@ detlint's own work on one file. So ``RULES`` reads only the header, the six
 one-line keys every file starts with, with a strict line reader that accepts a
 subset of TOML (``key = "text without escapes"`` and ``key = true|false``) and
 hands anything else to ``tomllib``; the test suite checks that both readings agree
-on every file. ``pages()`` reads whole entries (``catalogue_files``), which only
+on every file. ``catalogue_pages.pages()`` reads whole entries, which only
 ``detlint rule``, the docs and the tests need. A malformed file is a
 ``CatalogueError`` naming the file and the field, never a traceback.
 """
@@ -25,14 +25,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from detlint.base.severity import SEVERITIES
-
-if TYPE_CHECKING:
-    from detlint.rules.catalogue_pages import RulePage
 
 FIXES = ("none", "safe", "unsafe")  # "safe": the fix keeps behaviour; "unsafe": it may not
 HEADER_KEYS = ("code", "name", "summary", "severity", "default", "fix")
@@ -222,14 +218,6 @@ class Catalogue(Mapping[str, RuleInfo]):
 
 
 RULES: Mapping[str, RuleInfo] = Catalogue()
-
-
-@cache
-def pages() -> dict[str, RulePage]:
-    """Every rule's whole entry (prose and examples), by code, in code order."""
-    from detlint.rules.catalogue_pages import read_pages
-
-    return read_pages(rules_directory())
 
 
 def find_rule(key: str) -> str | None:

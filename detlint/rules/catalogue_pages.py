@@ -20,6 +20,7 @@ the file and the field rather than an example that silently tests nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path, PurePosixPath
 
 from detlint.rules.catalogue import (
@@ -30,6 +31,7 @@ from detlint.rules.catalogue import (
     parse_toml,
     read_text,
     rule_files,
+    rules_directory,
     unique_names,
 )
 
@@ -153,3 +155,9 @@ def read_pages(directory: Path) -> dict[str, RulePage]:
     pages = [read_page(path) for path in rule_files(directory)]
     unique_names(directory, [page.info for page in pages])
     return {page.info.code: page for page in pages}
+
+
+@cache
+def pages() -> dict[str, RulePage]:
+    """Every rule's whole entry (prose and examples), by code, in code order."""
+    return read_pages(rules_directory())

@@ -38,8 +38,9 @@ from detlint.rules.fix_plans import (
 )
 
 if TYPE_CHECKING:
+    from detlint.compose.ci.gates import CiGate
     from detlint.compose.ci.run_options import RunOptions
-    from detlint.compose.ci.runs import CiGate, TestRun
+    from detlint.compose.ci.test_run import TestRun
     from detlint.compose.test_policy import TestGate
     from detlint.readers.ci.facts import CiKnob
 
@@ -140,7 +141,7 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
     """DET401: a soft fail, continue-on-error or allow_failure that covers test failures."""
     if not context.ci_knobs:
         return  # nothing to import the CI linking for
-    from detlint.compose.ci.runs import GATE_OF_KNOB
+    from detlint.compose.ci.gates import GATE_OF_KNOB
 
     for knob in context.ci_knobs:
         if knob.kind not in GATE_KINDS or not knob.covers_tests:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from detlint.compose.ci.runs import TestRun
+    from detlint.compose.ci.test_run import TestRun
 
 
 def reach(paths: Iterable[str]) -> str:

@@ -20,7 +20,8 @@ from detlint.rules.catalogue import RULES
 from detlint.rules.finding import Finding, Loss
 
 if TYPE_CHECKING:
-    from detlint.compose.ci.runs import CiGate, TestRun
+    from detlint.compose.ci.gates import CiGate
+    from detlint.compose.ci.test_run import TestRun
     from detlint.compose.test_policy import Knob, TestGate
     from detlint.model import Policy
     from detlint.readers.ci.facts import CiKnob, CiStep

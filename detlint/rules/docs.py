@@ -180,7 +180,7 @@ def catalogue_json(pages: Iterable[RulePage]) -> dict[str, Any]:
 
 def main() -> None:
     """Print docs/rules.md (as UTF-8 with "\\n" line ends, whatever the platform)."""
-    from detlint.rules.catalogue import pages
+    from detlint.rules.catalogue_pages import pages
 
     sys.stdout.buffer.write(catalogue_markdown(pages().values()).encode("utf-8"))
 

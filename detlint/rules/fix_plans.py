@@ -27,7 +27,7 @@ from detlint.rules.plans import (
 
 if TYPE_CHECKING:
     from detlint.compose.ci.run_options import RunOptions
-    from detlint.compose.ci.runs import TestRun
+    from detlint.compose.ci.test_run import TestRun
     from detlint.readers.ci.facts import CiKnob
     from detlint.readers.python.facts import Mark, TestFunction
     from detlint.rules.finding import Loss

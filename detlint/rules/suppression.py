@@ -48,8 +48,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from detlint.base.paths import display_path
 from detlint.base.source import read_bytes
-from detlint.base.span import Span, display_path
+from detlint.base.span import Span
 from detlint.rules.catalogue import RULES
 from detlint.rules.finding import Finding
 

@@ -10,9 +10,9 @@ from repo_expectations import run_check, written_repository
 
 from detlint.readers.ci.commands.follow import runs_tox_commands
 from detlint.readers.ci.commands.makefile import expand, read_makefile
+from detlint.readers.ci.commands.tox_config import read_tox_config
 from detlint.readers.ci.commands.tox_ini import (
     expand_braces,
-    read_tox_config,
     read_tox_ini,
     substitute,
 )

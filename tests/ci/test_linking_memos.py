@@ -14,10 +14,11 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
+from detlint.base.paths import join, relativer
 from detlint.base.span import Span
 from detlint.compose.ci.run_options import RunOptions, _merge, line_options, run_options
 from detlint.compose.ci.runs import Linker, _moved
-from detlint.compose.ci.targets import TestFiles, join, python_files, relativer
+from detlint.compose.ci.targets import TestFiles, python_files
 from detlint.compose.plugins import FLAKY, RERUNFAILURES
 from detlint.compose.test_policy import link_test, same_link, with_trials
 from detlint.readers.ci.facts import CiCommand, CiStep, EnvSetting, PipelineFacts

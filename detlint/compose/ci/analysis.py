@@ -18,10 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.base.gc_pause import cyclic_gc_paused
-from detlint.base.span import Problem, display_path
+from detlint.base.paths import display_path
+from detlint.base.span import Problem
 
 if TYPE_CHECKING:
-    from detlint.compose.ci.runs import CiGate, TestRun
+    from detlint.compose.ci.gates import CiGate
+    from detlint.compose.ci.test_run import TestRun
     from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
@@ -100,8 +102,9 @@ def link_ci(
     (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
     ruled out that pass the trial prefilter (``LoopOnly``).
     """
+    from detlint.base.paths import displayer, relativer
     from detlint.compose.ci.runs import Linker
-    from detlint.compose.ci.targets import displayer, python_files, relativer
+    from detlint.compose.ci.targets import python_files
     from detlint.readers.project.pytest_config import find_pytest_config
 
     configs: dict[str, PytestConfig] = {}

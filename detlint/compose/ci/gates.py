@@ -40,7 +40,7 @@ from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import NO_TRIALS, TestFunction, TrialCount
 
 if TYPE_CHECKING:
-    from detlint.compose.ci.runs import TestRun
+    from detlint.compose.ci.test_run import TestRun
 
 GATE_OF_KNOB: dict[str, Gate] = {
     "soft-fail": SOFT_FAIL,

@@ -21,12 +21,13 @@ import dataclasses
 import itertools
 import operator
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
+from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.compose.ci.gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
-from detlint.compose.ci.run_options import RunOptions, line_options, run_options
-from detlint.compose.ci.targets import TestFiles, join
+from detlint.compose.ci.run_options import line_options, run_options
+from detlint.compose.ci.targets import TestFiles
+from detlint.compose.ci.test_run import TestRun
 from detlint.readers.ci.commands.follow import Followed, Follower, runs_tox_commands
 from detlint.readers.ci.facts import (
     CiCommand,
@@ -42,44 +43,6 @@ from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, read_comm
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import TestFunction
-
-
-@dataclass(frozen=True, slots=True)
-class TestRun:
-    """One pytest invocation in a CI step, resolved against the repository (with slots:
-    a large setup has thousands, and a slotted object is built in one allocation)."""
-
-    step: CiStep
-    command: CiCommand
-    run: PytestRun
-    span: Span  # where the invocation is written in the pipeline file
-    directory: str  # repository-relative directory pytest starts in ("" for the root)
-    test_files: tuple[str, ...]  # the test files it runs, as displayed
-    knobs: tuple[CiKnob, ...]  # step and command knobs that act on a test failure
-    env: tuple[EnvSetting, ...]  # what the step sets, closest last
-    options: RunOptions  # rerun options from the command line and PYTEST_ADDOPTS
-    # Node ids the targets select (``file.py::test_a``) as (file as displayed, the id
-    # after the file); a file not named here runs every test it collects.
-    nodes: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def changes_policy(self) -> bool:
-        """Whether the run changes how its tests report, beyond a trial override."""
-        return bool(self.knobs) or self.options.span is not None or self.run.masked is not None
-
-    @property
-    def benchmarks_only(self) -> bool:
-        """``--benchmark-only``: pytest-benchmark skips every test without its
-        ``benchmark`` fixture, which detlint does not track, so no test is named."""
-        return any(option.name == "--benchmark-only" for option in self.run.options)
-
-    @property
-    def selection(self) -> str:
-        """``-k``/``-m`` as written, or empty: a selected run may not reach every test."""
-        parts = [f"-k {self.run.keyword!r}"] if self.run.keyword else []
-        parts += [f"-m {self.run.markexpr!r}"] if self.run.markexpr else []
-        return " ".join(parts)
-
 
 _TEXT = operator.attrgetter("text")
 _IGNORE_OPTIONS = frozenset({"--ignore", "--ignore-glob"})

@@ -1,9 +1,9 @@
-"""The pipelines a run on some files reads as context, and what it reports of them.
+"""The pipelines a run on some files reads as context.
 
 A pre-commit hook or ``detlint check tests/`` lints a few test files, yet a job
 that retries them stacks on their markers (DET501). So such a run also reads
 the pipelines of the tree it stands in (only those that can retry a job or hand
-control to one), and then reports only what involves the files it linted.
+control to one); the engine then reports only what involves the files it linted.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from detlint.readers.ci import YAML_SUFFIXES
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.readers.ci.facts import PipelineFacts
-    from detlint.readers.project.pytest_config import PytestConfig
-    from detlint.rules.finding import Finding
 
 
 def _context_tree(root: Path, cwd: Path) -> Path:
@@ -81,18 +79,3 @@ _CONTEXT_TOKENS = (b"retry", b"include", b"pipeline upload", b"extends")
 def _may_retry(path: Path) -> bool:
     data = read_bytes(path, path.name)
     return isinstance(data, bytes) and any(token in data for token in _CONTEXT_TOKENS)
-
-
-def about_linted_files(
-    findings: tuple[Finding, ...], linted: frozenset[str], configs: tuple[PytestConfig, ...]
-) -> tuple[Finding, ...]:
-    """A run with the repository's pipelines as context reports what is in the linted
-    files and the pytest config that reaches them, and a finding elsewhere (a pipeline,
-    a file it includes, tox.ini) only when it involves a linted file: a related span
-    there, such as the marker a job retries again."""
-    keep = linted | {config.path for config in configs if config.path is not None}
-    return tuple(
-        finding
-        for finding in findings
-        if finding.span.path in keep or any(related.path in linted for related in finding.related)
-    )

@@ -15,35 +15,18 @@ import os
 import pickle
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
-from detlint.base.facts_cache import FactsCache, digest, dumps
+from detlint.base.facts_cache import FactsCache, dumps
 from detlint.base.parallel import fork_map
+from detlint.base.paths import display_path
 from detlint.base.source import read_bytes
-from detlint.base.span import Problem, display_path
-from detlint.readers.ci.facts import PipelineFacts, System
-
-if TYPE_CHECKING:
-    from detlint.readers.ci.pipelines import PipelineReader
+from detlint.base.span import Problem
+from detlint.readers.ci.facts import System
+from detlint.readers.ci.pipeline_reader import Input, PipelineReader, Read, content_digest
 
 # Below this many YAML files, forking costs more than it saves.
 PARALLEL_FILES = 50
-
-
-class Input(NamedTuple):
-    """A file one read took in besides its own, and the digest of its bytes then."""
-
-    path: str  # absolute
-    digest: str  # "" when it was absent or unreadable
-
-
-class Read(NamedTuple):
-    """What reading one file gives: its facts (None for no pipeline), its problems,
-    and the other files the facts rest on (a GitLab pipeline's local includes)."""
-
-    facts: PipelineFacts | None
-    problems: list[Problem]
-    inputs: tuple[Input, ...] = ()
 
 
 class Stored(NamedTuple):
@@ -52,10 +35,6 @@ class Stored(NamedTuple):
 
     inputs: tuple[Input, ...]
     blob: bytes
-
-
-def content_digest(data: bytes | Problem | None) -> str:
-    return digest(data) if isinstance(data, bytes) else ""
 
 
 def unchanged(inputs: tuple[Input, ...]) -> bool:

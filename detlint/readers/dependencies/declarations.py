@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from detlint.base.paths import display_path
 from detlint.base.source import MAX_BYTES, decode_text, read_bytes
-from detlint.base.span import Problem, Span, display_path
+from detlint.base.span import Problem, Span
 from detlint.readers.dependencies.conda_files import (
     is_conda_environment,
     read_conda_environment,

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from detlint.base.span import Problem, Span, display_path
+from detlint.base.paths import display_path
+from detlint.base.span import Problem, Span
 
 DEFAULT_EXCLUDES: tuple[str, ...] = (
     ".git",

@@ -21,7 +21,8 @@ import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from detlint.base.span import Problem, Span, display_path
+from detlint.base.paths import display_path
+from detlint.base.span import Problem, Span
 from detlint.readers.project.pytest_config_files import RawConfig, RawValue, load_directory
 from detlint.readers.python.options import (
     DEFAULT_PYTHON_CLASSES,

@@ -18,8 +18,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.base.paths import display_path
 from detlint.base.source import decode_python, read_bytes
-from detlint.base.span import Problem, Span, display_path
+from detlint.base.span import Problem, Span
 from detlint.readers.python.options import ScanOptions, is_test_module
 from detlint.readers.python.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop
 

@@ -20,7 +20,7 @@ from detlint.report.power import gate_json, layer_json
 
 if TYPE_CHECKING:
     from detlint.compose.ci.analysis import CiAnalysis
-    from detlint.compose.ci.runs import CiGate
+    from detlint.compose.ci.gates import CiGate
     from detlint.readers.ci.facts import CiKnob
 
 AUDIT_SCHEMA = "detlint.audit/1"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from detlint import __version__
 from detlint.base.percentages import percent, percent_label
+from detlint.base.source_lines import SourceLines
 from detlint.base.span import Span
 from detlint.compose.test_policy import TestGate
 from detlint.model import Policy
@@ -53,23 +54,14 @@ SNIPPET_LINES = 3
 MEANINGFUL_GAIN = 0.01
 
 
-class _Lines:
-    """Source lines for snippets, each file read once."""
-
-    def __init__(self, cwd: Path) -> None:
-        self.cwd = cwd
-        self.cache: dict[str, list[str]] = {}
-
-    def snippet(self, span: Span) -> tuple[str, ...]:
-        """The knob's lines as written; none for a knob longer than ``SNIPPET_LINES``
-        (its first lines could show a retry rule that is not the one that matters,
-        and the description quotes the whole value)."""
-        from detlint.rules.baseline import file_lines
-
-        if span.end_line - span.line >= SNIPPET_LINES:
-            return ()
-        lines = file_lines(span.path, self.cwd, self.cache)
-        return tuple(line.rstrip("\r") for line in lines[span.line - 1 : span.end_line])
+def _snippet(sources: SourceLines, span: Span) -> tuple[str, ...]:
+    """The knob's lines as written; none for a knob longer than ``SNIPPET_LINES`` (its
+    first lines could show a retry rule that is not the one that matters, and the
+    description quotes the whole value)."""
+    if span.end_line - span.line >= SNIPPET_LINES:
+        return ()
+    lines = sources.utf8_lines(span.path)
+    return tuple(line.rstrip("\r") for line in lines[span.line - 1 : span.end_line])
 
 
 def _layers(policy: Policy) -> tuple[str, ...]:
@@ -103,7 +95,7 @@ class _Builder:
         self.rate = reference_rate
         self.target = target
         self.cwd = cwd
-        self.lines = _Lines(cwd)
+        self.sources = SourceLines(cwd)
         self.knobs: dict[str, KnobTally] = {}
         self.left_out: Counter[str] = Counter()
         self.computed: dict[Policy, _Numbers] = {}
@@ -117,7 +109,7 @@ class _Builder:
         ``@pytest.mark.flaky(reruns=3)``, the setting ``reruns = 2``."""
         if span.end_line != span.line:
             return description
-        line = self.lines.snippet(span)
+        line = _snippet(self.sources, span)
         if not line:
             return description
         text = line[0][span.column - 1 : span.end_column - 1].strip()
@@ -248,7 +240,7 @@ class _Builder:
 
     def knob_views(self) -> list[KnobView]:
         views = [
-            tally.view(key, self.lines.snippet(tally.span)) for key, tally in self.knobs.items()
+            tally.view(key, _snippet(self.sources, tally.span)) for key, tally in self.knobs.items()
         ]
         views.sort(key=lambda view: (-view.gain, -view.tests, view.id))
         return views

@@ -23,15 +23,13 @@ import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from detlint.base.paths import join, mounted_tail
 from detlint.base.span import Span
-from detlint.compose.ci.targets import join, mounted_tail
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES, Makefile, read_makefile
+from detlint.readers.ci.commands.tox_config import TOX_CONFIG_FILES, ToxSettings, read_tox_config
 from detlint.readers.ci.commands.tox_ini import (
-    TOX_CONFIG_FILES,
     ToxCommand,
     ToxEnv,
-    ToxSettings,
-    read_tox_config,
     substitute,
 )
 from detlint.readers.ci.facts import EnvSetting

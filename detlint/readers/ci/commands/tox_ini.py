@@ -2,9 +2,9 @@
 
 The configuration is ``tox.ini``, or failing that a ``setup.cfg`` with a
 ``[tox:tox]`` section, pyproject.toml's ``[tool.tox]`` or ``tox.toml``, which
-tox reads in that order (``read_tox_config``). The TOML files are read by
-:mod:`detlint.readers.ci.commands.tox_toml`: native tables there, or the INI text of
-pyproject.toml's ``legacy_tox_ini`` string, which is read here.
+tox reads in that order (``tox_config.py`` picks the file). The TOML files are read
+by ``tox_toml.py``: native tables there, or the INI text of pyproject.toml's
+``legacy_tox_ini`` string, which is read here.
 
 A CI step that runs ``tox -e py311`` runs pytest only through the ``commands``
 of ``[testenv:py311]`` (or of ``[testenv]``), with ``{posargs}`` replaced by
@@ -24,7 +24,6 @@ import itertools
 import math
 import re
 from dataclasses import dataclass
-from typing import Protocol
 
 from detlint.base.ini_lines import IniLine, ini_options
 
@@ -162,39 +161,6 @@ def read_tox_ini(text: str, core: str = "tox") -> ToxConfig:
             IniLine(line.line, line.column, _uncomment(line.text)) for line in option.lines
         )
     return ToxConfig(sections, core)
-
-
-# Where tox 4 looks for its configuration in a directory, in its order. setup.cfg and
-# pyproject.toml count only when they hold it.
-TOX_CONFIG_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")
-
-
-class ToxSettings(Protocol):
-    """tox's settings as the CI pass asks them, from INI (``ToxConfig``) or native TOML
-    (:class:`~detlint.readers.ci.commands.tox_toml.TomlToxConfig`)."""
-
-    @property
-    def envlist(self) -> tuple[str, ...]: ...
-
-    @property
-    def gh_actions_envs(self) -> tuple[str, ...]: ...
-
-    def env(self, name: str) -> ToxEnv | None: ...
-
-
-def read_tox_config(name: str, text: str) -> ToxSettings | None:
-    """The tox configuration a file named ``name`` (one of ``TOX_CONFIG_FILES``) holds,
-    or None: setup.cfg holds one when it has a ``[tox:tox]`` section, pyproject.toml
-    when it has a ``tool.tox`` table (INI text in its ``legacy_tox_ini``, or native
-    TOML tables), tox.toml when it is valid TOML."""
-    if name == "setup.cfg":
-        config = read_tox_ini(text, core="tox:tox")
-        return config if "tox:tox" in config.sections else None
-    if name in ("pyproject.toml", "tox.toml"):
-        from detlint.readers.ci.commands.tox_toml import read_tox_toml
-
-        return read_tox_toml(text, pyproject=name == "pyproject.toml")
-    return read_tox_ini(text)
 
 
 def substitute(text: str, posargs: tuple[str, ...] | None, tox_dir: str, env: str) -> str:

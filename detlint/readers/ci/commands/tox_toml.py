@@ -30,8 +30,8 @@ from detlint.base.toml_positions import KeyLines, array_items
 from detlint.readers.ci.commands.tox_ini import (
     DEFAULT_PASS_ENV,
     ToxCommand,
+    ToxConfig,
     ToxEnv,
-    ToxSettings,
     read_tox_ini,
 )
 
@@ -189,7 +189,7 @@ class TomlToxConfig:
         return tuple(found)
 
 
-def read_tox_toml(text: str, pyproject: bool) -> ToxSettings | None:
+def read_tox_toml(text: str, pyproject: bool) -> TomlToxConfig | ToxConfig | None:
     """The tox configuration in a tox.toml (``pyproject`` False) or a pyproject.toml's
     ``[tool.tox]`` table: INI text when that table has ``legacy_tox_ini``, else its
     native tables; None without a table, or for invalid TOML."""

@@ -1,0 +1,52 @@
+"""One pytest invocation in a CI step, resolved against the repository.
+
+``runs.py`` finds them; ``gates.py`` composes what each does to the tests it runs;
+the CI rules and the audit read them. A value of its own, so that each of those
+modules depends on it and none on another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from detlint.base.span import Span
+from detlint.compose.ci.run_options import RunOptions
+from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep, EnvSetting
+from detlint.readers.ci.shell.commands import PytestRun
+
+
+@dataclass(frozen=True, slots=True)
+class TestRun:
+    """One pytest invocation in a CI step, resolved against the repository (with slots:
+    a large setup has thousands, and a slotted object is built in one allocation)."""
+
+    step: CiStep
+    command: CiCommand
+    run: PytestRun
+    span: Span  # where the invocation is written in the pipeline file
+    directory: str  # repository-relative directory pytest starts in ("" for the root)
+    test_files: tuple[str, ...]  # the test files it runs, as displayed
+    knobs: tuple[CiKnob, ...]  # step and command knobs that act on a test failure
+    env: tuple[EnvSetting, ...]  # what the step sets, closest last
+    options: RunOptions  # rerun options from the command line and PYTEST_ADDOPTS
+    # Node ids the targets select (``file.py::test_a``) as (file as displayed, the id
+    # after the file); a file not named here runs every test it collects.
+    nodes: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def changes_policy(self) -> bool:
+        """Whether the run changes how its tests report, beyond a trial override."""
+        return bool(self.knobs) or self.options.span is not None or self.run.masked is not None
+
+    @property
+    def benchmarks_only(self) -> bool:
+        """``--benchmark-only``: pytest-benchmark skips every test without its
+        ``benchmark`` fixture, which detlint does not track, so no test is named."""
+        return any(option.name == "--benchmark-only" for option in self.run.options)
+
+    @property
+    def selection(self) -> str:
+        """``-k``/``-m`` as written, or empty: a selected run may not reach every test."""
+        parts = [f"-k {self.run.keyword!r}"] if self.run.keyword else []
+        parts += [f"-m {self.run.markexpr!r}"] if self.run.markexpr else []
+        return " ".join(parts)

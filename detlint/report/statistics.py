@@ -1,0 +1,55 @@
+"""``--statistics``: how many findings each code has, as ruff prints them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from detlint.report.findings import summary_line
+
+if TYPE_CHECKING:
+    from detlint.report.formats import Report
+
+
+def render_statistics(report: Report, output_format: str = "concise") -> str:
+    """``--statistics``: how many findings each code has, the most frequent first
+    (ties by code), so that the knob a project leans on most is read first.
+
+    With ``--output-format json`` it is the JSON array ``ruff check --statistics
+    --output-format json`` prints: one object per code with ruff's keys ``code``,
+    ``name``, ``count`` and ``fixable`` (every finding of the code would be fixed
+    by this run's ``--fix``), ``[]`` for a clean run. Every other format gets the
+    text lines, one per code: count, code and name, separated by tabs (the
+    summary line when there is nothing to count, nothing at all with ``-q``).
+    """
+    counts = Counter(finding.code for finding in report.findings)
+    names = {finding.code: finding.name for finding in report.findings}
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    if output_format == "json":
+        import json
+
+        from detlint.report.findings import fixable
+
+        unsafe = report.unsafe_fixes
+        rows = [
+            {
+                "code": code,
+                "name": names[code],
+                "count": count,
+                "fixable": all(
+                    fixable(finding, unsafe) for finding in report.findings if finding.code == code
+                ),
+            }
+            for code, count in ordered
+        ]
+        return json.dumps(rows, indent=2) + "\n"
+    if not report.findings:
+        return "" if report.quiet else summary_line(report) + "\n"
+    from detlint.report import colour
+
+    width = len(str(max(counts.values())))
+    on = report.color
+    return "".join(
+        f"{colour.number(f'{count:>{width}}', on)}\t{colour.code(code, on)}\t{names[code]}\n"
+        for code, count in ordered
+    )
