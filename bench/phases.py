@@ -29,12 +29,12 @@ from typing import Any
 PHASES = (  # (module, function or Class.method, label); one label may sum several
     ("detlint.engine", "discover", "listing the paths"),
     ("detlint.readers.ci.pipelines", "read_pipelines", "pipelines: YAML and shell"),
-    ("detlint.engine", "_scan_all", "Python files"),
+    ("detlint.engine", "scan_files", "Python files"),
     # With pipelines, workers sift the Python files while the pipelines are read (that
     # time is in the pipelines' phase) and then scan what they kept: the wait is here.
     ("detlint.base.parallel", "Staged.results", "Python files"),
     ("detlint.compose.ci.analysis", "link_ci", "linking CI runs to tests"),
-    ("detlint.engine", "_judge", "rules"),
+    ("detlint.engine", "judge", "rules"),
 )
 
 

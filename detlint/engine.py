@@ -1,10 +1,13 @@
-"""One run of detlint over a set of paths: discover, read, link, judge.
+"""One run of detlint over a set of paths, as named phases.
 
-``paths -> discover -> passes (facts) -> link (one test's layers) -> rules``.
-The passes are the expensive steps: the Python pass parses only files the
-byte prefilter keeps, the CI pass reads every pipeline, and both spread their
-files over the cores when there are enough to pay for worker processes. When
-a run has both, the Python files are sifted while the pipelines are read.
+``paths -> discover -> read (facts) -> compose (each test's policy, alone and under
+each CI run) -> judge (findings)``. Reading is the expensive phase: the Python pass
+parses only the files the byte prefilter keeps, the CI pass reads every pipeline,
+and both spread their files over the cores when there are enough to pay for
+worker processes; when a run has both, the Python files are sifted while the
+pipelines are read. What later phases ask of the repository (its files, pytest's
+config of a directory, a project's rerun plugin, the text of a script a step
+calls) is answered by one :class:`~detlint.readers.repository.Repository`.
 """
 
 from __future__ import annotations
@@ -14,19 +17,20 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.base.cores import default_jobs
-from detlint.base.progress import NULL_PROGRESS, Progress, counting
+from detlint.base.progress import NULL_PROGRESS, Progress
 from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, Span
 from detlint.readers.ci import YAML_SUFFIXES
-from detlint.readers.project.discovery import Discovery, discover, repository_files
-from detlint.readers.project.scope import PYTEST_CONFIG_FILES, widened
+from detlint.readers.project.discovery import Discovery, discover
+from detlint.readers.project.scope import PYTEST_CONFIG_FILES, may_rerun, widened
 from detlint.readers.project.settings import Settings
 from detlint.readers.python.options import ScanOptions, is_test_module
 from detlint.readers.python.prefilter import Prefilter
 from detlint.readers.python.repository import LoopOnly, PythonRepository
+from detlint.readers.repository import PARALLEL_THRESHOLD, Repository, scan_files
 
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
@@ -34,13 +38,9 @@ if TYPE_CHECKING:
     from detlint.compose.test_policy import TestGate
     from detlint.readers.ci.facts import PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
-    from detlint.readers.project.pytest_config import PytestConfig
-    from detlint.readers.python.facts import ModuleFacts, TestFunction
+    from detlint.readers.project.pytest_config import PytestConfig, PytestConfigs
+    from detlint.readers.python.facts import ModuleFacts
     from detlint.rules.finding import Finding
-
-
-# Below this many files, worker start-up costs more than reading them here.
-PARALLEL_THRESHOLD = 200
 
 
 @dataclass(frozen=True)
@@ -59,53 +59,47 @@ class Analysis:
     # Pipelines of systems detlint does not read (Azure Pipelines): (path, system).
     not_read: tuple[tuple[str, str], ...] = ()
     vendored: tuple[str, ...] = ()  # vendored directories skipped, as displayed
+    # The run's pytest configs, for the audit's questions about a test's directory.
+    pytest_configs: PytestConfigs | None = None
 
     @property
     def files_checked(self) -> int:
         return len(self.checked)
 
 
-def _scan_all(
-    repository: PythonRepository,
-    files: list[Path],
-    jobs: int,
-    progress: Progress = NULL_PROGRESS,
-) -> list[ModuleFacts | Problem | LoopOnly | None]:
-    """Read, prefilter and parse every file: in this process for a few files, in
-    forked processes (which inherit the repository, never pickled) for many.
+class Request(NamedTuple):
+    """What a run is asked to do: the paths (widened to the projects that dependency
+    and config files configure), from where, under which settings and rules."""
 
-    ``progress`` counts the files this process reads; with workers, it does one
-    share of ``jobs`` and each of its files counts for ``jobs``."""
-    scan = repository.scan
-    if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
-        if progress is not NULL_PROGRESS:
-            scan = counting(scan, progress)
-        return [scan(path) for path in files]
-    from detlint.base.parallel import fork_map
-
-    if progress is not NULL_PROGRESS:
-        scan = counting(scan, progress, jobs)
-    return fork_map(scan, files, jobs)
+    paths: Sequence[Path]
+    cwd: Path
+    settings: Settings
+    selected: frozenset[str]
+    cache: FactsCache | None
+    progress: Progress
 
 
-def _hook_tests(module: ModuleFacts) -> list[TestFunction]:
-    """A stand-in test for each mark a collection hook adds (``item.add_marker``):
-    it reaches tests detlint cannot enumerate statically, so it is judged once."""
-    from detlint.readers.python.facts import HOOK_TEST, NO_TRIALS, TestFunction
+class Read(NamedTuple):
+    """What the read phase found: the Python facts, the pipelines, and the files
+    that could not be read."""
 
-    return [
-        TestFunction(
-            path=module.path,
-            name=HOOK_TEST,
-            class_name=None,
-            span=mark.span,
-            instances=None,
-            marks=(mark,),
-            param_marks=(),
-            trials=NO_TRIALS,
-        )
-        for mark in module.hook_marks
-    ]
+    lint_files: list[Path]  # the Python files linted
+    config_files: list[Path]  # pytest's config files among the files checked
+    modules: list[ModuleFacts]
+    looping: list[Path]  # test files ruled out that hold a trial loop
+    pipelines: tuple[PipelineFacts, ...]
+    not_read: tuple[tuple[str, str], ...]
+    problems: list[Problem]
+    as_context: bool  # the pipelines are context for a run on some files of the tree
+
+
+class Composed(NamedTuple):
+    """Each test's gates and the configs they were composed under."""
+
+    gates: list[TestGate]
+    configs: dict[Path, PytestConfig]  # by the directory of a linted file
+    evidence: PluginEvidence | None
+    problems: list[Problem]
 
 
 def discover_files(paths: Sequence[Path], cwd: Path, settings: Settings) -> Discovery:
@@ -135,35 +129,55 @@ def analyse(
 ) -> Analysis:
     """Analyse ``paths``, saying how far it has got through ``progress`` (one phase
     per step: reading files, reading pipelines, linking, judging)."""
-    paths = widened(paths, cwd)  # a dependency or config file: the project it configures
-    default_excludes, exclude = settings.walk_excludes()
-    discovery = discover_files(paths, cwd, settings)
-    root = discovery.root
-    problems: list[Problem] = list(discovery.problems)
+    request = Request(widened(paths, cwd), cwd, settings, selected, cache, progress)
+    discovery = discover_files(request.paths, cwd, settings)
+    repository = Repository(discovery.root, cwd, settings, jobs or default_jobs())
+    read = read_repository(request, discovery, repository)
+    composed = compose_tests(request, read, repository)
+    ci = compose_ci(request, read, composed, repository)
+    configs = linted_configs(read, composed, repository.configs)
+    problems = one_per_file(
+        [*discovery.problems, *read.problems, *composed.problems]
+        + [problem for config in configs for problem in config.problems]
+    )
+    findings = judge(request, composed.gates, configs, problems, ci)
+    if read.as_context:
+        # The paths the run was given and could not read are its own business too.
+        kept = display_paths(read.lint_files, repository) | {
+            p.span.path for p in discovery.problems
+        }
+        findings = about_linted_files(findings, kept, configs)
+    return Analysis(
+        root=repository.root,
+        modules=tuple(read.modules),
+        gates=tuple(composed.gates),
+        configs=configs,
+        evidence=composed.evidence,
+        problems=problems,
+        findings=findings,
+        checked=tuple(discovery.files),
+        ci=ci,
+        not_read=read.not_read,
+        vendored=discovery.vendored,
+        pytest_configs=repository.configs,
+    )
 
-    def every_file() -> tuple[str, ...]:
-        return repository_files(
-            root,
-            exclude=exclude,
-            respect_gitignore=settings.respect_gitignore,
-            vendored=settings.vendored_dirs,
-            default_excludes=default_excludes,
-            unsaved=unsaved_paths(),  # an unsaved new file: the steps running it gate it
-        )
 
-    lint_files = [path for path in discovery.files if path.suffix == ".py"]
-    jobs = jobs or default_jobs()
-    extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
-    readers = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.trial_env_readers)
+def scan_options(request: Request, discovery: Discovery, repository: Repository) -> ScanOptions:
+    """What the Python pass keeps as tests.
+
+    The tests a config collects under its own patterns (celery's test_* classes) must
+    be read: the scan keeps whatever a config the run meets collects, and linking keeps
+    what the module's own config does. A run over a tree reads the patterns of the
+    configs it meets; a run on files named one by one (pre-commit) keeps every class and
+    function of those that hold a knob (linking reads their configs anyway), and asks
+    the configs only when a file's name is not one the default patterns take.
+    """
+    settings, paths, cwd = request.settings, request.paths, request.cwd
     options = ScanOptions(
         retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers
     )
-    # The tests a config collects under its own patterns (celery's test_* classes) must
-    # be read: the scan keeps whatever a config the run meets collects, and linking keeps
-    # what the module's own config does. A run over a tree reads the patterns of the
-    # configs it meets; a run on files named one by one (pre-commit) keeps every class and
-    # function of those that hold a knob (linking reads their configs anyway), and asks
-    # the configs only when a file's name is not one the default patterns take.
+    lint_files = [path for path in discovery.files if path.suffix == ".py"]
     config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
     unsaved = unsaved_paths()
     named = bool(paths) and all(
@@ -176,39 +190,35 @@ def analyse(
         or config_files
         or any(not is_test_module(path.name, options.python_files) for path in lint_files)
     ):
-        from detlint.readers.project.collection import scan_options
+        from detlint.readers.project.collection import scan_options as collected
 
-        options = scan_options(options, config_files, lint_files, root, cwd)
-    prefilter = Prefilter(extra=extra, trials="DET301" in selected, readers=readers)
+        options = collected(options, config_files, lint_files, repository.root, repository.configs)
+    return options
+
+
+def read_repository(request: Request, discovery: Discovery, repository: Repository) -> Read:
+    """Read the Python files and the pipelines; for a run on some files of a tree,
+    the pipelines that run them too (as context)."""
+    settings, progress = request.settings, request.progress
+    lint_files = [path for path in discovery.files if path.suffix == ".py"]
+    extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
+    readers = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.trial_env_readers)
+    options = scan_options(request, discovery, repository)
+    prefilter = Prefilter(extra=extra, trials="DET301" in request.selected, readers=readers)
     pipelines: tuple[PipelineFacts, ...] = ()
     not_read: tuple[tuple[str, str], ...] = ()
+    problems: list[Problem] = []
     if any(path.name.lower().endswith(YAML_SUFFIXES) for path in discovery.files):
-        from detlint.compose.ci.analysis import pipeline_env_names
-        from detlint.readers.ci.pipelines import read_pipelines
-        from detlint.readers.python.staged_scan import PythonPass, Variables
-
-        # The variables the pipelines set decide which Python files are parsed, so the
-        # Python pass starts now and waits for them only to finish (see PythonPass).
-        python = PythonPass(root, cwd, options, prefilter)
-        forked = jobs if len(lint_files) >= PARALLEL_THRESHOLD else 1
-        with python.start(lint_files, forked, progress) as staged:
-            progress.phase("reading pipelines", 1, "steps")
-            read = read_pipelines(discovery.files, root, cwd, jobs=jobs, cache=cache)
-            pipelines, problems = read.pipelines, problems + list(read.problems)
-            not_read = read.not_read
-            # A test that reads a variable a pipeline sets must be read for DET302.
-            names = tuple(name.encode() for name in pipeline_env_names(pipelines))
-            learned = Variables(names, bool(pipelines))
-            progress.phase("reading files", len(lint_files))
-            scanned = staged.results(learned)
-        repository = python.repository(learned)
+        scanned, pipelines, not_read, problems = _read_both(
+            request, discovery, repository, lint_files, options, prefilter
+        )
     else:
-        repository = PythonRepository(root, cwd, options, prefilter)
+        repository.python = PythonRepository(repository.root, request.cwd, options, prefilter)
         progress.phase("reading files", len(lint_files))
-        scanned = _scan_all(repository, lint_files, jobs, progress)
+        scanned = scan_files(repository.python, lint_files, repository.jobs, progress)
     progress.advance(len(lint_files))  # done, however much of it this process counted
     modules: list[ModuleFacts] = []
-    looping: list[Path] = []  # test files ruled out that hold a trial loop
+    looping: list[Path] = []
     for path, result in zip(lint_files, scanned, strict=True):
         if isinstance(result, Problem):
             problems.append(result)
@@ -216,147 +226,152 @@ def analyse(
             looping.append(path)
         elif result is not None:
             modules.append(result)
-
-    # A run on some files of the tree (a pre-commit hook, `detlint check tests/`) reports
-    # what involves them: what it read around them (conftest.py aliases, context
-    # pipelines) is context, with or without pipelines in the tree.
     as_context = False
     if modules and not pipelines:
-        from detlint.readers.ci.context import context_pipelines, covers_tree
-
-        as_context = not covers_tree(paths, root, cwd)
-        if as_context:
-            # A run on some files (a pre-commit hook, `detlint check tests/`) still needs
-            # the CI steps that run them: DET501 on a marker the job retries again.
-            progress.phase("reading pipelines", 1, "steps")
-            pipelines = context_pipelines(
-                every_file(), set(discovery.files), root, cwd, jobs, cache
-            )
-            progress.advance()
-    configs: dict[Path, PytestConfig] = {}
-    gates: list[TestGate] = []
-    evidence: PluginEvidence | None = None
-    if modules or pipelines:
-        # Which plugin reads `flaky` matters only once there is a marker to read.
-        from detlint.compose.test_policy import link_tests
-        from detlint.readers.dependencies.declarations import dependency_files
-        from detlint.readers.project.collection import collects
-        from detlint.readers.project.projects import Projects
-        from detlint.readers.project.pytest_config import find_pytest_config
-
-        # Each test's evidence is its own project's (readers/project/projects.py), whichever
-        # files this run lints: every dependency file of the repository is placed.
-        projects = Projects(root, dependency_files(root, every_file), cwd)
-        if pipelines:
-            from detlint.readers.ci.installs import installed_plugins
-
-            for working, requirement in installed_plugins(pipelines):
-                projects.add_installed(working, requirement)
-        evidence_for = projects.evidence_for
-        progress.phase("linking tests", len(modules))
-        for module in modules:
-            directory = Path(os.path.abspath(cwd / module.path)).parent
-            config = configs.get(directory)
-            if config is None:
-                config = configs[directory] = find_pytest_config(directory, cwd)
-            module_evidence = evidence_for(module.path)
-            for test in (*module.tests, *_hook_tests(module)):
-                if collects(config, test, cwd):
-                    gates += link_tests(test, config, module_evidence)
-            progress.advance()
-        evidence = projects.combined(paths or [cwd])
-        problems += evidence.problems
-    ci: CiAnalysis | None = None
-    linted: frozenset[str] = frozenset()  # display paths of the linted Python files
-    if pipelines and evidence is not None:
-        from detlint.compose.ci.analysis import link_ci
-
-        # Tests a CI knob acts on count with their trial loops, even without a knob of
-        # their own: the files such steps run are read again with the trial prefilter
-        # (and files a step runs that were not linted at all are read for context).
-        context = PythonRepository(
-            root,
-            cwd,
-            repository.options,
-            repository.prefilter.replaced(trials=True),
-        )
-
-        def scan_context(files: list[Path], trials: bool) -> list[ModuleFacts]:
-            found = _scan_all(context if trials else repository, files, jobs)
-            return [result for result in found if not isinstance(result, Problem | LoopOnly | None)]
-
-        linted = _display_paths(lint_files, root, cwd)
-        progress.phase("linking CI steps", 1, "steps")
-        ci = link_ci(
-            pipelines,
-            modules,
-            root,
-            cwd,
-            evidence_for,
-            every_file,
-            scan_context,
-            linted,
-            repository.prefilter.trials,
-            _display_paths(looping, root, cwd),
-            only=linted if as_context else None,
-        )
-        progress.advance()
-
-    # The configuration that applies to the linted files, even those without knobs
-    # (global reruns reach every test), and that of a linted config file itself
-    # (a pre-commit run on a changed pyproject.toml).
-    directories = {path.parent for path in (*lint_files, *config_files)} - set(configs)
-    if modules or config_files or _config_may_rerun(directories):
-        from detlint.readers.project.pytest_config import find_pytest_config
-
-        for directory in sorted(directories):
-            configs[directory] = find_pytest_config(directory, cwd)
-    unique_configs = tuple({config.path: config for config in configs.values()}.values())
-    for config in unique_configs:
-        problems += config.problems
-
-    unique_problems = _one_per_file(problems)
-    findings: tuple[Finding, ...] = ()
-    if gates or unique_configs or unique_problems or ci is not None:
-        progress.phase("judging", 1, "steps")
-        findings = _judge(
-            gates,
-            unique_configs,
-            unique_problems,
-            settings,
-            selected,
-            ci,
-        )
-        progress.advance()
-    if as_context:
-        # The paths the run was given and could not read are its own business too.
-        kept = _display_paths(lint_files, root, cwd) | {p.span.path for p in discovery.problems}
-        findings = about_linted_files(findings, kept, unique_configs)
-    return Analysis(
-        root=root,
-        modules=tuple(modules),
-        gates=tuple(gates),
-        configs=unique_configs,
-        evidence=evidence,
-        problems=unique_problems,
-        findings=findings,
-        checked=tuple(discovery.files),
-        ci=ci,
-        not_read=not_read,
-        vendored=discovery.vendored,
+        pipelines, as_context = _context_pipelines(request, discovery, repository)
+    config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
+    return Read(
+        lint_files, config_files, modules, looping, pipelines, not_read, problems, as_context
     )
 
 
-def _display_paths(files: Sequence[Path], root: Path, cwd: Path) -> frozenset[str]:
+def _read_both(
+    request: Request,
+    discovery: Discovery,
+    repository: Repository,
+    lint_files: list[Path],
+    options: ScanOptions,
+    prefilter: Prefilter,
+) -> tuple[
+    list[ModuleFacts | Problem | LoopOnly | None],
+    tuple[PipelineFacts, ...],
+    tuple[tuple[str, str], ...],
+    list[Problem],
+]:
+    """The Python files and the pipelines of a run that has both. The variables the
+    pipelines set decide which Python files are parsed, so the Python pass starts
+    first and waits for them only to finish (see ``staged_scan.PythonPass``)."""
+    from detlint.readers.ci.facts import pipeline_env_names
+    from detlint.readers.ci.pipelines import read_pipelines
+    from detlint.readers.python.staged_scan import PythonPass, Variables
+
+    root, cwd, jobs, progress = repository.root, request.cwd, repository.jobs, request.progress
+    python = PythonPass(root, cwd, options, prefilter)
+    forked = jobs if len(lint_files) >= PARALLEL_THRESHOLD else 1
+    with python.start(lint_files, forked, progress) as staged:
+        progress.phase("reading pipelines", 1, "steps")
+        read = read_pipelines(discovery.files, root, cwd, jobs=jobs, cache=request.cache)
+        # A test that reads a variable a pipeline sets must be read for DET302.
+        names = tuple(name.encode() for name in pipeline_env_names(read.pipelines))
+        learned = Variables(names, bool(read.pipelines))
+        progress.phase("reading files", len(lint_files))
+        scanned = staged.results(learned)
+    repository.python = python.repository(learned)
+    return scanned, read.pipelines, read.not_read, list(read.problems)
+
+
+def _context_pipelines(
+    request: Request, discovery: Discovery, repository: Repository
+) -> tuple[tuple[PipelineFacts, ...], bool]:
+    """A run on some files of the tree (a pre-commit hook, `detlint check tests/`)
+    reports what involves them: what it read around them (conftest.py aliases, context
+    pipelines) is context, with or without pipelines in the tree. It still needs the
+    CI steps that run them: DET501 on a marker the job retries again."""
+    from detlint.readers.ci.context import context_pipelines, covers_tree
+
+    root, cwd = repository.root, request.cwd
+    if covers_tree(request.paths, root, cwd):
+        return (), False
+    request.progress.phase("reading pipelines", 1, "steps")
+    pipelines = context_pipelines(
+        repository.files(), set(discovery.files), root, cwd, repository.jobs, request.cache
+    )
+    request.progress.advance()
+    return pipelines, True
+
+
+def compose_tests(request: Request, read: Read, repository: Repository) -> Composed:
+    """Each test's gates, alone: its own knobs under its directory's config and its
+    project's plugin (which plugin reads `flaky` matters only once there is a marker
+    to read, so nothing of the dependencies is read before that)."""
+    if not read.modules and not read.pipelines:
+        return Composed([], {}, None, [])
+    from detlint.compose.test_policy import link_tests
+    from detlint.readers.project.collection import collects
+    from detlint.readers.python.facts import hook_tests
+
+    cwd, progress = request.cwd, request.progress
+    if read.pipelines:
+        from detlint.readers.ci.installs import installed_plugins
+
+        for working, requirement in installed_plugins(read.pipelines):
+            repository.projects.add_installed(working, requirement)
+    configs: dict[Path, PytestConfig] = {}
+    gates: list[TestGate] = []
+    progress.phase("linking tests", len(read.modules))
+    for module in read.modules:
+        directory = Path(os.path.abspath(cwd / module.path)).parent
+        config = configs[directory] = repository.configs.of(directory)
+        module_evidence = repository.evidence_for(module.path)
+        for test in (*module.tests, *hook_tests(module)):
+            if collects(config, test, cwd):
+                gates += link_tests(test, config, module_evidence)
+        progress.advance()
+    evidence = repository.projects.combined(request.paths or [cwd])
+    return Composed(gates, configs, evidence, list(evidence.problems))
+
+
+def compose_ci(
+    request: Request, read: Read, composed: Composed, repository: Repository
+) -> CiAnalysis | None:
+    """Every test as each CI run runs it. Tests a CI knob acts on count with their
+    trial loops, even without a knob of their own: the files such steps run are read
+    again with the trial prefilter (and files a step runs that were not linted at all
+    are read for context)."""
+    if not read.pipelines or composed.evidence is None:
+        return None
+    from detlint.compose.ci.analysis import link_ci
+
+    linted = display_paths(read.lint_files, repository)
+    request.progress.phase("linking CI steps", 1, "steps")
+    ci = link_ci(
+        read.pipelines,
+        read.modules,
+        repository,
+        linted,
+        repository.python.prefilter.trials,
+        display_paths(read.looping, repository),
+        only=linted if read.as_context else None,
+    )
+    request.progress.advance()
+    return ci
+
+
+def linted_configs(
+    read: Read, composed: Composed, configs_of: PytestConfigs
+) -> tuple[PytestConfig, ...]:
+    """The configuration that applies to the linted files, even those without knobs
+    (global reruns reach every test), and that of a linted config file itself (a
+    pre-commit run on a changed pyproject.toml), each once."""
+    configs = dict(composed.configs)
+    directories = {path.parent for path in (*read.lint_files, *read.config_files)} - set(configs)
+    if read.modules or read.config_files or may_rerun(directories):
+        for directory in sorted(directories):
+            configs[directory] = configs_of.of(directory)
+    return tuple({config.path: config for config in configs.values()}.values())
+
+
+def display_paths(files: Sequence[Path], repository: Repository) -> frozenset[str]:
     """``display_path`` of every file, by the string operations CI linking uses
     (pathlib's version is a visible cost over thousands of files)."""
     from detlint.base.paths import displayer, relativer
 
-    relative, display = relativer(root, cwd), displayer(root, cwd)
+    relative = relativer(repository.root, repository.cwd)
+    display = displayer(repository.root, repository.cwd)
     return frozenset(display(relative(path)) for path in files)
 
 
-def _one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:
+def one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:
     """Each problem once, and one whole-file problem per file: pyproject.toml is read by
     the dependency reader and by the pytest-config reader, and a broken one is one
     finding, not one per reader."""
@@ -371,58 +386,36 @@ def _one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:
     return tuple(kept)
 
 
-def _judge(
+def judge(
+    request: Request,
     gates: list[TestGate],
     configs: tuple[PytestConfig, ...],
     problems: tuple[Problem, ...],
-    settings: Settings,
-    selected: frozenset[str],
     ci: CiAnalysis | None,
 ) -> tuple[Finding, ...]:
     """Run the rules; imported only when there is something to judge."""
+    if not (gates or configs or problems or ci is not None):
+        return ()
     from detlint.rules.registry import RuleContext, run_rules
 
+    settings = request.settings
+    request.progress.phase("judging", 1, "steps")
     context = RuleContext(
         gates=tuple(gates),
         configs=configs,
         reference_rate=settings.reference_rate,
         target=settings.target,
         tracking_pattern=settings.tracking_issue_pattern,
-        selected=selected,
+        selected=request.selected,
         ci_knobs=ci.knobs if ci is not None else (),
         ci_runs=ci.runs if ci is not None else (),
         ci_gates=ci.gates if ci is not None else (),
         ci_steps=ci.steps_of if ci is not None else lambda knob: (),
         quarantine_reason=settings.quarantine_reason,
     )
-    return tuple(run_rules(context, problems))
-
-
-# Words a pytest config must hold to set reruns for every test (DET104).
-_RERUN_CONFIG_TOKENS = (b"rerun", b"retries", b"force-flaky", b"force_flaky")
-
-
-def _config_may_rerun(directories: set[Path]) -> bool:
-    """Whether any config file pytest could read for these directories mentions reruns.
-
-    A cheap byte test over the candidate files up the tree (each directory
-    looked at once), so that a run on files without knobs loads and parses
-    pytest's configuration only when a global rerun setting can be there.
-    """
-    seen: set[Path] = set()
-    for directory in directories:
-        for base in (directory, *directory.parents):
-            if base in seen:
-                break
-            seen.add(base)
-            for name in PYTEST_CONFIG_FILES:
-                try:
-                    data = (base / name).read_bytes()
-                except OSError:
-                    continue
-                if any(token in data for token in _RERUN_CONFIG_TOKENS):
-                    return True
-    return False
+    findings = tuple(run_rules(context, problems))
+    request.progress.advance()
+    return findings
 
 
 def about_linted_files(

@@ -20,6 +20,7 @@ from detlint.readers.project.pytest_config import (
     EMPTY_CONFIG,
     IntSetting,
     PytestConfig,
+    PytestConfigs,
     RegisteredMarker,
     find_pytest_config,
 )
@@ -225,7 +226,7 @@ def test_a_pyproject_table_farther_up_beats_the_fallback(tmp_path):
     assert config.path == "pytest.ini"
 
 
-def test_results_are_cached_and_each_directory_is_read_once(tmp_path, monkeypatch):
+def test_a_run_reads_each_directory_once_and_the_next_run_afresh(tmp_path, monkeypatch):
     write(tmp_path, "pytest.ini", "[pytest]\nreruns = 2\n")
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -244,10 +245,16 @@ def test_results_are_cached_and_each_directory_is_read_once(tmp_path, monkeypatc
             for name, loader in pytest_config_files.CANDIDATES
         ),
     )
-    first = find_pytest_config(tmp_path / "a", tmp_path)
-    assert find_pytest_config(tmp_path / "a", tmp_path) is first
-    assert find_pytest_config(tmp_path / "b", tmp_path) == first
+    configs = PytestConfigs(tmp_path)
+    first = configs.of(tmp_path / "a")
+    assert configs.of(tmp_path / "a") is first
+    assert configs.of(tmp_path / "b") == first
+    assert configs.in_repository(tmp_path, "b") is configs.of(tmp_path / "b")
     assert loaded == [tmp_path / "pytest.ini"]
+    # The next run (--fix's next round) reads the file again, as it may have changed.
+    write(tmp_path, "pytest.ini", "[pytest]\nreruns = 3\n")
+    assert PytestConfigs(tmp_path).of(tmp_path / "a").reruns.value == 3
+    assert loaded == [tmp_path / "pytest.ini"] * 2
 
 
 # ----------------------------------------------------------------------------- addopts

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.fixes.apply import Change, choose, write_changes
 from detlint.fixes.build import Sources, build_fixes
-from detlint.readers.project.pytest_config import forget_configs
 
 if TYPE_CHECKING:
     from detlint.cli.check_run import CheckOutcome
@@ -64,7 +63,6 @@ def run_fixes(
             return FixOutcome(outcome, chosen.applied, declines, {}, chosen.changes, chosen.waiting)
         problems = write_changes(chosen.changes, cwd)
         not_written.update(problems)
-        forget_configs()  # the next round reads the edited pytest configs again
         for path, change in chosen.changes.items():
             sources.forget(path)
             if path not in problems:

@@ -15,8 +15,14 @@ from repo_expectations import run_check
 
 from detlint.base.paths import display_path, displayer, relativer
 from detlint.base.span import Span
-from detlint.compose.ci.analysis import pipeline_env_names
-from detlint.readers.ci.facts import CiCommand, CiStep, PipelineFacts, script_groups, script_key
+from detlint.readers.ci.facts import (
+    CiCommand,
+    CiStep,
+    PipelineFacts,
+    pipeline_env_names,
+    script_groups,
+    script_key,
+)
 from detlint.readers.ci.pipelines import read_pipelines
 from detlint.report.audit.inventory import dumps_indented
 

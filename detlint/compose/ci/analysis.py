@@ -1,37 +1,30 @@
 """The CI half of a run: every CI knob, every pytest run, every test as each run runs it.
 
 The engine reads pipelines before the Python pass (the variables a step sets
-tell the Python pass which trial knobs to look for), then hands the Python
-facts here. A pipeline linted on its own (a pre-commit run on a changed
-``.gitlab-ci.yml``) still needs the facts of the tests its steps run, so the
-test files a run reaches are scanned for context; their own findings are not
+tell the Python pass which trial knobs to look for), then hands the Python facts
+here, with the :class:`~detlint.readers.repository.Repository` that answers what
+linking asks of the repository. A pipeline linted on its own (a pre-commit run on
+a changed ``.gitlab-ci.yml``) still needs the facts of the tests its steps run, so
+the test files a run reaches are scanned for context; their own findings are not
 reported, since they were not linted.
 """
 
 from __future__ import annotations
 
 import functools
-import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.base.gc_pause import cyclic_gc_paused
-from detlint.base.paths import display_path
-from detlint.base.span import Problem
+from detlint.base.paths import displayer, relativer
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.compose.ci.test_run import TestRun
     from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
-    from detlint.readers.dependencies.declarations import PluginEvidence
-    from detlint.readers.project.pytest_config import PytestConfig
     from detlint.readers.python.facts import ModuleFacts, TestFunction
-
-# `export NAME=`, `NAME=value cmd`, `echo "NAME=value" >> "$GITHUB_ENV"`: any assignment,
-# but not a long option (`--junitxml=`, `--num-shards=`), which sets no variable.
-_ASSIGNMENT = re.compile(r"(?<![-\w])([A-Za-z_]\w*)=")
+    from detlint.readers.repository import Repository
 
 
 @dataclass(frozen=True)
@@ -56,35 +49,13 @@ class CiAnalysis:
         return self._steps_by_knob.get(knob, [])
 
 
-def pipeline_env_names(pipelines: Iterable[PipelineFacts]) -> set[str]:
-    """Variables the pipelines set (step env and ``export``): candidate trial knobs."""
-    names: set[str] = set()
-    texts: set[str] = set()  # generated pipelines repeat their commands: read each once
-    for pipeline in pipelines:
-        for step in pipeline.steps:
-            names.update(setting.name for setting in step.env)
-            for command in step.commands:
-                if command.env:
-                    names.update(setting.name for setting in command.env)
-                if command.text not in texts:
-                    texts.add(command.text)
-                    if "=" in command.text:
-                        names.update(_ASSIGNMENT.findall(command.text))
-    # Short names (CI, HOME, TERM) are everywhere and never a trial knob.
-    return {name for name in names if len(name) >= 4}
-
-
 # Linking builds many small acyclic objects. As a decorator, not a with block in the
 # body: the linker's memos die with the call, before the paused collector resumes.
 @cyclic_gc_paused()
 def link_ci(
     pipelines: Sequence[PipelineFacts],
     modules: Sequence[ModuleFacts],
-    root: Path,
-    cwd: Path,
-    evidence_for: Callable[[str], PluginEvidence],
-    every_file: Callable[[], Sequence[str]],
-    scan: Callable[[list[Path], bool], list[ModuleFacts]],
+    repository: Repository,
     scanned: frozenset[str] = frozenset(),
     scanned_trials: bool = False,
     looping: frozenset[str] = frozenset(),
@@ -96,33 +67,24 @@ def link_ci(
     the tests composed are those of these files (display paths) alone.
 
     The test files a run that changes their policy reaches (a CI knob, a rerun
-    option, a masked exit status) are scanned here when the Python pass found no
-    knob in them, so that their trial loops count; a run that changes nothing
-    costs no parsing. ``scanned`` are the files the Python pass read already
+    option, a masked exit status) are read by the ``repository`` when the Python
+    pass found no knob in them, so that their trial loops count; a run that changes
+    nothing costs no parsing. ``scanned`` are the files the Python pass read already
     (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
     ruled out that pass the trial prefilter (``LoopOnly``).
     """
-    from detlint.base.paths import displayer, relativer
     from detlint.compose.ci.runs import Linker
     from detlint.compose.ci.targets import python_files
-    from detlint.readers.project.pytest_config import find_pytest_config
 
-    configs: dict[str, PytestConfig] = {}
-
-    def config_for(directory: str) -> PytestConfig:
-        found = configs.get(directory)
-        if found is None:
-            found = configs[directory] = find_pytest_config(root / directory, cwd)
-        return found
-
+    root, cwd = repository.root, repository.cwd
     relative = relativer(root, cwd)
     linker = Linker(
-        python_files(every_file(), root, cwd),
-        config_for,
-        evidence_for,
+        python_files(repository.files(), root, cwd),
+        functools.partial(repository.configs.in_repository, root),
+        repository.evidence_for,
         relative,
         displayer(root, cwd),
-        lambda path: _read_called(root / path, cwd),
+        repository.called_text,
     )
     runs: list[TestRun] = []
     knobs: dict[CiKnob, None] = {}
@@ -171,19 +133,7 @@ def link_ci(
             # can make them worth parsing now.
             unread = [path for path in unread if path not in scanned or path in looping]
         if unread:
-            for module in scan([cwd / path for path in unread], trials):
+            for module in repository.scan([cwd / path for path in unread], trials):
                 tests.setdefault(module.path, []).extend(module.tests)
     gates = linker.composer.gates_of(acting, tests)
     return CiAnalysis(tuple(pipelines), tuple(knobs), tuple(runs), tuple(gates))
-
-
-def _read_called(path: Path, cwd: Path) -> str | None:
-    """A file a command calls (a script, tox.ini, a Makefile) as text, or None when it
-    is not there or not text."""
-    from detlint.base.source import decode_text, read_bytes
-
-    if not path.is_file():
-        return None
-    data = read_bytes(path, display_path(path, cwd), max_bytes=1_000_000)
-    text = data if isinstance(data, Problem) else decode_text(data, "")
-    return None if isinstance(text, Problem) else text

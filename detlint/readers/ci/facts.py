@@ -9,7 +9,8 @@ spelling into these values; linking, the model and the rules never see YAML.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -174,3 +175,26 @@ def script_groups(step: CiStep) -> list[tuple[CiCommand, ...]]:
 def script_key(group: Sequence[CiCommand]) -> ScriptKey:
     """A script's text (its commands, one per line) and the shell options it starts with."""
     return ("\n".join(command.text for command in group), group[0].errexit, group[0].pipefail)
+
+
+# `export NAME=`, `NAME=value cmd`, `echo "NAME=value" >> "$GITHUB_ENV"`: any assignment,
+# but not a long option (`--junitxml=`, `--num-shards=`), which sets no variable.
+_ASSIGNMENT = re.compile(r"(?<![-\w])([A-Za-z_]\w*)=")
+
+
+def pipeline_env_names(pipelines: Iterable[PipelineFacts]) -> set[str]:
+    """Variables the pipelines set (step env and ``export``): candidate trial knobs."""
+    names: set[str] = set()
+    texts: set[str] = set()  # generated pipelines repeat their commands: read each once
+    for pipeline in pipelines:
+        for step in pipeline.steps:
+            names.update(setting.name for setting in step.env)
+            for command in step.commands:
+                if command.env:
+                    names.update(setting.name for setting in command.env)
+                if command.text not in texts:
+                    texts.add(command.text)
+                    if "=" in command.text:
+                        names.update(_ASSIGNMENT.findall(command.text))
+    # Short names (CI, HOME, TERM) are everywhere and never a trial knob.
+    return {name for name in names if len(name) >= 4}

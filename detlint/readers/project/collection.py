@@ -19,7 +19,7 @@ from pathlib import Path
 
 from detlint.base.source import read_bytes
 from detlint.base.span import Problem
-from detlint.readers.project.pytest_config import PytestConfig, find_pytest_config
+from detlint.readers.project.pytest_config import PytestConfig, PytestConfigs
 from detlint.readers.python.facts import HOOK_TEST, TestFunction
 from detlint.readers.python.options import (
     UNITTEST_METHOD_PREFIX,
@@ -38,7 +38,7 @@ def scan_options(
     config_files: Sequence[Path],
     lint_files: Sequence[Path],
     root: Path,
-    cwd: Path,
+    configs_of: PytestConfigs,
 ) -> ScanOptions:
     """``options`` with the collection patterns of every config the run can meet.
 
@@ -51,7 +51,7 @@ def scan_options(
         directories = {path.parent for path in config_files if _names_patterns(path)} | {root}
     else:
         directories = {path.parent for path in lint_files}
-    configs = [find_pytest_config(directory, cwd) for directory in sorted(directories)]
+    configs = [configs_of.of(directory) for directory in sorted(directories)]
     return ScanOptions(
         python_files=_union(options.python_files, *(c.python_files for c in configs)),
         retry_names=options.retry_names,

@@ -14,7 +14,6 @@ project meant to do, and the problem says why it is not doing it.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import shlex
@@ -118,41 +117,64 @@ EMPTY_CONFIG = PytestConfig(
 )
 
 
-def find_pytest_config(start: Path, cwd: Path) -> PytestConfig:
-    """The config pytest would read for tests under directory ``start`` (walking up to ``/``).
+class PytestConfigs:
+    """The config pytest would read for each directory one run asks about.
 
-    Cached per (directory, cwd), and each directory's files are parsed once, because the caller
-    asks once per test file. Paths are made absolute without resolving symlinks, as pytest
-    does, so a symlinked tree finds the config next to the link.
+    One cache per run: linking asks once per test file and composing CI runs once per
+    directory a step starts in, so each directory's files are parsed once and each
+    answer is kept (a later run, or ``--fix``'s next round, starts afresh and reads
+    edited files again). Paths are made absolute without resolving symlinks, as
+    pytest does, so a symlinked tree finds the config next to the link.
     """
-    return _find(os.path.abspath(start), os.path.abspath(cwd))
+
+    def __init__(self, cwd: Path) -> None:
+        self._cwd = os.path.abspath(cwd)
+        self._found: dict[str, PytestConfig] = {}
+        self._loaded: dict[str, RawConfig | None] = {}
+        self._in_repository: dict[str, PytestConfig] = {}
+
+    def of(self, start: Path | str) -> PytestConfig:
+        """The config for tests under directory ``start`` (walking up to ``/``)."""
+        key = os.path.abspath(start)
+        found = self._found.get(key)
+        if found is None:
+            found = self._found[key] = self._find(key)
+        return found
+
+    def in_repository(self, root: Path, directory: str) -> PytestConfig:
+        """``of(root / directory)`` for a directory relative to the repository root, by
+        the string alone once asked (composing CI asks it for every run)."""
+        found = self._in_repository.get(directory)
+        if found is None:
+            found = self._in_repository[directory] = self.of(root / directory)
+        return found
+
+    def _load(self, directory: str) -> RawConfig | None:
+        if directory not in self._loaded:
+            self._loaded[directory] = load_directory(Path(directory))
+        return self._loaded[directory]
+
+    def _find(self, start: str) -> PytestConfig:
+        cwd = Path(self._cwd)
+        nearest_pyproject: Path | None = None
+        for directory in (Path(start), *Path(start).parents):
+            raw = self._load(str(directory))
+            if raw is not None:
+                return _Reader(raw, display_path(raw.path, cwd)).config()
+            if nearest_pyproject is None and _is_file(directory / "pyproject.toml"):
+                nearest_pyproject = directory / "pyproject.toml"
+        if nearest_pyproject is not None:
+            # pytest's fallback: with no config anywhere, the nearest pyproject.toml becomes
+            # the config file (and sets rootdir) even without a pytest table; it configures
+            # nothing.
+            return replace(EMPTY_CONFIG, path=display_path(nearest_pyproject, cwd))
+        return EMPTY_CONFIG
 
 
-@functools.cache
-def _find(start: str, cwd: str) -> PytestConfig:
-    nearest_pyproject: Path | None = None
-    for directory in (Path(start), *Path(start).parents):
-        raw = _load_directory(str(directory))
-        if raw is not None:
-            return _Reader(raw, display_path(raw.path, Path(cwd))).config()
-        if nearest_pyproject is None and _is_file(directory / "pyproject.toml"):
-            nearest_pyproject = directory / "pyproject.toml"
-    if nearest_pyproject is not None:
-        # pytest's fallback: with no config anywhere, the nearest pyproject.toml becomes the
-        # config file (and sets rootdir) even without a pytest table; it configures nothing.
-        return replace(EMPTY_CONFIG, path=display_path(nearest_pyproject, Path(cwd)))
-    return EMPTY_CONFIG
-
-
-@functools.cache
-def _load_directory(directory: str) -> RawConfig | None:
-    return load_directory(Path(directory))
-
-
-def forget_configs() -> None:
-    """Read every config afresh: ``--fix`` edits them between its rounds in one process."""
-    _find.cache_clear()
-    _load_directory.cache_clear()
+def find_pytest_config(start: Path, cwd: Path) -> PytestConfig:
+    """The config pytest would read for tests under directory ``start``, read afresh
+    (a run asks its :class:`PytestConfigs`)."""
+    return PytestConfigs(cwd).of(start)
 
 
 def _is_file(path: Path) -> bool:

@@ -9,7 +9,9 @@ that names one (a pre-commit hook passes exactly the files a commit touches) che
 the project it configures instead: the directory it declares for, as
 :mod:`detlint.readers.project.projects` assigns dependency files, or the config file's own
 directory. That run then reports what ``detlint check`` of that directory would, so
-a hook and a run from the root agree.
+a hook and a run from the root agree. And a run on files without knobs still
+reports the reruns pytest's config sets for every test (DET104), which a byte test
+of the config files that reach them (``may_rerun``) tells cheaply.
 """
 
 from __future__ import annotations
@@ -69,3 +71,30 @@ def widened(paths: Sequence[Path], cwd: Path) -> list[Path]:
         else:
             result.append(path)
     return result
+
+
+# Words a pytest config must hold to set reruns for every test (DET104).
+_RERUN_CONFIG_TOKENS = (b"rerun", b"retries", b"force-flaky", b"force_flaky")
+
+
+def may_rerun(directories: set[Path]) -> bool:
+    """Whether any config file pytest could read for these directories mentions reruns.
+
+    A cheap byte test over the candidate files up the tree (each directory
+    looked at once), so that a run on files without knobs loads and parses
+    pytest's configuration only when a global rerun setting can be there.
+    """
+    seen: set[Path] = set()
+    for directory in directories:
+        for base in (directory, *directory.parents):
+            if base in seen:
+                break
+            seen.add(base)
+            for name in PYTEST_CONFIG_FILES:
+                try:
+                    data = (base / name).read_bytes()
+                except OSError:
+                    continue
+                if any(token in data for token in _RERUN_CONFIG_TOKENS):
+                    return True
+    return False

@@ -145,3 +145,21 @@ class ModuleFacts:
     path: str
     tests: tuple[TestFunction, ...]
     hook_marks: tuple[Mark, ...]  # marks added by item.add_marker() in hooks (conftest.py)
+
+
+def hook_tests(module: ModuleFacts) -> list[TestFunction]:
+    """A stand-in test for each mark a collection hook adds (``item.add_marker``):
+    it reaches tests detlint cannot enumerate statically, so it is judged once."""
+    return [
+        TestFunction(
+            path=module.path,
+            name=HOOK_TEST,
+            class_name=None,
+            span=mark.span,
+            instances=None,
+            marks=(mark,),
+            param_marks=(),
+            trials=NO_TRIALS,
+        )
+        for mark in module.hook_marks
+    ]

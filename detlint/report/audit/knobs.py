@@ -23,6 +23,7 @@ from detlint.report.audit.facts import KnobView
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.readers.ci.facts import CiKnob
+    from detlint.readers.project.pytest_config import PytestConfigs
 
 # Python knobs that retry a failing test; a skip or an xfail hides an intermittent
 # failure only where it says the test is flaky (the rules' test, DET201/DET202): one
@@ -93,7 +94,11 @@ class KnobTally:
 
 
 def removals(
-    gate: TestGate, chosen: CiGate | None, python: Sequence[str], cwd: Path
+    gate: TestGate,
+    chosen: CiGate | None,
+    python: Sequence[str],
+    configs: PytestConfigs,
+    cwd: Path,
 ) -> dict[str, Policy | None]:
     """Each masking knob of a test, and its policy without that knob alone.
 
@@ -104,7 +109,7 @@ def removals(
     """
     inside = gate.policy if chosen is None else chosen.base.policy
     removals: dict[str, Policy | None] = {}
-    alone = len(python) == 1 and not reruns_behind_marker(gate, chosen, cwd)
+    alone = len(python) == 1 and not reruns_behind_marker(gate, chosen, configs, cwd)
     for key in python:
         if not alone:
             removals[key] = None
@@ -121,14 +126,14 @@ def removals(
     return removals
 
 
-def reruns_behind_marker(gate: TestGate, chosen: CiGate | None, cwd: Path) -> bool:
+def reruns_behind_marker(
+    gate: TestGate, chosen: CiGate | None, configs: PytestConfigs, cwd: Path
+) -> bool:
     """Whether a retry the test's marker overrides is set somewhere (its config, or the
     command line of the CI run shown)."""
     if not any(knob.kind in ("rerun-marker", "flaky-decorator") for knob in gate.knobs):
         return False
-    from detlint.readers.project.pytest_config import find_pytest_config
-
-    config = find_pytest_config((cwd / gate.test.path).parent, cwd)
+    config = configs.of((cwd / gate.test.path).parent)
     settings: tuple[object, ...] = (
         config.reruns,
         config.force_reruns,

@@ -23,6 +23,7 @@ from detlint.base.source_lines import SourceLines
 from detlint.base.span import Span
 from detlint.compose.test_policy import TestGate
 from detlint.model import Policy
+from detlint.readers.project.pytest_config import PytestConfigs
 from detlint.report.audit.facts import (
     AuditView,
     FindingView,
@@ -96,6 +97,8 @@ class _Builder:
         self.target = target
         self.cwd = cwd
         self.sources = SourceLines(cwd)
+        # The run's pytest configs (a view built without a run reads them afresh).
+        self.configs = analysis.pytest_configs or PytestConfigs(cwd)
         self.knobs: dict[str, KnobTally] = {}
         self.left_out: Counter[str] = Counter()
         self.computed: dict[Policy, _Numbers] = {}
@@ -162,7 +165,7 @@ class _Builder:
             kinds.append(knob.kind)
         # The knobs inside pytest that hide failures wherever the test runs.
         python = list(dict.fromkeys(knob_id(knob.span) for knob in hiding if not knob.condition))
-        alone = removals(gate, chosen, python, self.cwd)
+        alone = removals(gate, chosen, python, self.configs, self.cwd)
         if chosen is not None:
             for ci_knob in chosen.ci_knobs:
                 key = self.knob(ci_knob.span, ci_knob.kind, ci_knob_text(ci_knob), "")
