@@ -396,7 +396,8 @@ def judge(
     """Run the rules; imported only when there is something to judge."""
     if not (gates or configs or problems or ci is not None):
         return ()
-    from detlint.rules.registry import RuleContext, run_rules
+    from detlint.rules.context import RuleContext
+    from detlint.rules.registry import run_rules
 
     settings = request.settings
     request.progress.phase("judging", 1, "steps")

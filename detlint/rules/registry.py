@@ -1,30 +1,30 @@
-"""Which rule functions run for which codes, and running them."""
+"""Which rule functions run for which codes, and running them.
+
+DET902 (unused suppressions) is judged where suppressions are applied, after the
+other rules (``suppression.py``): it needs their findings.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
 from detlint.base.span import Problem
-from detlint.rules.catalogue import RULES, RuleInfo, select_codes
-from detlint.rules.ci import (
-    deselected_flaky,
-    job_retry,
-    masked_exit_status,
-    reruns_flag,
-    soft_fail,
-    stacked_retries,
-    trial_override,
-)
-from detlint.rules.context import RuleContext, finding
+from detlint.rules.checks.ci_reruns_flag import ci_reruns_flag
+from detlint.rules.checks.ci_trial_override import ci_trial_override
+from detlint.rules.checks.global_reruns import global_reruns
+from detlint.rules.checks.job_retry import job_retry
+from detlint.rules.checks.low_trial_count import low_trial_count
+from detlint.rules.checks.marker_plugin_mismatch import marker_plugin_mismatch
+from detlint.rules.checks.masked_exit_status import masked_exit_status
+from detlint.rules.checks.retry_decorator import retry_decorator
+from detlint.rules.checks.retry_marker import retry_marker
+from detlint.rules.checks.skipped_flaky import deselected_flaky, skipped_flaky
+from detlint.rules.checks.soft_fail import soft_fail
+from detlint.rules.checks.stacked_retries import stacked_retries
+from detlint.rules.checks.unreadable_file import unreadable_file
+from detlint.rules.checks.untracked_quarantine import untracked_quarantine
+from detlint.rules.context import RuleContext
 from detlint.rules.finding import Finding
-from detlint.rules.quarantine import skipped_flaky, untracked_quarantine
-from detlint.rules.retries import (
-    global_reruns,
-    marker_plugin_mismatch,
-    retry_decorator,
-    retry_marker,
-)
-from detlint.rules.trials import low_trial_count
 
 Rule = Callable[[RuleContext], Iterator[Finding]]
 
@@ -36,24 +36,13 @@ RULE_FUNCTIONS: dict[str, Rule | tuple[Rule, ...]] = {
     "DET201": untracked_quarantine,
     "DET202": (skipped_flaky, deselected_flaky),
     "DET301": low_trial_count,
-    "DET302": trial_override,
+    "DET302": ci_trial_override,
     "DET401": soft_fail,
     "DET411": job_retry,
-    "DET421": reruns_flag,
+    "DET421": ci_reruns_flag,
     "DET431": masked_exit_status,
     "DET501": stacked_retries,
 }
-
-
-def unreadable(problems: Iterable[Problem]) -> Iterator[Finding]:
-    """DET901: every file that could not be read or parsed."""
-    for problem in problems:
-        yield finding(
-            "DET901",
-            problem.span,
-            problem.message,
-            "detlint skipped this file; the rest of the run went on",
-        )
 
 
 def run_rules(context: RuleContext, problems: Iterable[Problem]) -> list[Finding]:
@@ -63,8 +52,5 @@ def run_rules(context: RuleContext, problems: Iterable[Problem]) -> list[Finding
             for rule in rules if isinstance(rules, tuple) else (rules,):
                 found += rule(context)
     if "DET901" in context.selected:
-        found += unreadable(problems)
+        found += unreadable_file(problems)
     return sorted(found, key=lambda item: item.sort_key)
-
-
-__all__ = ["RULES", "RuleContext", "RuleInfo", "run_rules", "select_codes"]

@@ -153,7 +153,7 @@ def hides(knob: Knob) -> bool:
         return True
     if knob.kind in GATE_KINDS and knob.mark is not None:
         from detlint.readers.reasons import says_flaky
-        from detlint.rules.quarantine import mark_reason
+        from detlint.rules.quarantine_reasons import mark_reason
 
         return says_flaky(mark_reason(knob.mark), knob.mark.comment) is not None
     return False

@@ -1,0 +1,77 @@
+"""DET421 ci-reruns-flag: ``--reruns``, ``--retries`` or ``--force-flaky`` on a CI pytest
+command reruns every failing test the step runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from detlint.model import Policy, Reruns
+from detlint.rules.ci_wording import (
+    by_place,
+    group_reach,
+    steps_phrase,
+)
+from detlint.rules.context import RuleContext, finding, loss_phrase
+from detlint.rules.finding import Finding
+from detlint.rules.fix_plans import (
+    rerun_options_plan,
+)
+
+if TYPE_CHECKING:
+    from detlint.compose.ci.gates import CiGate
+    from detlint.compose.ci.run_options import RunOptions
+    from detlint.compose.ci.test_run import TestRun
+from detlint.rules.ci_costs import Pair, gates_by_run, quoted_cost, without_gate
+from detlint.rules.context import QUARANTINE
+
+
+def _reruns_no_violation(options: RunOptions) -> bool:
+    """Whether the command line's reruns are pytest-rerunfailures' alone and its
+    ``--only-rerun``/``--rerun-except`` keep an assertion violation from being rerun
+    (trl's ``--only-rerun '(OSError|Timeout|HTTPError.*502)'``)."""
+    if options.retries is not None or options.force_flaky is not None:
+        return False
+    if options.only_rerun is None and options.rerun_except is None:
+        return False
+    from detlint.compose.filters import rerunfailures_filter
+
+    filtered = rerunfailures_filter(None, options.only_rerun or (), options.rerun_except or ())
+    return filtered.masks is False
+
+
+def ci_reruns_flag(context: RuleContext) -> Iterator[Finding]:
+    """DET421: ``--reruns N``, ``--retries N`` or ``--force-flaky`` on a CI pytest command."""
+    by_run = gates_by_run(context)
+
+    def pair(gate: CiGate) -> Pair:
+        return without_gate(gate.inside), without_gate(gate.own)
+
+    def place(run: TestRun) -> object | None:
+        span = run.options.span
+        return None if span is None else (span, run.options.flags)
+
+    for runs in by_place(context.ci_runs, place):
+        options = runs[0].options
+        span = options.span
+        assert span is not None
+        if _reruns_no_violation(options):
+            continue  # --only-rerun OSError ...: infrastructure failures only
+        affected = [
+            g for run in runs for g in by_run.get(id(run), ()) if g.inside.layers != g.own.layers
+        ]
+        setting = options.reruns or options.retries
+        count = setting.value if setting is not None and setting.value else 1
+        plain = (Policy(layers=(Reruns(count),)), Policy())
+        numbers, which = quoted_cost(affected, pair, plain, context)
+        message = (
+            f"`{', '.join(options.flags)}` reruns every failing test of {steps_phrase(runs)}: "
+            f"{loss_phrase(numbers)} {group_reach(which, runs)}"
+        )
+        help_text = (
+            "drop the flag and give the tests that need it more in-test trials, or quarantine "
+            f"the known-flaky ones visibly: {QUARANTINE}"
+        )
+        plan = rerun_options_plan(options, span, runs[0])
+        yield finding("DET421", span, message, help_text, numbers, fix=plan)

@@ -1,0 +1,81 @@
+"""DET411 job-retry: a job retry, a retry action or a retry written in the script that
+reruns test failures: a failure is reported only if every run of the job fails.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from detlint.model import JobRetries, Policy
+from detlint.rules.context import RuleContext, finding, loss_phrase
+from detlint.rules.finding import Finding
+from detlint.rules.fix_plans import (
+    job_retry_plan,
+)
+
+if TYPE_CHECKING:
+    from detlint.compose.ci.gates import CiGate
+    from detlint.readers.ci.facts import CiKnob
+from detlint.rules.ci_costs import RETRY_KINDS, Pair, described, quoted_cost, runs_of, unseen_calls
+from detlint.rules.context import QUARANTINE
+
+_RETRY_HELP = {
+    "buildkite": (
+        "keep retrying infrastructure failures and stop retrying exit status 1: "
+        "`retry: {automatic: [{exit_status: -1, limit: 2}, {exit_status: 255, limit: 2}]}`"
+    ),
+    "gitlab": (
+        "retry infrastructure failures only: "
+        "`retry: {max: 2, when: [runner_system_failure, stuck_or_timeout_failure]}`"
+    ),
+    "github": "retry timeouts only (`retry_on: timeout`), or drop the retry",
+}
+
+
+def _retry_pair(knob: CiKnob) -> Callable[[CiGate], Pair]:
+    def pair(gate: CiGate) -> Pair:
+        inside = gate.inside
+        layers = [layer for k, layer in gate.retries if k == knob]
+        return dataclasses.replace(inside, layers=(*inside.layers, *layers)), inside
+
+    return pair
+
+
+def job_retry(context: RuleContext) -> Iterator[Finding]:
+    """DET411: a job retry (or a retry action) that reruns test failures."""
+    for knob in context.ci_knobs:
+        if knob.kind not in RETRY_KINDS or not knob.covers_tests or (knob.attempts or 0) < 2:
+            continue
+        runs = runs_of(knob, context)
+        calls = unseen_calls(knob, runs, context)
+        if calls is None:
+            continue
+        gates = [gate for gate in context.ci_gates if any(k == knob for k, _ in gate.retries)]
+        plain = (Policy(layers=(JobRetries((knob.attempts or 1) - 1, knob.system),)), Policy())
+        numbers, which = quoted_cost(gates, _retry_pair(knob), plain, context)
+        which, details = described(knob, runs, calls, which, context)
+        help_text = _RETRY_HELP[knob.system]
+        what = f"`{knob.key}`"
+        if knob.kind == "shell-retry":
+            does = f"runs pytest again when it fails ({knob.attempts} attempts in all)"
+            if knob.key.startswith("|| pytest --lf"):
+                does = f"reruns the tests that failed ({knob.attempts} attempts in all)"
+            elif not knob.key.startswith("||"):
+                what = f"a `{knob.key.split()[0]}` loop of {knob.attempts} rounds"
+                does = "runs pytest again until it passes"
+            help_text = (
+                "drop the retry from the script, and give the flaky tests more in-test "
+                f"trials or quarantine them visibly: {QUARANTINE}"
+            )
+        elif knob.key.endswith("continue-on-error"):  # a chain of attempt steps
+            does = f"starts {knob.attempts} attempts (later steps rerun the tests when it fails)"
+            help_text = (
+                "let the first attempt block and drop the ones after it, and quarantine "
+                f"the known-flaky tests visibly: {QUARANTINE}"
+            )
+        else:
+            does = f"runs a failing job up to {knob.attempts} times"
+        message = f"{what} {does}: {loss_phrase(numbers)} {which} ({details})"
+        yield finding("DET411", knob.span, message, help_text, numbers, fix=job_retry_plan(knob))

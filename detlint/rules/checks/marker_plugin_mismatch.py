@@ -1,0 +1,157 @@
+"""DET102 marker-plugin-mismatch: arguments the plugin that reads ``flaky`` ignores or
+rejects, a marker no plugin backs, and plugins fighting over ``flaky``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from detlint.base.span import Span
+from detlint.compose.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY, all_declared
+from detlint.compose.retry_counts import looks_boolean
+from detlint.readers.python.facts import Dynamic, Mark
+from detlint.rules.finding import Finding
+
+if TYPE_CHECKING:
+    from detlint.compose.test_policy import TestGate
+from detlint.rules.context import (
+    RuleContext,
+    finding,
+    group_by_mark,
+)
+
+# Keywords the rerun plugins let through without a word: `condition` (both read it),
+# and `reason`, which projects write on markers to say why (dask: reason="<issue URL>").
+# The flaky package takes neither: any keyword but its own three is a TypeError.
+_ACCEPTED_EVERYWHERE = frozenset({"condition", "reason"})
+
+
+_PLUGIN_NAMES = {RERUNFAILURES: "pytest-rerunfailures", RETRY: "pytest-retry", FLAKY: "flaky"}
+
+
+def _suggestion(keyword: str, plugin: str) -> str:
+    close = difflib.get_close_matches(keyword, sorted(KEYWORDS[plugin] | {"condition"}), n=1)
+    return f" (did you mean `{close[0]}=`?)" if close else ""
+
+
+def _mismatch(mark: Mark, plugin: str | None) -> str | None:
+    """What the plugin that reads the marker does with arguments it does not take."""
+    keywords = [argument.name for argument in mark.arguments if argument.name]
+    if plugin is None:
+        return None
+    # The flaky package's marker takes its three arguments and nothing else.
+    accepted = KEYWORDS[plugin] | (_ACCEPTED_EVERYWHERE if plugin != FLAKY else frozenset())
+    unknown = sorted({k for k in keywords if k not in accepted})
+    if plugin == FLAKY and unknown:
+        names = ", ".join(f"`{name}=`" for name in unknown)
+        return (
+            f"{names} {'is not an argument' if len(unknown) == 1 else 'are not arguments'} of "
+            "the flaky package's marker: the test errors with a TypeError at setup instead "
+            "of running"
+        )
+    if plugin == RETRY and mark.positional():
+        return "pytest-retry ignores positional arguments: this marker retries once"
+    name = _PLUGIN_NAMES[plugin]
+    if unknown:
+        foreign = [k for k in unknown if any(k in names for names in KEYWORDS.values())]
+        counted = (
+            "reruns" in keywords or bool(mark.positional())
+            if plugin == RERUNFAILURES
+            else ("retries" in keywords)
+        )
+        parts = [f"`{k}=`{_suggestion(k, plugin)}" for k in unknown]
+        consequence = ""
+        if foreign and not counted:
+            consequence = (
+                ": the marker reruns once, like a bare one"
+                if plugin == RERUNFAILURES
+                else ": the marker retries once"
+            )
+        elif plugin == RERUNFAILURES:
+            consequence = (
+                ": it reruns every failure (only_rerun= and rerun_except= choose which)"
+                if not {"only_rerun", "rerun_except"} & set(keywords)
+                else ""
+            )
+        return f"{name} ignores {', '.join(parts)}{consequence}"
+    positional = mark.positional()
+    if plugin == RERUNFAILURES and positional and not mark.has_keyword("reruns"):
+        first = positional[0]
+        if isinstance(first, bool):
+            return (
+                f"a positional {first} is read as the rerun count ({int(first)}), "
+                "not as a condition; write condition=... for that"
+            )
+        if isinstance(first, Dynamic) and looks_boolean(first.source):
+            return (
+                f"a positional `{first.source}` is read as the rerun count, not as a condition: "
+                "one rerun where it is true, none where it is false; write condition=... for "
+                "a condition and reruns=N for the count"
+            )
+    return None
+
+
+def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
+    """DET102: arguments the plugin ignores or rejects, and plugins fighting over `flaky`."""
+    groups: dict[Span, tuple[Mark, list[TestGate]]] = {}
+    for use, (mark, gates) in group_by_mark(context.gates, ("rerun-marker",)).items():
+        # A marker alias's arguments are one mistake, where the alias is written, however
+        # many tests use it (celery's conftest `flaky` on 55 tests).
+        groups.setdefault(_arguments_written_at(mark, use), (mark, []))[1].extend(gates)
+    for span, (mark, gates) in sorted(groups.items()):
+        choice = gates[0].plugin
+        if choice is None:
+            continue
+        if choice.conflict:
+            two = len(choice.declared) == 2
+            claim, others = ("claim", "other's") if two else ("each claims", "others'")
+            yield finding(
+                "DET102",
+                span,
+                f"{all_declared(choice.declared)} and {claim} `flaky`: which one reads this "
+                f"marker depends on install order, and the {others} arguments are ignored or "
+                "rejected",
+                "keep one rerun plugin in the dependencies (or disable the "
+                f"{'other' if two else 'others'} with `-p no:NAME` in addopts)",
+            )
+            continue
+        # Only a project that declares its dependencies (every file read) says a missing
+        # plugin is missing: ``PluginEvidence.declares``, per project.
+        if not choice.declared and choice.declares:
+            yield finding(
+                "DET102",
+                span,
+                "no rerun plugin is declared in this project's dependencies: unless one is "
+                "installed some other way, this marker does nothing (pytest warns "
+                "PytestUnknownMarkWarning; with --strict-markers it is a collection error)",
+                "declare the plugin the marker is written for (pytest-rerunfailures, flaky or "
+                "pytest-retry), or register `flaky` in the ini `markers` if it is only a tag",
+                severity="warning",
+            )
+            continue
+        problem = _mismatch(mark, choice.plugin)
+        if problem is not None:
+            uses = len({gate.test.nodeid for gate in gates})
+            reach = f"; {uses} tests use it" if span != mark.span and uses > 1 else ""
+            yield finding(
+                "DET102",
+                span,
+                f"{problem} ({choice.evidence}{reach})",
+                "write the arguments of the plugin that is installed, or drop the marker",
+            )
+
+
+def _arguments_written_at(mark: Mark, use: Span) -> Span:
+    """Where a marker's arguments are written: the alias's definition when they all sit
+    there, else the use site (``fl = pytest.mark.flaky`` then ``@fl(reruns=2)``)."""
+    definition = mark.definition
+    if definition is None or not mark.arguments:
+        return use
+    inside = all(
+        argument.span.path == definition.path
+        and definition.line <= argument.span.line <= definition.end_line
+        for argument in mark.arguments
+    )
+    return definition if inside else use

@@ -1,0 +1,54 @@
+"""DET103 retry-decorator: tenacity, backoff or a configured retry decorator around a
+test, which retries the assertion along with the flaky operation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from detlint.rules.finding import Finding
+
+if TYPE_CHECKING:
+    pass
+from detlint.rules.context import (
+    RuleContext,
+    alternatives,
+    covers,
+    finding,
+    group_by_mark,
+    loss_phrase,
+    trials_phrase,
+    worst,
+)
+
+
+def retry_decorator(context: RuleContext) -> Iterator[Finding]:
+    """DET103: tenacity/backoff/configured retry decorators around tests."""
+    groups = group_by_mark(context.gates, ("retry-decorator",))
+    if not groups:
+        return
+    from detlint.model import Reruns
+
+    for span, (mark, gates) in sorted(groups.items()):
+        gate, numbers = worst(gates, context)
+        reruns = next((layer for layer in gate.policy.layers if isinstance(layer, Reruns)), None)
+        if reruns is None or not numbers.reported < numbers.reported_without:
+            message = (
+                f"retry decorator {mark.name} around a test with no literal attempt limit: a "
+                "violation is reported only if every attempt shows it "
+                f"({trials_phrase(gate.test)}{covers(gates)})"
+            )
+        else:
+            message = (
+                f"retry decorator {mark.name} hides intermittent failures: "
+                f"{loss_phrase(numbers)} ({reruns.count + 1} attempts; "
+                f"{trials_phrase(gate.test)}{covers(gates)})"
+            )
+        yield finding(
+            "DET103",
+            span,
+            message,
+            alternatives(gate.test, numbers, "retry the flaky operation, not the assertion,"),
+            numbers,
+        )

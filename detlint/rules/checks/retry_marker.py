@@ -1,0 +1,111 @@
+"""DET101 retry-marker: a test-level retry (pytest-rerunfailures, pytest-retry, the flaky
+package) and what it costs a test that checks a nondeterministic property.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from detlint.base.percentages import percent
+from detlint.compose.plugins import RERUNFAILURES
+from detlint.rules.finding import Finding, Loss
+from detlint.rules.fix_plans import rerun_mark_plan
+
+if TYPE_CHECKING:
+    from detlint.compose.test_policy import TestGate
+    from detlint.model import Policy
+from detlint.rules.context import (
+    RuleContext,
+    alternatives,
+    covers,
+    elsewhere,
+    finding,
+    group_by_mark,
+    loss_phrase,
+    runs_somewhere_else,
+    trials_phrase,
+    worst,
+)
+
+
+def _layer_text(policy: Policy) -> str:
+    """The masking layers as their knobs are written: ``reruns=3``, ``max_runs=3, min_passes=1``."""
+    from detlint.model import FlakyRuns, Reruns
+
+    parts = []
+    for layer in policy.layers:
+        if isinstance(layer, Reruns) and layer.masks:
+            word = "reruns" if layer.plugin == RERUNFAILURES else "retries"
+            parts.append(f"{word}={layer.count}")
+        elif isinstance(layer, FlakyRuns) and layer.masks:
+            parts.append(f"max_runs={layer.max_runs}, min_passes={layer.min_passes}")
+    return ", ".join(parts)
+
+
+def retry_marker(context: RuleContext) -> Iterator[Finding]:
+    """DET101: every rerun marker or flaky decorator that lowers detection.
+
+    The numbers are those of the test's primary environment, where it runs; a
+    test that never runs or never blocks there (an unconditional skip or xfail)
+    loses nothing to its marker, and its gate has a rule of its own.
+    """
+    groups = group_by_mark(context.gates, ("rerun-marker", "flaky-decorator"))
+    for span, (mark, gates) in sorted(groups.items()):
+        masking = [
+            gate
+            for gate in gates
+            if gate.policy.gate.blocks and any(layer.masks for layer in gate.policy.layers)
+        ]
+        if not masking:
+            continue
+        gate, numbers = worst(masking, context)
+        what = "flaky decorator" if mark.kind == "flaky-decorator" else "rerun marker"
+        details = [_layer_text(gate.policy)]
+        condition = _retry_condition(gate)
+        if condition:
+            details[0] += f" where {condition}"
+        if mark.via:
+            details.append(f"through {' -> '.join(mark.via)}")
+        if gate.plugin is not None:
+            details.append(gate.plugin.evidence)
+        details += _filter_notes(gate)
+        details.append(trials_phrase(gate.test))
+        where = " where the test runs" if runs_somewhere_else(gate) else ""
+        message = (
+            f"{what} hides intermittent failures: {_cost(numbers, gate)}{where} "
+            f"({'; '.join(details)}{covers(masking)}){elsewhere(gate, context.reference_rate)}"
+        )
+        help_text = alternatives(gate.test, numbers, "drop the marker")
+        related = [mark.definition] if mark.definition is not None else []
+        plan = rerun_mark_plan(
+            mark, span, gate.test, numbers, context.quarantine_reason, context.tracking_pattern
+        )
+        yield finding("DET101", span, message, help_text, numbers, related, fix=plan)
+
+
+def _retry_condition(gate: TestGate) -> str:
+    """Where a conditional retry applies ("`sys.platform == 'win32'`")."""
+    for knob in gate.knobs:
+        if knob.mark is gate.rerun_mark and knob.kind in ("rerun-marker", "flaky-decorator"):
+            return knob.condition
+    return ""
+
+
+def _filter_notes(gate: TestGate) -> list[str]:
+    return [note for note in gate.notes if "detlint does not evaluate" in note]
+
+
+def _cost(numbers: Loss, gate: TestGate) -> str:
+    """The loss at the reference rate; where it rounds away (a long trial loop
+    catches the reference rate either way), the rate reported half the time."""
+    phrase = loss_phrase(numbers)
+    if not phrase.endswith("with or without it"):
+        return phrase
+    with_knob, without = gate.policy.q50(), gate.policy.baseline().q50()
+    if with_knob is None or without is None:
+        return phrase
+    return (
+        f"{phrase}, but a violation is reported half the time only from a rate of "
+        f"{percent(with_knob)} with it, {percent(without)} without"
+    )

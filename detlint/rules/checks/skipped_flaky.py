@@ -1,0 +1,100 @@
+"""DET202 skipped-flaky: a skip whose reason or comment says the test is flaky, and a
+flaky tag every CI step deselects: the test is off, and nothing shows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from detlint.base.percentages import percent, percent_label
+from detlint.compose.test_policy import TestGate
+from detlint.readers.reasons import says_flaky
+from detlint.rules.context import (
+    RuleContext,
+    covers,
+    finding,
+    group_by_knob,
+    trials_phrase,
+    worst,
+)
+from detlint.rules.finding import Finding
+from detlint.rules.quarantine_reasons import costliest_quarantined, mark_reason
+
+if TYPE_CHECKING:
+    from detlint.compose.test_policy import TestGate
+from detlint.rules.context import QUARANTINE
+
+_NOT_MARK = re.compile(r"\bnot\s+([A-Za-z_]\w*)")
+
+
+def deselected_flaky(context: RuleContext) -> Iterator[Finding]:
+    """DET202 for CI: ``-m "not flaky"`` deselects the tests a repository tags as flaky.
+
+    A tagged test that no step runs is as off and invisible as a skipped one;
+    a step that still runs it somewhere (a nightly job) makes it no finding.
+    """
+    tagged: dict[str, dict[str, list[TestGate]]] = {}  # tag -> test path -> gates
+    for gate in context.gates:
+        for mark in gate.test.marks:
+            if mark.kind in ("custom", "flaky"):
+                tagged.setdefault(mark.name, {}).setdefault(gate.test.path, []).append(gate)
+    if not tagged:
+        return
+    for run in context.ci_runs:
+        for tag in _NOT_MARK.findall(run.run.markexpr or ""):
+            files = tagged.get(tag, {})
+            gates = [g for path in run.test_files if path in files for g in files[path]]
+            if not gates or _run_elsewhere(tag, gates, context):
+                continue
+            gate, numbers = worst(gates, context)
+            q = percent_label(context.reference_rate)
+            message = (
+                f"`-m {run.run.markexpr!r}` deselects the tests marked {tag!r} in step "
+                f"{run.step.name!r} and no other step runs them: a {q} violation in "
+                f"{gate.label} is never reported (was {percent(numbers.reported_without)}) "
+                f"and nothing shows it ({covers(gates).removeprefix('; ') or '1 test'})"
+            )
+            help_text = (
+                f"run them under a visible quarantine instead: {QUARANTINE}, or in a step "
+                f"that selects them (`-m {tag}`) and reports its failures"
+            )
+            yield finding("DET202", run.span, message, help_text, numbers)
+
+
+def _run_elsewhere(tag: str, gates: list[TestGate], context: RuleContext) -> bool:
+    """Whether some run reaches these tests without deselecting ``tag``."""
+    paths = {gate.test.path for gate in gates}
+    return any(
+        tag not in _NOT_MARK.findall(run.run.markexpr or "")
+        and not paths.isdisjoint(run.test_files)
+        for run in context.ci_runs
+    )
+
+
+def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
+    """DET202: a skip whose reason or comment says the test is flaky."""
+    groups = group_by_knob(context.gates, ("skip",))
+    for span, (knob, gates) in sorted(groups.items()):
+        mark = knob.mark
+        assert mark is not None
+        word = says_flaky(mark_reason(mark), mark.comment)
+        if word is None:
+            continue
+        gate, numbers = costliest_quarantined(gates, knob, context)
+        q = percent_label(context.reference_rate)
+        if knob.condition:
+            where = f" where {knob.condition}: there it never runs"
+        else:
+            where = ": it never runs"
+        yield finding(
+            "DET202",
+            span,
+            f"test skipped as {word!r}{where}, so a {q} violation is never reported "
+            f"(was {percent(numbers.reported_without)}) and nothing shows it "
+            f"({trials_phrase(gate.test)}{covers(gates)})",
+            "run it under a visible quarantine instead: "
+            '@pytest.mark.xfail(strict=False, reason="<tracking issue>")',
+            numbers,
+        )

@@ -1,0 +1,133 @@
+"""What a CI knob costs, and for which test: the numbers every CI rule quotes.
+
+A CI knob acts on every test its step runs, so each finding quotes the test it
+costs most: how often a violation at the reference rate is reported with the
+knob and without that one knob (every other layer kept), and how many test
+files it gates. A knob on a step that runs no pytest detlint can see is reported
+only when the step calls something named like a test runner (``ci_reach.py``),
+with numbers that hold if that call runs tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from detlint.model import BLOCKING, Policy
+from detlint.rules.ci_reach import scope, unseen_test_calls
+from detlint.rules.ci_wording import (
+    reach,
+    test_files,
+    unlinked,
+)
+from detlint.rules.context import RuleContext
+from detlint.rules.finding import Loss
+
+if TYPE_CHECKING:
+    from detlint.compose.ci.gates import CiGate
+    from detlint.compose.ci.test_run import TestRun
+    from detlint.readers.ci.facts import CiKnob
+
+
+GATE_KINDS = ("soft-fail", "continue-on-error", "allow-failure")
+
+
+RETRY_KINDS = ("job-retry", "retry-action", "shell-retry")
+
+
+# (with the knob, without it) for one gate
+Pair = tuple[Policy, Policy]
+
+
+def ci_loss(gate: CiGate | None, pair: Pair, context: RuleContext) -> Loss:
+    with_knob, without = pair
+    q = context.reference_rate
+    return Loss(
+        reference_rate=q,
+        target=context.target,
+        trials=with_knob.trials,
+        trials_env=gate.base.test.trials.env if gate is not None else None,
+        reported=with_knob.reported(q),
+        reported_without=without.reported(q),
+        visible=with_knob.visible(q),
+        trials_needed=Policy(trials=without.trials).trials_needed(q, context.target),
+        instances=gate.base.instances if gate is not None else None,
+    )
+
+
+def costliest(
+    gates: Iterable[CiGate], pair: Callable[[CiGate], Pair], context: RuleContext
+) -> tuple[CiGate, Loss] | None:
+    scored = [(gate, ci_loss(gate, pair(gate), context)) for gate in gates]
+    if not scored:
+        return None
+    return max(
+        scored, key=lambda item: (item[1].reported_without - item[1].reported, item[0].label)
+    )
+
+
+def quoted_cost(
+    gates: list[CiGate], pair: Callable[[CiGate], Pair], plain: Pair, context: RuleContext
+) -> tuple[Loss, str]:
+    """The numbers a message quotes, and for which test."""
+    found = costliest(gates, pair, context)
+    if found is None:
+        return ci_loss(None, plain, context), "in a single-attempt test"
+    gate, numbers = found
+    if numbers.reported_without == 0:
+        # Every test the knob reaches is xfail or skipped: "0% instead of 0%" says
+        # nothing, while the knob still acts on any test the step runs next.
+        return ci_loss(None, plain, context), (
+            "in a single-attempt test (the tests it runs now are never reported either way: "
+            "xfail or skipped)"
+        )
+    return numbers, f"in {gate.label}"
+
+
+def runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
+    return [run for run in context.ci_runs if knob in run.knobs]
+
+
+def unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> list[str] | None:
+    """For a knob on steps without a pytest run detlint can see, the calls named like
+    test runners it may gate through; None when the knob gates nothing of the kind."""
+    if runs:
+        return []
+    calls = unseen_test_calls(scope(knob, context.ci_steps(knob)))
+    return calls or None
+
+
+def described(
+    knob: CiKnob, runs: list[TestRun], calls: list[str], which: str, context: RuleContext
+) -> tuple[str, str]:
+    """Which tests a knob's numbers are for, and where it acts: the linked runs, or
+    the first call named like a test runner that detlint cannot see into."""
+    if calls:
+        which = f"in the tests `{calls[0]}` runs, if it runs any: detlint sees no pytest run in it"
+    elif runs and not test_files(runs):
+        return unlinked(runs[0]), where_it_acts(knob, runs, context)
+    gated = reach(test_files(runs)) if runs else ""
+    return which, "; ".join(p for p in (where_it_acts(knob, runs, context), gated) if p)
+
+
+def where_it_acts(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> str:
+    steps = [run.step for run in runs] or list(context.ci_steps(knob))
+    parts = [f"step {steps[0].name!r}"] if steps else []
+    if knob.platform:
+        parts.append(f"platform {knob.platform}")
+    if knob.condition:
+        parts.append(knob.condition)
+    return "; ".join(parts)
+
+
+def without_gate(policy: Policy) -> Policy:
+    return dataclasses.replace(policy, gate=BLOCKING)
+
+
+def gates_by_run(context: RuleContext) -> dict[int, list[CiGate]]:
+    """The gates of each run (by identity), built once per rule."""
+    found: dict[int, list[CiGate]] = {}
+    for gate in context.ci_gates:
+        found.setdefault(id(gate.run), []).append(gate)
+    return found
