@@ -6,11 +6,12 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from detlint.base.severity import SEVERITIES
+from detlint.cli.check_arguments import CheckArguments
 from detlint.cli.shared import (
     CACHE_DIR,
     CONFIG,
@@ -25,15 +26,16 @@ from detlint.cli.shared import (
     PATHS,
     PER_FILE_IGNORES,
     SELECT,
-    emit,
     facts_cache,
     flag_layers,
+    print_report,
     resolve,
 )
 from detlint.report.formats import EDIT_FORMATS, FORMATS, TEXT_FORMATS
 
 if TYPE_CHECKING:
     from detlint.cli.check_run import CheckOutcome
+    from detlint.cli.config_files import Resolved
     from detlint.engine import Analysis
 
 
@@ -131,139 +133,155 @@ if TYPE_CHECKING:
 @EVIDENCE
 @NO_CACHE
 @CACHE_DIR
-def check(
-    paths: tuple[Path, ...],
-    output_format: str,
-    output_file: Path | None,
-    statistics: bool,
-    color: str,
-    select: str | None,
-    ignore: str | None,
-    extend_select: str | None,
-    exclude: str | None,
-    extend_exclude: str | None,
-    per_file_ignores: tuple[str, ...],
-    force_exclude: bool | None,
-    config: tuple[str, ...],
-    isolated: bool,
-    show_settings: bool,
-    show_files: bool,
-    stdin_filename: str | None,
-    verbose: bool,
-    quiet: bool,
-    fail_on: str | None,
-    exit_zero: bool,
-    baseline: Path | None,
-    write_baseline: Path | None,
-    fix: bool | None,
-    unsafe_fixes: bool | None,
-    diff: bool,
-    show_fixes: bool,
-    fix_only: bool,
-    exit_non_zero_on_fix: bool,
-    evidence: tuple[Path, ...],
-    no_cache: bool,
-    cache_dir: Path | None,
-) -> int:
+def check(**arguments: Any) -> int:
     """Lint test files, pytest config, dependencies and CI pipelines for knobs that hide failures.
 
     \b
     Exit status: 0 clean, 1 findings (at or above --fail-on), 2 usage or internal
     error, whatever the output format.
     """
-    from detlint.cli.check_run import CheckOptions, finish_check
-    from detlint.engine import analyse
-    from detlint.report.formats import render
-    from detlint.report.statistics import render_statistics
+    return run_check_command(CheckArguments(**arguments))
 
-    paths, stdin = _stdin_paths(paths, stdin_filename, fix or fix_only or diff)
+
+def run_check_command(arguments: CheckArguments) -> int:
+    """Set the run up, check (in rounds with ``--fix``), report and exit by severity."""
+    paths, stdin = _stdin_paths(arguments.paths, arguments.stdin_filename, arguments.fixing)
     flags = flag_layers(
-        select, ignore, extend_select, exclude, extend_exclude, per_file_ignores, force_exclude
+        arguments.select,
+        arguments.ignore,
+        arguments.extend_select,
+        arguments.exclude,
+        arguments.extend_exclude,
+        arguments.per_file_ignores,
+        arguments.force_exclude,
     )
-    resolved, selected = resolve(config, paths, isolated=isolated, flags=flags)
-    settings = resolved.settings
-    if show_settings or show_files:
+    resolved, selected = resolve(arguments.config, paths, isolated=arguments.isolated, flags=flags)
+    if arguments.show_settings or arguments.show_files:
         from detlint.cli.inspect import show_setup
 
-        shown = show_setup(resolved, selected, paths, Path.cwd(), show_files, show_settings)
+        shown = show_setup(
+            resolved, selected, paths, Path.cwd(), arguments.show_files, arguments.show_settings
+        )
         click.echo(shown, nl=False)
         return 0
-    if baseline is not None and write_baseline is not None:
+    if arguments.baseline is not None and arguments.write_baseline is not None:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
-    options = CheckOptions(
-        baseline=baseline,
-        write_baseline=write_baseline,
-        fail_on=fail_on if fail_on is not None else settings.fail_on,
-        exit_zero=exit_zero,
-    )
-    cwd = Path.cwd()
-    cache = None if stdin is not None else facts_cache(no_cache, cache_dir)
-    fix = settings.fix if fix is None else fix
-    unsafe_fixes = settings.unsafe_fixes if unsafe_fixes is None else unsafe_fixes
-    fix = fix and stdin is None  # `fix = true` in config: standard input has no file to write
-
-    from detlint.report.colour import colour_enabled
-
-    # Colour is for the text a person reads: the concise and full formats, and the
-    # statistics lines (every format but json); never a machine-readable document.
-    text_output = output_format in TEXT_FORMATS or (statistics and output_format != "json")
-    stream = sys.stdout if output_file is None else None
-    coloured = text_output and colour_enabled(color, stream, os.environ)
-    timings: list[float] = []  # seconds of each analysis (--fix runs one per round)
-    if stdin is not None:
-        # Standard input's text stands in for its file until the command ends: for the
-        # analysis, and for the fixes and source lines the output reads after it.
-        from detlint.base.source import unsaved_text
-
-        click.get_current_context().with_resource(unsaved_text(cwd / paths[0], stdin))
-
-    def run_check() -> CheckOutcome:
-        started = time.perf_counter()
-        analysis = analyse(paths, cwd, settings, selected, cache=cache)
-        timings.append(time.perf_counter() - started)
-        if verbose and not quiet:
-            from detlint.cli.inspect import verbose_lines
-
-            for line in verbose_lines(resolved, analysis, cwd):
-                click.echo(line, err=True)
-        if evidence:
-            analysis = quoting_evidence(analysis, evidence, settings.reference_rate)
-        try:
-            outcome = finish_check(analysis, settings, selected, options, cwd)
-        except ValueError as error:  # a baseline file that cannot be read or written
-            raise click.UsageError(str(error)) from None
-        report = outcome.report._replace(elapsed=sum(timings), color=coloured, quiet=quiet)
-        return outcome._replace(report=report)
-
-    if fix or fix_only or diff:
-        if write_baseline is not None:
+    checker = Checker(arguments, paths, stdin, resolved, selected)
+    settings = resolved.settings
+    fix = (settings.fix if arguments.fix is None else arguments.fix) and stdin is None
+    if fix or arguments.fix_only or arguments.diff:
+        if arguments.write_baseline is not None:
             raise click.UsageError("--write-baseline cannot be used with --fix or --diff")
         from detlint.cli.fix_options import FixFlags, check_with_fixes
 
-        fixing = FixFlags(fix or fix_only, unsafe_fixes, diff, show_fixes, fix_only)
-        return check_with_fixes(
-            run_check, fixing, output_format, output_file, statistics, exit_non_zero_on_fix
+        flags_of_fixes = FixFlags(
+            fix or arguments.fix_only,
+            checker.unsafe_fixes,
+            arguments.diff,
+            arguments.show_fixes,
+            arguments.fix_only,
         )
-    outcome = run_check()
+        return check_with_fixes(checker.run, flags_of_fixes, arguments)
+    return report_check(arguments, checker.run(), checker.unsafe_fixes)
+
+
+class Checker:
+    """One check as the command line set it up; ``run`` analyses and filters (once, or
+    once per ``--fix`` round)."""
+
+    def __init__(
+        self,
+        arguments: CheckArguments,
+        paths: tuple[Path, ...],
+        stdin: bytes | None,
+        resolved: Resolved,
+        selected: frozenset[str],
+    ) -> None:
+        from detlint.cli.check_run import CheckOptions
+        from detlint.report.colour import colour_enabled
+
+        settings = resolved.settings
+        self.arguments, self.paths, self.resolved, self.selected = (
+            arguments,
+            paths,
+            resolved,
+            selected,
+        )
+        self.cwd = Path.cwd()
+        self.options = CheckOptions(
+            baseline=arguments.baseline,
+            write_baseline=arguments.write_baseline,
+            fail_on=arguments.fail_on if arguments.fail_on is not None else settings.fail_on,
+            exit_zero=arguments.exit_zero,
+        )
+        self.cache = (
+            None if stdin is not None else facts_cache(arguments.no_cache, arguments.cache_dir)
+        )
+        unsafe = arguments.unsafe_fixes
+        self.unsafe_fixes = settings.unsafe_fixes if unsafe is None else unsafe
+        # Colour is for the text a person reads: the concise and full formats, and the
+        # statistics lines (every format but json); never a machine-readable document.
+        output_format = arguments.output_format
+        text_output = output_format in TEXT_FORMATS or (
+            arguments.statistics and output_format != "json"
+        )
+        stream = sys.stdout if arguments.output_file is None else None
+        self.coloured = text_output and colour_enabled(arguments.color, stream, os.environ)
+        self.timings: list[float] = []  # seconds of each analysis (--fix runs one per round)
+        if stdin is not None:
+            # Standard input's text stands in for its file until the command ends: for
+            # the analysis, and for the fixes and source lines the output reads after it.
+            from detlint.base.source import unsaved_text
+
+            click.get_current_context().with_resource(unsaved_text(self.cwd / paths[0], stdin))
+
+    def run(self) -> CheckOutcome:
+        from detlint.cli.check_run import finish_check
+        from detlint.engine import analyse
+
+        arguments, settings = self.arguments, self.resolved.settings
+        started = time.perf_counter()
+        analysis = analyse(self.paths, self.cwd, settings, self.selected, cache=self.cache)
+        self.timings.append(time.perf_counter() - started)
+        if arguments.verbose and not arguments.quiet:
+            from detlint.cli.inspect import verbose_lines
+
+            for line in verbose_lines(self.resolved, analysis, self.cwd):
+                click.echo(line, err=True)
+        if arguments.evidence:
+            analysis = quoting_evidence(analysis, arguments.evidence, settings.reference_rate)
+        try:
+            outcome = finish_check(analysis, settings, self.selected, self.options, self.cwd)
+        except ValueError as error:  # a baseline file that cannot be read or written
+            raise click.UsageError(str(error)) from None
+        report = outcome.report._replace(
+            elapsed=sum(self.timings), color=self.coloured, quiet=arguments.quiet
+        )
+        return outcome._replace(report=report)
+
+
+def report_check(arguments: CheckArguments, outcome: CheckOutcome, unsafe_fixes: bool) -> int:
+    """Print (or write) the report of a check without fixes, and its exit status."""
     if outcome.baseline_written is not None:
         count = outcome.baseline_written
-        click.echo(
-            f"Wrote {count} finding{'s' if count != 1 else ''} to {write_baseline}.", err=True
-        )
+        written = arguments.write_baseline
+        click.echo(f"Wrote {count} finding{'s' if count != 1 else ''} to {written}.", err=True)
         return 0
     report = outcome.report._replace(unsafe_fixes=unsafe_fixes)
-    if statistics:
+    output_format = arguments.output_format
+    if arguments.statistics:
+        from detlint.report.statistics import render_statistics
+
         text = render_statistics(report, output_format)
     else:
+        from detlint.report.formats import render
+
         if output_format in EDIT_FORMATS:
             from detlint.cli.fix_options import with_fixes
 
             report = with_fixes(report, output_format, unsafe_fixes)
         text = render(output_format, report)
-    if report.color and output_file is None:
-        click.echo(text, nl=False, color=True)  # click would strip the codes off a pipe
-    else:
-        emit(text, output_file)
+    print_report(text, report.color, arguments.output_file)
     return outcome.exit_status
 
 

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
-from detlint.cli.shared import emit
+from detlint.cli.shared import emit, print_report
 from detlint.report.formats import EDIT_FORMATS, TEXT_FORMATS
 
 if TYPE_CHECKING:
+    from detlint.cli.check_arguments import CheckArguments
     from detlint.cli.check_run import CheckOutcome
     from detlint.cli.fix_rounds import FixOutcome
     from detlint.report.formats import Report
@@ -50,16 +51,15 @@ def with_fixes(report: Report, output_format: str, unsafe: bool, fixed: int = 0)
 
 
 def check_with_fixes(
-    run_check: Callable[[], CheckOutcome],
-    flags: FixFlags,
-    output_format: str,
-    output_file: Path | None,
-    statistics: bool,
-    exit_non_zero_on_fix: bool,
+    run_check: Callable[[], CheckOutcome], flags: FixFlags, arguments: CheckArguments
 ) -> int:
+    """``--fix`` and ``--diff``: the check run in rounds, then what was fixed, what is
+    left, and the exit status."""
     from detlint.cli.fix_rounds import run_fixes, unified_diff
     from detlint.report.formats import render
     from detlint.report.statistics import render_statistics
+
+    output_format, output_file = arguments.output_format, arguments.output_file
 
     result = run_fixes(run_check, Path.cwd(), flags.unsafe, write=not flags.diff)
     _declined(result)
@@ -86,15 +86,12 @@ def check_with_fixes(
         click.echo(f"Fixed {fixed} {word} ({remaining} remaining).", err=True)
     else:
         report = with_fixes(report, output_format, flags.unsafe, fixed=len(result.fixed))
-        if statistics:
+        if arguments.statistics:
             text = render_statistics(report, output_format)
         else:
             text = render(output_format, report)
-        if report.color and output_file is None:
-            click.echo(text, nl=False, color=True)  # click would strip the codes off a pipe
-        else:
-            emit(text, output_file)
-    if exit_non_zero_on_fix and result.fixed:
+        print_report(text, report.color, output_file)
+    if arguments.exit_non_zero_on_fix and result.fixed:
         return 1
     return 0 if flags.fix_only else result.outcome.exit_status
 

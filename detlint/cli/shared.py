@@ -191,3 +191,11 @@ def emit(text: str, output_file: Path | None) -> None:
         output_file.write_text(text, encoding="utf-8")
     except OSError as error:
         raise click.FileError(str(output_file), error.strerror) from None
+
+
+def print_report(text: str, coloured: bool, output_file: Path | None) -> None:
+    """The report on standard output (coloured as asked) or in ``output_file``."""
+    if coloured and output_file is None:
+        click.echo(text, nl=False, color=True)  # click would strip the codes off a pipe
+    else:
+        emit(text, output_file)

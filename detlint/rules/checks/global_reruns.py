@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
 from detlint.compose.plugins import RERUNFAILURES, RETRY
-from detlint.rules.finding import Finding, Loss
-from detlint.rules.fix_plans import config_reruns_plan
-
-if TYPE_CHECKING:
-    pass
 from detlint.rules.context import (
     RuleContext,
     finding,
 )
+from detlint.rules.finding import Finding, Loss
+from detlint.rules.fix_plans import config_reruns_plan
 
 
 def global_reruns(context: RuleContext) -> Iterator[Finding]:

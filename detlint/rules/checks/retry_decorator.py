@@ -5,12 +5,7 @@ test, which retries the assertion along with the flaky operation.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
-from detlint.rules.finding import Finding
-
-if TYPE_CHECKING:
-    pass
 from detlint.rules.context import (
     RuleContext,
     alternatives,
@@ -21,6 +16,7 @@ from detlint.rules.context import (
     trials_phrase,
     worst,
 )
+from detlint.rules.finding import Finding
 
 
 def retry_decorator(context: RuleContext) -> Iterator[Finding]:

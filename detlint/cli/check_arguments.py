@@ -1,0 +1,53 @@
+"""The options of ``detlint check`` as one value, from the command line to the run.
+
+Thirty-two options would otherwise travel as thirty-two parameters through the
+command, its ``--fix`` rounds and its report; one value carries them, with click's
+parameter names, so that adding an option is one field.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+
+class CheckArguments(NamedTuple):
+    """Every option of ``detlint check``, as one value (click's parameter names)."""
+
+    paths: tuple[Path, ...]
+    output_format: str
+    output_file: Path | None
+    statistics: bool
+    color: str
+    select: str | None
+    ignore: str | None
+    extend_select: str | None
+    exclude: str | None
+    extend_exclude: str | None
+    per_file_ignores: tuple[str, ...]
+    force_exclude: bool | None
+    config: tuple[str, ...]
+    isolated: bool
+    show_settings: bool
+    show_files: bool
+    stdin_filename: str | None
+    verbose: bool
+    quiet: bool
+    fail_on: str | None
+    exit_zero: bool
+    baseline: Path | None
+    write_baseline: Path | None
+    fix: bool | None
+    unsafe_fixes: bool | None
+    diff: bool
+    show_fixes: bool
+    fix_only: bool
+    exit_non_zero_on_fix: bool
+    evidence: tuple[Path, ...]
+    no_cache: bool
+    cache_dir: Path | None
+
+    @property
+    def fixing(self) -> bool:
+        """Whether fixes are applied or shown (``fix`` as the command line says)."""
+        return bool(self.fix) or self.fix_only or self.diff
