@@ -12,7 +12,6 @@ calls) is answered by one :class:`~detlint.readers.repository.Repository`.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.base.cores import default_jobs
+from detlint.base.paths import display_paths
 from detlint.base.progress import NULL_PROGRESS, Progress
 from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, Span
@@ -27,7 +27,7 @@ from detlint.readers.ci import YAML_SUFFIXES
 from detlint.readers.project.discovery import Discovery, discover
 from detlint.readers.project.scope import PYTEST_CONFIG_FILES, may_rerun, widened
 from detlint.readers.project.settings import Settings
-from detlint.readers.python.options import ScanOptions, is_test_module
+from detlint.readers.python.options import ScanOptions
 from detlint.readers.python.prefilter import Prefilter
 from detlint.readers.python.repository import LoopOnly, PythonRepository
 from detlint.readers.repository import PARALLEL_THRESHOLD, Repository, scan_files
@@ -35,10 +35,11 @@ from detlint.readers.repository import PARALLEL_THRESHOLD, Repository, scan_file
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.compose.ci.analysis import CiAnalysis
-    from detlint.compose.test_policy import TestGate
+    from detlint.compose.test_gate import TestGate
     from detlint.readers.ci.facts import PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
-    from detlint.readers.project.pytest_config import PytestConfig, PytestConfigs
+    from detlint.readers.project.pytest_config import PytestConfig
+    from detlint.readers.project.pytest_configs import PytestConfigs
     from detlint.readers.python.facts import ModuleFacts
     from detlint.rules.finding import Finding
 
@@ -143,7 +144,7 @@ def analyse(
     findings = judge(request, composed.gates, configs, problems, ci)
     if read.as_context:
         # The paths the run was given and could not read are its own business too.
-        kept = display_paths(read.lint_files, repository) | {
+        kept = display_paths(read.lint_files, repository.root, repository.cwd) | {
             p.span.path for p in discovery.problems
         }
         findings = about_linted_files(findings, kept, configs)
@@ -163,39 +164,6 @@ def analyse(
     )
 
 
-def scan_options(request: Request, discovery: Discovery, repository: Repository) -> ScanOptions:
-    """What the Python pass keeps as tests.
-
-    The tests a config collects under its own patterns (celery's test_* classes) must
-    be read: the scan keeps whatever a config the run meets collects, and linking keeps
-    what the module's own config does. A run over a tree reads the patterns of the
-    configs it meets; a run on files named one by one (pre-commit) keeps every class and
-    function of those that hold a knob (linking reads their configs anyway), and asks
-    the configs only when a file's name is not one the default patterns take.
-    """
-    settings, paths, cwd = request.settings, request.paths, request.cwd
-    options = ScanOptions(
-        retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers
-    )
-    lint_files = [path for path in discovery.files if path.suffix == ".py"]
-    config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
-    unsaved = unsaved_paths()
-    named = bool(paths) and all(
-        os.path.isfile(cwd / path) or os.path.abspath(cwd / path) in unsaved for path in paths
-    )
-    if named and not config_files:
-        options = dataclasses.replace(options, python_classes=("",), python_functions=("",))
-    if (
-        not named
-        or config_files
-        or any(not is_test_module(path.name, options.python_files) for path in lint_files)
-    ):
-        from detlint.readers.project.collection import scan_options as collected
-
-        options = collected(options, config_files, lint_files, repository.root, repository.configs)
-    return options
-
-
 def read_repository(request: Request, discovery: Discovery, repository: Repository) -> Read:
     """Read the Python files and the pipelines; for a run on some files of a tree,
     the pipelines that run them too (as context)."""
@@ -203,7 +171,16 @@ def read_repository(request: Request, discovery: Discovery, repository: Reposito
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
     extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
     readers = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.trial_env_readers)
-    options = scan_options(request, discovery, repository)
+    from detlint.readers.project.collection import options_for_run
+
+    options = options_for_run(
+        ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
+        request.paths,
+        discovery.files,
+        request.cwd,
+        repository.root,
+        repository.configs,
+    )
     prefilter = Prefilter(extra=extra, trials="DET301" in request.selected, readers=readers)
     pipelines: tuple[PipelineFacts, ...] = ()
     not_read: tuple[tuple[str, str], ...] = ()
@@ -332,7 +309,7 @@ def compose_ci(
         return None
     from detlint.compose.ci.analysis import link_ci
 
-    linted = display_paths(read.lint_files, repository)
+    linted = display_paths(read.lint_files, repository.root, repository.cwd)
     request.progress.phase("linking CI steps", 1, "steps")
     ci = link_ci(
         read.pipelines,
@@ -340,7 +317,7 @@ def compose_ci(
         repository,
         linted,
         repository.python.prefilter.trials,
-        display_paths(read.looping, repository),
+        display_paths(read.looping, repository.root, repository.cwd),
         only=linted if read.as_context else None,
     )
     request.progress.advance()
@@ -359,16 +336,6 @@ def linted_configs(
         for directory in sorted(directories):
             configs[directory] = configs_of.of(directory)
     return tuple({config.path: config for config in configs.values()}.values())
-
-
-def display_paths(files: Sequence[Path], repository: Repository) -> frozenset[str]:
-    """``display_path`` of every file, by the string operations CI linking uses
-    (pathlib's version is a visible cost over thousands of files)."""
-    from detlint.base.paths import displayer, relativer
-
-    relative = relativer(repository.root, repository.cwd)
-    display = displayer(repository.root, repository.cwd)
-    return frozenset(display(relative(path)) for path in files)
 
 
 def one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:

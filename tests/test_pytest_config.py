@@ -20,10 +20,9 @@ from detlint.readers.project.pytest_config import (
     EMPTY_CONFIG,
     IntSetting,
     PytestConfig,
-    PytestConfigs,
     RegisteredMarker,
-    find_pytest_config,
 )
+from detlint.readers.project.pytest_configs import PytestConfigs, find_pytest_config
 
 FIXTURES = Path(__file__).parent / "fixtures" / "pytest_config"
 

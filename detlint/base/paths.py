@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 
@@ -120,3 +120,10 @@ def displayer(root: Path, cwd: Path) -> Callable[[str], str]:
         return full
 
     return display
+
+
+def display_paths(files: Sequence[Path], root: Path, cwd: Path) -> frozenset[str]:
+    """``display_path`` of every file, by the string operations CI linking uses
+    (pathlib's version is a visible cost over thousands of files)."""
+    relative, display = relativer(root, cwd), displayer(root, cwd)
+    return frozenset(display(relative(path)) for path in files)

@@ -1,362 +1,27 @@
-"""Linking: every layer that applies to one test, composed into a ``Policy``.
-
-A test's chance of turning a violation into a red build depends on its trial
-loop, its retry decorator, the closest ``flaky`` marker read under whichever
-plugin is installed (or the global reruns from pytest's config when it has no
-marker), pytest-repeat, and the xfail/skip gate. This module decides each of
-those from the facts, in the order they act, and records why.
+"""Linking: every layer that applies to one test, composed into its ``TestGate``.
 
 Most knobs in a real suite apply only somewhere: ``skipif(not cuda)``, a
 ``pytest.xfail()`` under ``if is_xpu():``, ``flaky(condition=WINDOWS)``. The
 policy is composed for the test's *primary environment*, where it runs (no
-conditional skip or xfail applies) and every conditional retry applies; each
-conditional knob then gives one more ``Environment`` beside it, composed with
-that knob applied (a gate) or left out (a retry).
+conditional skip or xfail applies) and every conditional retry applies
+(``environment.py``); each conditional knob then gives one more ``Environment``
+beside it, composed with that knob applied (a gate) or left out (a retry). A test
+under a CI run is composed the same way, under the config the run's command line
+makes (``ci/gates.py``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from detlint.base.span import Span
-from detlint.compose.conditions import Applies, mark_applies
-from detlint.compose.filters import (
-    PASSES,
-    Filtered,
-    flaky_filter,
-    rerunfailures_filter,
-    retry_filter,
-    xfail_filter,
-)
+from detlint.compose.environment import Composition
 from detlint.compose.plugins import (
-    RERUNFAILURES,
-    RETRY,
-    PluginChoice,
-    choose_plugin,
     declared_plugins,
 )
-from detlint.compose.rerun_layers import flaky_layer, marker_layer
-from detlint.compose.retry_counts import retry_decorator_attempts
-from detlint.model import (
-    BLOCKING,
-    SKIP,
-    STRICT_XFAIL,
-    XFAIL,
-    FlakyRuns,
-    Gate,
-    Layer,
-    Policy,
-    Repeat,
-    Reruns,
-)
+from detlint.compose.test_gate import Environment, TestGate
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import Mark, TestFunction
-
-XFAIL_KINDS = ("xfail", "xfail-call", "unittest-xfail")
-SKIP_KINDS = ("skip", "skipif", "skip-call", "unittest-skip")
-_GateOf = Callable[[Mark], Gate | None]
-
-
-@dataclass(frozen=True)
-class Knob:
-    """One thing that shapes a test's policy, where it is written, and what it does.
-
-    ``condition`` quotes where it applies ("" wherever the test runs); a
-    conditional gate is listed here though the primary policy leaves it out.
-    """
-
-    kind: str
-    span: Span
-    description: str
-    mark: Mark | None = None
-    condition: str = ""
-
-
-@dataclass(frozen=True)
-class Environment:
-    """Where a conditional knob changes the test's policy, and what it becomes there."""
-
-    condition: str  # where, quoting the code: "`sys.platform == 'win32'`"
-    effect: str  # what the knob does there: "skipped", "XFAIL", "not rerun"
-    policy: Policy
-
-
-@dataclass(frozen=True)
-class TestGate:
-    """A test (or the instances a ``pytest.param`` mark covers) with its composed policy.
-
-    ``policy`` is the primary environment's; ``environments`` the others.
-    """
-
-    test: TestFunction
-    label: str
-    instances: int | None
-    policy: Policy
-    knobs: tuple[Knob, ...]
-    plugin: PluginChoice | None
-    rerun_mark: Mark | None
-    notes: tuple[str, ...]
-    environments: tuple[Environment, ...] = ()
-
-
-@dataclass(frozen=True)
-class _Alternative:
-    """A conditional knob, to compose its environment: ``force`` applies a gate,
-    ``drop`` leaves out a retry."""
-
-    condition: str
-    effect: str
-    force: Mark | None = None
-    drop: Mark | None = None
-
-
-def _int(value: object) -> int | None:
-    if isinstance(value, bool):
-        return int(value)
-    return value if isinstance(value, int) else None
-
-
-def _gate_effect(gate: Gate) -> str:
-    if gate is SKIP:
-        return "skipped"
-    if gate is STRICT_XFAIL:
-        return "XFAIL(strict): a violation is the expected failure, a pass fails"
-    return "XFAIL: never fails the build"
-
-
-@dataclass
-class _Composition:
-    """One environment of one test: the marks that apply there, composed."""
-
-    test: TestFunction
-    marks: tuple[Mark, ...]
-    config: PytestConfig
-    evidence: PluginEvidence
-    force: Mark | None = None
-    drop: Mark | None = None
-    knobs: list[Knob] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    alternatives: list[_Alternative] = field(default_factory=list)
-    choice: PluginChoice | None = None
-    rerun_mark: Mark | None = None
-
-    def applies(self, mark: Mark, plugin: str | None = None) -> Applies:
-        if mark is self.force:
-            return Applies()
-        return mark_applies(mark, plugin)
-
-    # -- gates -------------------------------------------------------------
-
-    def gate(self) -> Gate:
-        """The xfail/skip gate: the closest applying mark of each decides (pytest
-        evaluates every skip and xfail mark, and the first that holds applies); a
-        skip, decided at setup, comes before any xfail."""
-        xfail = self._first(XFAIL_KINDS, self._xfail_gate)
-        skip = self._first(SKIP_KINDS, lambda mark: SKIP)
-        return skip or xfail or BLOCKING
-
-    def _first(self, kinds: tuple[str, ...], gate_of: _GateOf) -> Gate | None:
-        decided: Gate | None = None
-        for mark in self.marks:
-            if mark.kind not in kinds or mark is self.drop:
-                continue
-            applies = self.applies(mark)
-            if applies.never:
-                continue
-            gate = gate_of(mark)
-            if gate is None:
-                continue
-            kind = (
-                "skip"
-                if kinds is SKIP_KINDS
-                else "strict-xfail"
-                if gate is STRICT_XFAIL
-                else "xfail"
-            )
-            if applies.always:
-                if decided is None:
-                    decided = gate
-                    self.knobs.append(Knob(kind, mark.span, mark.name, mark))
-                continue
-            condition = applies.describe()
-            self.knobs.append(Knob(kind, mark.span, mark.name, mark, condition))
-            self.alternatives.append(_Alternative(condition, _gate_effect(gate), force=mark))
-        return decided
-
-    def _xfail_gate(self, mark: Mark) -> Gate | None:
-        if mark.kind == "xfail-call":
-            return XFAIL  # an imperative xfail ends the test as XFAIL at once
-        if mark.kind == "unittest-xfail":
-            return STRICT_XFAIL  # an unexpected success fails, as a strict xfail's
-        run = mark.keyword("run")
-        if run is False or (isinstance(run, int) and not isinstance(run, bool) and run == 0):
-            return SKIP  # run=False: the test body never runs
-        filtered = xfail_filter(mark)
-        if filtered.masks is False:
-            self.notes.append(filtered.what)
-            return None
-        if filtered.masks is None and mark is not self.force:
-            self.alternatives.append(
-                _Alternative(f"{filtered.label} covers the failure", "XFAIL", force=mark)
-            )
-            return None
-        strict = mark.keyword("strict")
-        effective = self.config.strict_xfail if not isinstance(strict, bool) else strict
-        return STRICT_XFAIL if effective else XFAIL
-
-    # -- retries -----------------------------------------------------------
-
-    def retry_layers(self) -> list[Layer]:
-        layers: list[Layer] = []
-        decorator = next(
-            (m for m in self.marks if m.kind == "retry-decorator" and m is not self.drop), None
-        )
-        if decorator is not None:
-            layers += self._retry_decorator(decorator)
-        flaky_decorator = next((m for m in self.marks if m.kind == "flaky-decorator"), None)
-        marker = next((m for m in self.marks if m.kind == "flaky"), None)
-        if flaky_decorator is not None:
-            self.rerun_mark = flaky_decorator
-            self.knobs.append(
-                Knob("flaky-decorator", flaky_decorator.span, "@flaky", flaky_decorator)
-            )
-            layer = self.flaky_layer(flaky_decorator)
-            if layer is not None and self._keeps(flaky_decorator, flaky_filter(flaky_decorator)):
-                layers.append(layer)
-        elif marker is not None:
-            layers += self._marker(marker)
-        else:
-            layer = self.config_layer()
-            if layer is not None:
-                layers.append(layer)
-        repeat = next((m for m in self.marks if m.kind == "repeat"), None)
-        if repeat is not None and repeat.positional():
-            count = _int(repeat.positional()[0])
-            if count is not None and count >= 1 and not mark_applies(repeat).never:
-                layers.append(Repeat(count))
-                self.knobs.append(Knob("repeat", repeat.span, f"repeat({count})", repeat))
-        return layers
-
-    def _keeps(self, mark: Mark, filtered: Filtered, plugin: str | None = None) -> bool:
-        """Whether a retry mark's layer is in this environment: dropped here, never
-        applying, or filtered so that a violation passes by it, it is not."""
-        if mark is self.drop:
-            return False
-        applies = mark_applies(mark, plugin)
-        if applies.never:
-            return False
-        if filtered.masks is False:
-            self.notes.append(filtered.what)
-            return False
-        if not applies.always:
-            self.alternatives.append(_Alternative(applies.negation(), "not rerun", drop=mark))
-            self.knobs = [
-                dataclasses.replace(knob, condition=applies.describe())
-                if knob.mark is mark
-                else knob
-                for knob in self.knobs
-            ]
-        if filtered.masks is None:
-            self.notes.append(f"{filtered.what} (detlint does not evaluate it)")
-            self.alternatives.append(
-                _Alternative(f"{filtered.label} rejects the failure", "not rerun", drop=mark)
-            )
-        return True
-
-    def _retry_decorator(self, mark: Mark) -> list[Layer]:
-        attempts = retry_decorator_attempts(mark)
-        description = f"{mark.name} ({attempts} attempts)" if attempts else mark.name
-        self.knobs.append(Knob("retry-decorator", mark.span, description, mark))
-        if attempts is None or attempts < 1:
-            self.notes.append(f"{mark.name}: no literal attempt limit")
-            return []
-        if not self._keeps(mark, PASSES):
-            return []
-        return [Reruns(attempts - 1, mark.name.split(".")[0])]
-
-    def _marker(self, marker: Mark) -> list[Layer]:
-        self.rerun_mark = marker
-        choice = self.choice = choose_plugin(marker, self.evidence, self.config)
-        if is_registered_tag(marker, self.config, choice):
-            self.notes.append("`flaky` is a registered marker and no rerun plugin is declared")
-            self.knobs.append(Knob("tag", marker.span, "registered marker, no plugin", marker))
-            return []
-        self.knobs.append(Knob("rerun-marker", marker.span, "@pytest.mark.flaky", marker))
-        layer = self.marker_layer(marker, choice)
-        if layer is None:
-            return []
-        plugin = choice.plugin
-        filtered = (
-            rerunfailures_filter(marker, self.config.only_rerun, self.config.rerun_except)
-            if plugin == RERUNFAILURES
-            else retry_filter(marker)
-            if plugin == RETRY
-            else flaky_filter(marker)
-        )
-        if self.config.force_reruns is not None and plugin == RERUNFAILURES:
-            filtered = rerunfailures_filter(None, self.config.only_rerun, self.config.rerun_except)
-            keeps = self._keeps_forced(filtered)
-        else:
-            keeps = self._keeps(marker, filtered, plugin)
-        return [layer] if keeps else []
-
-    def _keeps_forced(self, filtered: Filtered) -> bool:
-        if filtered.masks is False:
-            self.notes.append(filtered.what)
-            return False
-        return True
-
-    def marker_layer(self, mark: Mark, choice: PluginChoice) -> Layer | None:
-        return marker_layer(mark, choice, self.config, self.notes)
-
-    def flaky_layer(self, mark: Mark) -> Layer | None:
-        return flaky_layer(mark, self.notes)
-
-    def config_layer(self) -> Layer | None:
-        """Reruns pytest's configuration gives a test that has no marker."""
-        config = self.config
-        declared = self.evidence.plugins
-        setting = config.force_reruns or config.reruns
-        if setting is not None and (RERUNFAILURES in declared or not declared):
-            self.knobs.append(
-                Knob("config-reruns", setting.span, f"{setting.source} {setting.value}")
-            )
-            if not self._keeps_forced(
-                rerunfailures_filter(None, config.only_rerun, config.rerun_except)
-            ):
-                return None
-            return Reruns(setting.value)
-        if config.retries is not None:
-            setting = config.retries
-            self.knobs.append(
-                Knob("config-retries", setting.span, f"{setting.source} {setting.value}")
-            )
-            return Reruns(setting.value, RETRY)
-        if config.force_flaky is not None:
-            self.knobs.append(Knob("config-force-flaky", config.force_flaky, "--force-flaky"))
-            return FlakyRuns(config.max_runs, config.min_passes)
-        return None
-
-    def policy(self) -> Policy:
-        gate = self.gate()
-        layers = self.retry_layers()
-        if gate in (XFAIL, STRICT_XFAIL) and any(
-            isinstance(layer, Reruns | FlakyRuns) for layer in layers
-        ):
-            # The rerun plugins do not rerun an xfailed failure (the flaky package reruns
-            # it, and shows every failing run as XFAIL): the first failure is what shows.
-            layers = [layer for layer in layers if not isinstance(layer, Reruns | FlakyRuns)]
-            self.notes.append("an xfailed failure is not rerun: the first one shows as XFAIL")
-        return Policy(trials=self.test.trials.count, layers=tuple(layers), gate=gate)
-
-
-def is_registered_tag(mark: Mark, config: PytestConfig, choice: PluginChoice) -> bool:
-    """A `flaky` marker registered in the ini with no rerun plugin: a tag, not a retry."""
-    registered = any(marker.name == mark.name for marker in config.markers)
-    return registered and not choice.declared
 
 
 def link_test(
@@ -369,7 +34,7 @@ def link_test(
 ) -> TestGate:
     """Compose the policy of one test; ``extra_marks`` (pytest.param marks) are closest."""
     marks = (*extra_marks, *test.marks)
-    primary = _Composition(test, marks, config, evidence)
+    primary = Composition(test, marks, config, evidence)
     policy = primary.policy()
     environments: list[Environment] = []
     seen: set[tuple[str, str]] = set()
@@ -377,7 +42,7 @@ def link_test(
         if (alternative.condition, alternative.effect) in seen:
             continue  # the same skip written twice (after the code changed its inputs)
         seen.add((alternative.condition, alternative.effect))
-        other = _Composition(
+        other = Composition(
             test, marks, config, evidence, force=alternative.force, drop=alternative.drop
         ).policy()
         if other != policy:

@@ -17,7 +17,7 @@ from detlint.evidence.view import static_key
 from detlint.model import Policy
 
 if TYPE_CHECKING:
-    from detlint.compose.test_policy import TestGate
+    from detlint.compose.test_gate import TestGate
     from detlint.evidence.reports.records import TestAttempts
 
 NO_KNOB = "no knob found in the repository"

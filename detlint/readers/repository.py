@@ -20,12 +20,12 @@ from detlint.base.progress import NULL_PROGRESS, Progress, counting
 from detlint.base.source import decode_text, read_bytes, unsaved_paths
 from detlint.base.span import Problem
 from detlint.readers.project.discovery import repository_files
-from detlint.readers.project.pytest_config import PytestConfigs
 from detlint.readers.python.repository import LoopOnly, PythonRepository
 
 if TYPE_CHECKING:
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.projects import Projects
+    from detlint.readers.project.pytest_configs import PytestConfigs
     from detlint.readers.project.settings import Settings
     from detlint.readers.python.facts import ModuleFacts
 
@@ -40,11 +40,21 @@ class Repository:
         self.root = root
         self.cwd = cwd
         self.jobs = jobs
-        self.configs = PytestConfigs(cwd)
+        self._configs: PytestConfigs | None = None
         self._settings = settings
         self._python: PythonRepository | None = None
         self._with_trials: PythonRepository | None = None
         self._projects: Projects | None = None
+
+    @property
+    def configs(self) -> PytestConfigs:
+        """pytest's config of each directory asked about, read once for the run (made
+        when first asked: a run on files without knobs may never ask)."""
+        if self._configs is None:
+            from detlint.readers.project.pytest_configs import PytestConfigs
+
+            self._configs = PytestConfigs(self.cwd)
+        return self._configs
 
     def files(self) -> tuple[str, ...]:
         """Every file of the repository (absolute), with the run's exclusion rules; an

@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
 from detlint.readers.project.pytest_config import PytestConfig
-from detlint.readers.python.facts import HOOK_TEST, Mark, TestFunction
+from detlint.readers.python.facts import Mark, TestFunction
+from detlint.readers.python.options import HOOK_TEST
 from detlint.rules.catalogue import RULES
 from detlint.rules.finding import Finding, Loss
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.compose.ci.test_run import TestRun
-    from detlint.compose.test_policy import Knob, TestGate
+    from detlint.compose.test_gate import Knob, TestGate
     from detlint.model import Policy
     from detlint.readers.ci.facts import CiKnob, CiStep
     from detlint.rules.plans import FixPlan

@@ -8,7 +8,7 @@ is flaky hides a failure that comes and goes.
 
 from __future__ import annotations
 
-from detlint.compose.test_policy import Knob, TestGate
+from detlint.compose.test_gate import Knob, TestGate
 from detlint.readers.python.facts import Mark
 from detlint.rules.context import (
     RuleContext,

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
 from detlint.compose.ci.run_options import RunOptions, with_options
-from detlint.compose.test_policy import TestGate, link_test, same_link, with_trials
+from detlint.compose.test_gate import TestGate
+from detlint.compose.test_policy import link_test, same_link, with_trials
 from detlint.model import (
     ALLOW_FAILURE,
     CONTINUE_ON_ERROR,

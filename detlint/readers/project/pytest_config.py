@@ -14,15 +14,13 @@ project meant to do, and the problem says why it is not doing it.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from detlint.base.paths import display_path
 from detlint.base.span import Problem, Span
-from detlint.readers.project.pytest_config_files import RawConfig, RawValue, load_directory
+from detlint.readers.project.pytest_config_files import RawConfig, RawValue
 from detlint.readers.python.options import (
     DEFAULT_PYTHON_CLASSES,
     DEFAULT_PYTHON_FILES,
@@ -117,67 +115,7 @@ EMPTY_CONFIG = PytestConfig(
 )
 
 
-class PytestConfigs:
-    """The config pytest would read for each directory one run asks about.
-
-    One cache per run: linking asks once per test file and composing CI runs once per
-    directory a step starts in, so each directory's files are parsed once and each
-    answer is kept (a later run, or ``--fix``'s next round, starts afresh and reads
-    edited files again). Paths are made absolute without resolving symlinks, as
-    pytest does, so a symlinked tree finds the config next to the link.
-    """
-
-    def __init__(self, cwd: Path) -> None:
-        self._cwd = os.path.abspath(cwd)
-        self._found: dict[str, PytestConfig] = {}
-        self._loaded: dict[str, RawConfig | None] = {}
-        self._in_repository: dict[str, PytestConfig] = {}
-
-    def of(self, start: Path | str) -> PytestConfig:
-        """The config for tests under directory ``start`` (walking up to ``/``)."""
-        key = os.path.abspath(start)
-        found = self._found.get(key)
-        if found is None:
-            found = self._found[key] = self._find(key)
-        return found
-
-    def in_repository(self, root: Path, directory: str) -> PytestConfig:
-        """``of(root / directory)`` for a directory relative to the repository root, by
-        the string alone once asked (composing CI asks it for every run)."""
-        found = self._in_repository.get(directory)
-        if found is None:
-            found = self._in_repository[directory] = self.of(root / directory)
-        return found
-
-    def _load(self, directory: str) -> RawConfig | None:
-        if directory not in self._loaded:
-            self._loaded[directory] = load_directory(Path(directory))
-        return self._loaded[directory]
-
-    def _find(self, start: str) -> PytestConfig:
-        cwd = Path(self._cwd)
-        nearest_pyproject: Path | None = None
-        for directory in (Path(start), *Path(start).parents):
-            raw = self._load(str(directory))
-            if raw is not None:
-                return _Reader(raw, display_path(raw.path, cwd)).config()
-            if nearest_pyproject is None and _is_file(directory / "pyproject.toml"):
-                nearest_pyproject = directory / "pyproject.toml"
-        if nearest_pyproject is not None:
-            # pytest's fallback: with no config anywhere, the nearest pyproject.toml becomes
-            # the config file (and sets rootdir) even without a pytest table; it configures
-            # nothing.
-            return replace(EMPTY_CONFIG, path=display_path(nearest_pyproject, cwd))
-        return EMPTY_CONFIG
-
-
-def find_pytest_config(start: Path, cwd: Path) -> PytestConfig:
-    """The config pytest would read for tests under directory ``start``, read afresh
-    (a run asks its :class:`PytestConfigs`)."""
-    return PytestConfigs(cwd).of(start)
-
-
-def _is_file(path: Path) -> bool:
+def is_file(path: Path) -> bool:
     try:
         return path.is_file()
     except OSError:
@@ -195,7 +133,7 @@ class _Addopts:
     disabled: set[str] = field(default_factory=set)
 
 
-class _Reader:
+class ConfigReader:
     """Turns one file's raw values into a :class:`PytestConfig`, collecting problems."""
 
     def __init__(self, raw: RawConfig, display: str) -> None:

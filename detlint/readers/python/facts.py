@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from detlint.base.span import Span
+from detlint.readers.python.options import HOOK_TEST
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,6 @@ class TrialCount:
             return "1 attempt, no trial loop recognised"
         return f"{self.count} trial{'s' if self.count != 1 else ''} ({self.origin})"
 
-
-# The name of the stand-in test a collection hook's marks are judged on: it reaches
-# tests detlint cannot enumerate statically.
-HOOK_TEST = "<tests marked by a hook>"
 
 NO_TRIALS = TrialCount(count=1, span=None, origin="no trial loop recognised")
 

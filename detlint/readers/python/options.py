@@ -58,3 +58,8 @@ def matches_name(name: str, patterns: tuple[str, ...]) -> bool:
         if any(char in pattern for char in "*?[") and fnmatch.fnmatchcase(name, pattern):
             return True
     return False
+
+
+# The name of the stand-in test a collection hook's marks are judged on: it reaches
+# tests detlint cannot enumerate statically (``facts.hook_tests``).
+HOOK_TEST = "<tests marked by a hook>"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
 from detlint.base.span import Span
-from detlint.compose.test_policy import Environment, TestGate
+from detlint.compose.test_gate import Environment, TestGate
 from detlint.engine import Analysis
 from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 from detlint.report.findings import finding_json

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
-from detlint.compose.test_policy import SKIP_KINDS, XFAIL_KINDS, Knob, TestGate
+from detlint.compose.test_gate import SKIP_KINDS, XFAIL_KINDS, Knob, TestGate
 from detlint.model import Policy
 from detlint.report.audit.facts import KnobView
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.readers.ci.facts import CiKnob
-    from detlint.readers.project.pytest_config import PytestConfigs
+    from detlint.readers.project.pytest_configs import PytestConfigs
 
 # Python knobs that retry a failing test; a skip or an xfail hides an intermittent
 # failure only where it says the test is flaky (the rules' test, DET201/DET202): one

@@ -21,9 +21,9 @@ from detlint import __version__
 from detlint.base.percentages import percent, percent_label
 from detlint.base.source_lines import SourceLines
 from detlint.base.span import Span
-from detlint.compose.test_policy import TestGate
+from detlint.compose.test_gate import TestGate
 from detlint.model import Policy
-from detlint.readers.project.pytest_config import PytestConfigs
+from detlint.readers.project.pytest_configs import PytestConfigs
 from detlint.report.audit.facts import (
     AuditView,
     FindingView,

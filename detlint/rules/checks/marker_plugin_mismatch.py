@@ -15,7 +15,7 @@ from detlint.readers.python.facts import Dynamic, Mark
 from detlint.rules.finding import Finding
 
 if TYPE_CHECKING:
-    from detlint.compose.test_policy import TestGate
+    from detlint.compose.test_gate import TestGate
 from detlint.rules.context import (
     RuleContext,
     finding,

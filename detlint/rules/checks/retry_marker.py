@@ -13,7 +13,7 @@ from detlint.rules.finding import Finding, Loss
 from detlint.rules.fix_plans import rerun_mark_plan
 
 if TYPE_CHECKING:
-    from detlint.compose.test_policy import TestGate
+    from detlint.compose.test_gate import TestGate
     from detlint.model import Policy
 from detlint.rules.context import (
     RuleContext,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
-from detlint.compose.test_policy import TestGate
+from detlint.compose.test_gate import TestGate
 from detlint.readers.reasons import says_flaky
 from detlint.rules.context import (
     RuleContext,
@@ -23,7 +23,7 @@ from detlint.rules.finding import Finding
 from detlint.rules.quarantine_reasons import costliest_quarantined, mark_reason
 
 if TYPE_CHECKING:
-    from detlint.compose.test_policy import TestGate
+    from detlint.compose.test_gate import TestGate
 from detlint.rules.context import QUARANTINE
 
 _NOT_MARK = re.compile(r"\bnot\s+([A-Za-z_]\w*)")
