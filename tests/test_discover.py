@@ -20,13 +20,13 @@ from hypothesis import strategies as st
 from detlint.base.span import Problem, Span
 from detlint.readers.project import discovery as discover_module
 from detlint.readers.project.discovery import (
-    DEFAULT_EXCLUDES,
     Discovery,
     clear_cache,
     discover,
     find_root,
     repository_files,
 )
+from detlint.readers.project.exclusions import DEFAULT_EXCLUDES
 
 # Variables a git hook sets; the helper must create repositories in tmp_path only.
 _GIT_ENV = {

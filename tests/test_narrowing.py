@@ -9,6 +9,7 @@ from repo_expectations import run_check
 
 import detlint.readers.python.narrowing as narrowing
 from detlint.readers.python.blocks import top_level_starts
+from detlint.readers.python.body_stubs import member_trial_names
 from detlint.readers.python.narrowing import narrow
 from detlint.readers.python.prefilter import Prefilter
 
@@ -155,4 +156,4 @@ def test_a_trial_hint_in_a_nested_function_belongs_to_its_method():
         "        for _ in range(n):\n"
         "            pass\n"
     )
-    assert narrowing._member_trial_names(block) == {"trials", "inner", "loop"}
+    assert member_trial_names(block) == {"trials", "inner", "loop"}

@@ -14,13 +14,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.base.gc_pause import cyclic_gc_paused
 from detlint.base.paths import displayer, relativer
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
+    from detlint.compose.ci.runs import Linker
     from detlint.compose.ci.test_run import TestRun
     from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
     from detlint.readers.python.facts import ModuleFacts, TestFunction
@@ -73,28 +74,66 @@ def link_ci(
     (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
     ruled out that pass the trial prefilter (``LoopOnly``).
     """
+    linked = _link_runs(pipelines, _linker(repository))
+    changed, overridden = linked.changed, linked.overridden - linked.changed
+    if only is not None:
+        changed &= only
+        overridden &= only
+    tests: dict[str, list[TestFunction]] = {}
+    for module in modules:
+        tests.setdefault(module.path, []).extend(module.tests)
+    for paths, trials in ((changed, True), (overridden, False)):
+        done = scanned if scanned_trials or not trials else frozenset()
+        unread = sorted(paths - set(tests) - done)
+        if trials and not scanned_trials:
+            # The Python pass read these and found no knob token: only a trial loop
+            # can make them worth parsing now.
+            unread = [path for path in unread if path not in scanned or path in looping]
+        if unread:
+            for module in repository.scan([repository.cwd / path for path in unread], trials):
+                tests.setdefault(module.path, []).extend(module.tests)
+    gates = linked.linker.composer.gates_of(linked.acting, tests)
+    return CiAnalysis(tuple(pipelines), tuple(linked.knobs), tuple(linked.runs), tuple(gates))
+
+
+def _linker(repository: Repository) -> Linker:
+    """The linker of a run's pipelines to the repository's tests."""
     from detlint.compose.ci.runs import Linker
     from detlint.compose.ci.targets import python_files
 
     root, cwd = repository.root, repository.cwd
-    relative = relativer(root, cwd)
-    linker = Linker(
+    return Linker(
         python_files(repository.files(), root, cwd),
         functools.partial(repository.configs.in_repository, root),
         repository.evidence_for,
-        relative,
+        relativer(root, cwd),
         displayer(root, cwd),
         repository.called_text,
     )
+
+
+class _Linked(NamedTuple):
+    """Every run of every pipeline, and what composing needs of them."""
+
+    linker: Linker
+    runs: list[TestRun]
+    knobs: dict[CiKnob, None]  # every knob once, in file order
+    acting: list[tuple[TestRun, bool]]  # the runs that may change a test's policy
+    # Files a run reaches that the Python pass may not have read: all their trial loops
+    # count under a run that changes their policy; under one that only sets variables,
+    # the files that read one of them (the prefilter knows the names).
+    changed: set[str]
+    overridden: set[str]
+
+
+def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
+    """Each step's pytest runs, resolved to the test files they reach."""
     runs: list[TestRun] = []
     knobs: dict[CiKnob, None] = {}
-    # Files a run reaches that the Python pass did not read: all their trial loops
-    # count under a run that changes their policy; under one that only sets
-    # variables, the files that read one of them (the prefilter knows the names).
     changed: set[str] = set()
     overridden: set[str] = set()
     counted: tuple[set[int], set[int]] = (set(), set())  # ids done: [changes] False, True
-    acting: list[tuple[TestRun, bool]] = []  # the runs that may change a test's policy
+    acting: list[tuple[TestRun, bool]] = []
     for pipeline in pipelines:
         # A pipeline's shell facts cover its own steps: taken as its steps are linked,
         # while they are at hand (and in a large setup, still in the processor's cache).
@@ -118,22 +157,4 @@ def link_ci(
             for command in step.commands:
                 if command.knobs:  # few commands have knobs of their own
                     knobs.update(dict.fromkeys(command.knobs))
-    overridden -= changed
-    tests: dict[str, list[TestFunction]] = {}
-    for module in modules:
-        tests.setdefault(module.path, []).extend(module.tests)
-    if only is not None:
-        changed &= only
-        overridden &= only
-    for paths, trials in ((changed, True), (overridden, False)):
-        done = scanned if scanned_trials or not trials else frozenset()
-        unread = sorted(paths - set(tests) - done)
-        if trials and not scanned_trials:
-            # The Python pass read these and found no knob token: only a trial loop
-            # can make them worth parsing now.
-            unread = [path for path in unread if path not in scanned or path in looping]
-        if unread:
-            for module in repository.scan([cwd / path for path in unread], trials):
-                tests.setdefault(module.path, []).extend(module.tests)
-    gates = linker.composer.gates_of(acting, tests)
-    return CiAnalysis(tuple(pipelines), tuple(knobs), tuple(runs), tuple(gates))
+    return _Linked(linker, runs, knobs, acting, changed, overridden)

@@ -22,10 +22,10 @@ import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
+from detlint.base.line_index import LineIndex
 from detlint.readers.dependencies.text_files import (
     Declared,
     DependencyFileError,
-    LineIndex,
     normalize_name,
     parse_requirement,
 )

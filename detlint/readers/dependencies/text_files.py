@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from detlint.base.ini_lines import IniOption, ini_options
+from detlint.base.line_index import LineIndex
 
 
 class DependencyFileError(Exception):
@@ -92,21 +93,14 @@ def parse_requirement(text: str) -> tuple[str, str] | None:
     return normalize_name(match["name"]), specifier
 
 
-class LineIndex:
-    """Turns offsets into 1-based (line, column) for parsers that report no positions."""
-
-    def __init__(self, text: str) -> None:
-        self._starts = [0, *(m.end() for m in re.finditer("\n", text))]
-
-    def position(self, offset: int) -> tuple[int, int]:
-        line = bisect_right(self._starts, offset)
-        return line, offset - self._starts[line - 1] + 1
-
-    def declared(self, name: str, spec: str, start: int, end: int, source: str) -> Declared:
-        """A Declared covering ``text[start:end]``; the end stays on the last character's line."""
-        line, column = self.position(start)
-        end_line, end_column = self.position(max(end - 1, start))
-        return Declared(name, spec, line, column, end_line, end_column + (end > start), source)
+def declared_at(
+    lines: LineIndex, name: str, spec: str, start: int, end: int, source: str
+) -> Declared:
+    """A Declared covering ``text[start:end]`` of a text parsers report no positions for
+    (TOML, JSON); the end stays on the last character's line."""
+    line, column = lines.position(start)
+    end_line, end_column = lines.position(max(end - 1, start))
+    return Declared(name, spec, line, column, end_line, end_column + (end > start), source)
 
 
 # pip's rules: "#" starts a comment at a line start or after whitespace (not in "url#egg="),

@@ -15,11 +15,12 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from typing import Any
 
+from detlint.base.line_index import LineIndex
 from detlint.base.toml_reader import TOMLDecodeError, load_toml
 from detlint.readers.dependencies.text_files import (
     Declared,
     DependencyFileError,
-    LineIndex,
+    declared_at,
     normalize_name,
     one_line,
     parse_requirement,
@@ -222,7 +223,7 @@ def read_pyproject(text: str, source: str, names: frozenset[str]) -> list[Declar
             parsed = parse_requirement(value) if isinstance(value, str) else None
             if parsed is not None and parsed[0] in names:
                 start, end = index.item(table, key, value)
-                found.append(index.lines.declared(*parsed, start, end, f"{source} {label}"))
+                found.append(declared_at(index.lines, *parsed, start, end, f"{source} {label}"))
     poetry = _table(data, "tool", "poetry")
     tables: list[tuple[tuple[str, ...], Any]] = [
         (("tool", "poetry", "dependencies"), poetry.get("dependencies")),
@@ -297,7 +298,9 @@ def _read_dict_table(
     for name, value in entries.items():
         if normalize_name(name) in names:
             start, end = index.entry(table, name)
-            yield index.lines.declared(normalize_name(name), _version_of(value), start, end, label)
+            yield declared_at(
+                index.lines, normalize_name(name), _version_of(value), start, end, label
+            )
 
 
 def read_pipfile(text: str, source: str, names: frozenset[str]) -> list[Declared]:
@@ -344,7 +347,7 @@ def _read_locked(text: str, source: str, names: frozenset[str], array: str) -> l
         start, end = (index.string(name, own, after=key[1]) if key and own else None) or (
             index.string(name, None) or (0, 0)
         )
-        found.append(index.lines.declared(normalize_name(name), specifier, start, end, source))
+        found.append(declared_at(index.lines, normalize_name(name), specifier, start, end, source))
     return found
 
 
@@ -382,6 +385,8 @@ def read_pipfile_lock(text: str, source: str, names: frozenset[str]) -> list[Dec
                     break
             specifier = version if isinstance(version, str) else ""
             found.append(
-                lines.declared(normalize_name(name), specifier, start, end, f"{source} {section}")
+                declared_at(
+                    lines, normalize_name(name), specifier, start, end, f"{source} {section}"
+                )
             )
     return found

@@ -15,68 +15,34 @@ path through a symlinked checkout would not be under the working directory.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import os
-import re
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 from detlint.base.paths import display_path
 from detlint.base.span import Problem, Span
-
-DEFAULT_EXCLUDES: tuple[str, ...] = (
-    ".git",
-    ".hg",
-    ".svn",
-    ".venv",
-    "venv",
-    ".tox",
-    ".nox",
-    "node_modules",
-    "__pycache__",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    "build",
-    "dist",
-    "site-packages",
-    "*.egg-info",
+from detlint.readers.project.exclusions import (
+    DEFAULT_EXCLUDES,
+    DEFAULT_VENDORED,
+    ExclusionRules,
+    exclusion_rules,
 )
+from detlint.readers.project.git_listing import GitListing, git_listing
+
 """Directory names never walked: version control, virtualenvs, caches and build
 output hold copies of other projects' tests and config that are not this repository's."""
 
-DEFAULT_VENDORED: tuple[str, ...] = (
-    "_vendor",
-    "_vendored",
-    "vendor",
-    "vendored",
-    "third_party",
-    "third-party",
-    "thirdparty",
-    "3rdparty",
-    "external",
-    "extern",
-)
 """Directory names that hold other projects' code copied in: skipped by default (the
 ``vendored-dirs`` setting replaces the list; ``[]`` reads them all), except inside a test
 tree (``tests/external/`` holds this project's tests of external services). Git
 submodules and nested repositories are vendored too."""
 
-_TEST_TREES = frozenset({"test", "tests", "testing"})
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini")
 
-_GIT_TIMEOUT_SECONDS = 20.0
-
-# Set by git hooks (pre-commit runs inside one) and by wrappers; they would point
-# `git ls-files` at another repository or index than the root being linted.
-_GIT_LOCATION_VARIABLES = frozenset(
-    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX"}
-)
 
 _NOT_FOUND = "path does not exist"
 _BROKEN_LINK = "path does not exist (broken symbolic link)"
@@ -93,148 +59,6 @@ class Discovery:
     vendored: tuple[str, ...] = ()
 
 
-class _Rules(NamedTuple):
-    """Exclusion globs compiled once; matching runs for every directory entry.
-
-    NamedTuples here rather than frozen dataclasses: as immutable, and several times
-    cheaper to define on the start-up path of every run, a one-file pre-commit run
-    included. Default directory names without wildcards are a set, so that a run on
-    one file compiles no glob for them.
-    """
-
-    default_names: frozenset[str]
-    default_dirs: re.Pattern[str] | None
-    user: re.Pattern[str] | None
-    vendored: frozenset[str] = frozenset()
-
-    def skips_dir(self, name: str, rel: str) -> bool:
-        return (
-            name in self.default_names
-            or (self.default_dirs is not None and self.default_dirs.match(name) is not None)
-            or self.skips_file(name, rel)
-        )
-
-    def skips_path(self, rel: str) -> bool:
-        """Whether a path named explicitly would have been left out of a walk from the
-        root: the file itself, or a directory above it, is excluded or vendored
-        (``--force-exclude``)."""
-        parts = rel.split("/")
-        for end in range(1, len(parts)):
-            name, prefix = parts[end - 1], "/".join(parts[:end])
-            if self.skips_dir(name, prefix) or (self.vendored and self.is_vendored(name, prefix)):
-                return True
-        return self.skips_file(parts[-1], rel)
-
-    def is_vendored(self, name: str, rel: str) -> bool:
-        """A directory of vendored code: by name, outside a test tree."""
-        return name in self.vendored and _TEST_TREES.isdisjoint(rel.split("/")[:-1])
-
-    def skips_file(self, name: str, rel: str) -> bool:
-        return self.user is not None and (
-            self.user.match(name) is not None or self.user.match(rel) is not None
-        )
-
-
-def _compile(patterns: Sequence[str]) -> re.Pattern[str] | None:
-    """One regex for many fnmatch globs; case-insensitive where fnmatch is (Windows)."""
-    cleaned = [p.strip().removeprefix("./").rstrip("/") for p in patterns]
-    cleaned = [p for p in cleaned if p]
-    if not cleaned:
-        return None
-    flags = re.IGNORECASE if os.path.normcase("A") == "a" else 0
-    return re.compile("|".join(fnmatch.translate(p) for p in cleaned), flags)
-
-
-_CASE_FOLDS = os.path.normcase("A") == "a"  # Windows: names match case-insensitively
-
-
-@functools.lru_cache(maxsize=32)
-def _rules(
-    exclude: tuple[str, ...],
-    vendored: tuple[str, ...] = DEFAULT_VENDORED,
-    default_excludes: tuple[str, ...] = DEFAULT_EXCLUDES,
-) -> _Rules:
-    names = frozenset() if _CASE_FOLDS else frozenset(n for n in default_excludes if _literal(n))
-    globs = [pattern for pattern in default_excludes if pattern not in names]
-    return _Rules(names, _compile(globs), _compile(exclude), frozenset(vendored))
-
-
-def _literal(pattern: str) -> bool:
-    """A directory name that matches only itself (no wildcard, no path)."""
-    return not any(character in pattern for character in "*?[/") and pattern.strip() == pattern
-
-
-class _Listing(NamedTuple):
-    """What ``git ls-files`` reports, as paths relative to the root in POSIX form.
-
-    ``kept`` holds files, symlinks, submodules and untracked nested repositories
-    (the last two are directories whose content is kept without git filtering);
-    ``dirs`` holds every directory with something kept beneath it, so that a
-    wholly ignored directory is pruned without being listed.
-    """
-
-    kept: frozenset[str]
-    dirs: frozenset[str]
-
-
-def _is_git_work_tree(root: str) -> bool:
-    """True when root or an ancestor holds ``.git`` (a directory, or a file in worktrees)."""
-    current = root
-    while True:
-        if os.path.lexists(os.path.join(current, ".git")):
-            return True
-        parent = os.path.dirname(current)
-        if parent == current:
-            return False
-        current = parent
-
-
-def _git_listing(root: str) -> _Listing | None:
-    """The files git does not ignore under root, or None when git is unusable here.
-
-    None (missing git, not a work tree, "dubious ownership", timeout) makes the
-    caller walk without gitignore filtering: a slower or noisier run is better
-    than a failed one.
-    """
-    if not _is_git_work_tree(root):
-        return None
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
-    env["GIT_OPTIONAL_LOCKS"] = "0"  # a read-only listing must not contend for index.lock
-    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
-    import subprocess  # only when a directory is walked in a git work tree
-
-    try:
-        result = subprocess.run(
-            command,
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_GIT_TIMEOUT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if result.returncode != 0:
-        return None
-    kept: set[str] = set()
-    dirs: set[str] = {""}
-    for raw in result.stdout.split(b"\0"):
-        if not raw:
-            continue
-        # Untracked nested repositories are listed once, as "dir/".
-        rel = os.fsdecode(raw).rstrip("/")
-        kept.add(rel)
-        slash = rel.rfind("/")
-        while slash > 0:
-            parent = rel[:slash]
-            if parent in dirs:
-                break
-            dirs.add(parent)
-            slash = parent.rfind("/")
-    return _Listing(frozenset(kept), frozenset(dirs))
-
-
 def _reason(error: OSError) -> str:
     """The OS's short reason in lower case ("permission denied"), without path or errno."""
     reason = " ".join((error.strerror or type(error).__name__).split())
@@ -244,8 +68,8 @@ def _reason(error: OSError) -> str:
 def _walk(
     start: str,
     start_rel: str,
-    rules: _Rules,
-    listing: _Listing | None,
+    rules: ExclusionRules,
+    listing: GitListing | None,
     files: set[str],
     problems: list[tuple[str, str]],
     vendored: list[str] | None = None,
@@ -257,7 +81,7 @@ def _walk(
     globs are matched against it extended by each entry's name. With a
     ``listing``, files git ignores are dropped and ignored directories pruned.
     """
-    stack: list[tuple[str, str, _Listing | None]] = [(start, start_rel, listing)]
+    stack: list[tuple[str, str, GitListing | None]] = [(start, start_rel, listing)]
     while stack:
         directory, rel, active = stack.pop()
         try:
@@ -387,50 +211,66 @@ def discover(
     base = os.path.abspath(cwd)
     targets = [os.path.normpath(os.path.join(base, os.fspath(p))) for p in paths] or [base]
     root = str(find_root([Path(t) for t in targets]))
-    rules = _rules(tuple(exclude), tuple(vendored), tuple(default_excludes))
-    files: set[str] = set()
-    problems: list[tuple[str, str]] = []
-    skipped: list[str] = []
-    listing: _Listing | None = None
-    listed = False
+    expansion = _Expansion(
+        root, exclusion_rules(tuple(exclude), tuple(vendored), tuple(default_excludes))
+    )
     for target in targets:
         if (
             force_exclude
             and target != root
             and _is_under(target, root)
-            and rules.skips_path(_relative(target, root))
+            and expansion.rules.skips_path(_relative(target, root))
         ):
             continue
         if target in unsaved:
-            files.add(target)
-            continue
+            expansion.files.add(target)
+        else:
+            expansion.add(target, respect_gitignore)
+    shown = sorted({(display_path(Path(p), cwd), message) for p, message in expansion.problems})
+    return Discovery(
+        root=Path(root),
+        files=tuple(Path(f) for f in sorted(expansion.files, key=_path_order)),
+        problems=tuple(Problem(Span.file(path), message) for path, message in shown),
+        vendored=tuple(sorted({display_path(Path(p), cwd) for p in expansion.skipped})),
+    )
+
+
+class _Expansion:
+    """The files the user's paths expand to so far, and what could not be expanded;
+    ``git ls-files`` runs at most once, when a first directory is to be walked."""
+
+    def __init__(self, root: str, rules: ExclusionRules) -> None:
+        self.root = root
+        self.rules = rules
+        self.files: set[str] = set()
+        self.problems: list[tuple[str, str]] = []
+        self.skipped: list[str] = []  # vendored directories
+        self._listing: GitListing | None = None
+        self._listed = False
+
+    def add(self, target: str, respect_gitignore: bool) -> None:
+        """A named file, or every file under a named directory."""
         try:
             mode = os.stat(target).st_mode
         except OSError as error:
-            problems.append((target, _missing(target, error)))
-            continue
+            self.problems.append((target, _missing(target, error)))
+            return
         except ValueError:  # a NUL character in the path
-            problems.append((target, _NOT_FOUND))
-            continue
+            self.problems.append((target, _NOT_FOUND))
+            return
         if stat.S_ISREG(mode):
-            files.add(target)
+            self.files.add(target)
         elif stat.S_ISDIR(mode):
-            if respect_gitignore and not listed:
-                listing, listed = _git_listing(root), True
-            rel = _relative(target, root)
+            if respect_gitignore and not self._listed:
+                self._listing, self._listed = git_listing(self.root), True
+            rel = _relative(target, self.root)
+            listing = self._listing
             active = listing if listing is not None and rel in listing.dirs else None
             if active is not None and rel in active.kept:  # the target is a submodule
                 active = None
-            _walk(target, rel, rules, active, files, problems, skipped)
+            _walk(target, rel, self.rules, active, self.files, self.problems, self.skipped)
         else:
-            problems.append((target, "not a regular file or directory; skipped"))
-    shown = sorted({(display_path(Path(p), cwd), message) for p, message in problems})
-    return Discovery(
-        root=Path(root),
-        files=tuple(Path(f) for f in sorted(files, key=_path_order)),
-        problems=tuple(Problem(Span.file(path), message) for path, message in shown),
-        vendored=tuple(sorted({display_path(Path(p), cwd) for p in skipped})),
-    )
+            self.problems.append((target, "not a regular file or directory; skipped"))
 
 
 def repository_files(
@@ -462,7 +302,7 @@ def repository_files(
     )
     if not unsaved:
         return listed
-    rules = _rules(tuple(exclude), tuple(vendored), tuple(default_excludes))
+    rules = exclusion_rules(tuple(exclude), tuple(vendored), tuple(default_excludes))
     extra = {
         path
         for path in unsaved
@@ -479,9 +319,9 @@ def _repository_files(
     vendored: tuple[str, ...],
     default_excludes: tuple[str, ...],
 ) -> tuple[str, ...]:
-    listing = _git_listing(root) if respect_gitignore else None
+    listing = git_listing(root) if respect_gitignore else None
     files: set[str] = set()
-    _walk(root, "", _rules(exclude, vendored, default_excludes), listing, files, [])
+    _walk(root, "", exclusion_rules(exclude, vendored, default_excludes), listing, files, [])
     return tuple(sorted(files, key=_path_order))
 
 

@@ -6,7 +6,7 @@ line) and how each ``[tool.detlint]`` key is checked is the command line's busin
 
 ``exclude`` replaces the directories detlint never walks by default (version
 control, virtualenvs, caches, build output; see ``DEFAULT_EXCLUDES`` in
-``discovery.py``), as ruff's ``exclude`` does; ``extend-exclude`` adds to them, and
+``exclusions.py``), as ruff's ``exclude`` does; ``extend-exclude`` adds to them, and
 is what a project usually wants. ``vendored-dirs`` names the directories of vendored
 code skipped by default (``DEFAULT_VENDORED``; ``[]`` reads them). ``per-file-ignores``
 is applied to findings by ``detlint/rules/per_file_ignores.py``.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from detlint.readers.project.discovery import DEFAULT_EXCLUDES, DEFAULT_VENDORED
+from detlint.readers.project.exclusions import DEFAULT_EXCLUDES, DEFAULT_VENDORED
 from detlint.readers.reasons import DEFAULT_TRACKING_PATTERN
 
 

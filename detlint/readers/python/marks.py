@@ -126,11 +126,23 @@ class MarkResolver:
                 *self._resolve(expression.left, scope, use, via, depth + 1),
                 *self._resolve(expression.right, scope, use, via, depth + 1),
             ]
+        return self._reference(expression, scope, use, via, depth)
+
+    def _reference(
+        self,
+        expression: ast.expr,
+        scope: Scope,
+        use: Span,
+        via: tuple[str, ...],
+        depth: int,
+    ) -> list[Mark]:
+        """The marks a name or a call applies: pytest's own, the flaky package's and
+        unittest's decorators, retry decorators, and aliases (assigned, defined as a
+        function, or imported from another module)."""
         call = expression if isinstance(expression, ast.Call) else None
         target = call.func if call is not None else expression
         arguments = self.arguments(call) if call is not None else ()
-        here = self.index.span(expression)
-        definition = here if via else None
+        definition = self.index.span(expression) if via else None
         comment = self.index.comment_on(use.line)
 
         def make(kind: MarkKind, name: str) -> list[Mark]:
@@ -150,27 +162,39 @@ class MarkResolver:
             if qualified in RETRY_DECORATORS or qualified in self.retry_names:
                 return make("retry-decorator", qualified)
             imported = self.external(qualified, self.index.path)
-            if imported is not None:
-                label = f"{dotted(target)} ({qualified})"
-                written = self.index.text(expression)
-                return [
-                    replace(mark, written=written) if mark.written else mark
-                    for mark in self._applied(
-                        imported, call, arguments, use, scope, (*via, label), comment
-                    )
-                ]
-            return []
+            if imported is None:
+                return []
+            label = f"{dotted(target)} ({qualified})"
+            written = self.index.text(expression)
+            return [
+                replace(mark, written=written) if mark.written else mark
+                for mark in self._applied(
+                    imported, call, arguments, use, scope, (*via, label), comment
+                )
+            ]
         local = dotted(target)
         if local is None:
             return []
-        name = local
-        if name in self.retry_names:
-            return make("retry-decorator", name)
-        if "." in name:
+        if local in self.retry_names:
+            return make("retry-decorator", local)
+        if "." in local:
             return []
+        return self._alias(local, call, arguments, use, scope, via, depth)
+
+    def _alias(
+        self,
+        name: str,
+        call: ast.Call | None,
+        arguments: tuple[Argument, ...],
+        use: Span,
+        scope: Scope,
+        via: tuple[str, ...],
+        depth: int,
+    ) -> list[Mark]:
+        """The marks a local name stands for: its assignment or function definition, or
+        each of the definitions in the branches of an ``if``, under its own condition."""
         alternatives = self.index.alternatives.get(name)
         if alternatives is not None and len(alternatives) > 1:
-            # Defined in several branches: each definition applies under its own.
             found: list[Mark] = []
             for alternative, guard in alternatives:
                 found += _guarded(

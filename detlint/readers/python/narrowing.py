@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from detlint.readers.python.blocks import (
@@ -31,28 +31,18 @@ from detlint.readers.python.blocks import (
     defined_name,
     definition_head,
     split_blocks,
-    split_def,
     statement_starts,
 )
-
-_TRIAL_HINTS = ("range(", "getenv", "environ")
-# What a test body can hold that detlint reads: trial loops, env reads, imperative
-# skip/xfail calls.
-_BODY_HINTS = (
-    *_TRIAL_HINTS,
-    "skip(",
-    "xfail(",
-    "applymarker(",
-    "add_marker(",
-    "skipTest(",
-    "SkipTest",
+from detlint.readers.python.body_stubs import (
+    CHECK_HINTS,
+    TRIAL_HINTS,
+    Wanted,
+    member_trial_names,
+    with_stubs,
 )
-# What makes a helper matter to a trial loop that calls it: it checks what a trial computed.
-_CHECK_HINTS = ("assert", "fail(")
+
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
-
-Wanted = Callable[[str], bool]
 
 
 @dataclass(frozen=True)
@@ -89,7 +79,7 @@ class _Level:
             tuple(blocks),
             heads,
             tuple(map(defined_name, blocks, heads)),
-            tuple(any(hint in block for hint in _TRIAL_HINTS) for block in blocks),
+            tuple(any(hint in block for hint in TRIAL_HINTS) for block in blocks),
         )
 
     def is_class(self, index: int) -> bool:
@@ -168,7 +158,7 @@ def _checked_by_loops(level: _Level, keep: list[bool], words: _Words) -> list[bo
             name is not None
             and name in looping
             and head is not None
-            and any(hint in block for hint in _CHECK_HINTS)
+            and any(hint in block for hint in CHECK_HINTS)
         )
         for block, k, name, head in zip(blocks, keep, level.defined, level.heads, strict=True)
     ]
@@ -293,50 +283,6 @@ def _class_members(
     return pieces
 
 
-def _stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[int, str]] | None:
-    """A function's header with ``pass`` for a body nothing can be read from.
-
-    A test body matters only for trial loops, imperative skip/xfail calls, calls
-    to trial helpers and knob tokens (a mark wrapper); otherwise the decorators
-    and signature carry every fact, and the body is the bulk of a large suite.
-    A helper's checks matter too: a trial loop that calls a helper which
-    asserts is a trial loop.
-    """
-    head = definition_head(block)
-    split = split_def(block, head)
-    if split is None:
-        return None
-    header, body = split
-    if wanted(body) or any(hint in body for hint in _BODY_HINTS):
-        return None
-    helper = head is not None and not head.group(2).startswith("test")
-    if helper and any(hint in body for hint in _CHECK_HINTS):
-        return None
-    # A name not even in the text rules a call out before the body's words are found.
-    if any(name in body for name in trial_names) and not trial_names.isdisjoint(
-        IDENTIFIER.findall(body)
-    ):
-        return None
-    first = next((line for line in body.split("\n") if line.strip()), None)
-    if first is None:
-        return None
-    indent = first[: len(first) - len(first.lstrip())]
-    return [(0, header), (header.count("\n"), indent + "pass")]
-
-
-def _with_stubs(
-    pieces: list[tuple[int, str]], wanted: Wanted, trial_names: set[str]
-) -> list[tuple[int, str]]:
-    result: list[tuple[int, str]] = []
-    for line, piece in pieces:
-        stub = _stub_body(piece, wanted, trial_names)
-        if stub is None:
-            result.append((line, piece))
-        else:
-            result += [(line + offset, text) for offset, text in stub]
-    return result
-
-
 def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     """The blocks of ``text`` that can matter, or None to parse it whole.
 
@@ -353,8 +299,24 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     holds_token = [wanted(block) for block in blocks]
     if any(s.startswith("pytestmark") and w for s, w in zip(stripped, holds_token, strict=True)):
         return None
-    words = _Words(blocks)
     level = _Level.of(blocks)
+    keep = _kept(blocks, stripped, holds_token, level)
+    inherited = _bases_of_kept(level, keep, wanted)
+    keep = [k or index in inherited for index, k in enumerate(keep)]
+    pieces, whole = _pieces(blocks, keep, inherited, level, wanted, masked)
+    stubbed = with_stubs(pieces, wanted, _trial_names(blocks, level))
+    if whole and len(stubbed) == len(pieces):
+        return None
+    return _join(stubbed, "\r\n" if "\r\n" in text else "\n")
+
+
+def _kept(
+    blocks: list[str], stripped: list[str], holds_token: list[bool], level: _Level
+) -> list[bool]:
+    """Which top-level blocks can matter: those holding a token, imports, guarded
+    imports, ``__test__``, blocks using a name that stands for a knob, and what kept
+    blocks refer to or check with."""
+    words = _Words(blocks)
     defined = level.defined
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
     # function, an imported alias): a block that uses one is kept, though it
@@ -382,22 +344,34 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
             zip(stripped, holds_token, branches, strict=True)
         )
     ]
-    candidates = level.candidates()
-    keep = _referenced_closure(keep, words, defined, set(), candidates, branches)
-    keep = _checked_by_loops(level, keep, words)
-    inherited = _bases_of_kept(level, keep, wanted)
-    keep = [k or index in inherited for index, k in enumerate(keep)]
-    # Functions and methods that loop or read the environment (trial helpers): a body
-    # that calls one is not stubbed.
+    keep = _referenced_closure(keep, words, defined, set(), level.candidates(), branches)
+    return _checked_by_loops(level, keep, words)
+
+
+def _trial_names(blocks: list[str], level: _Level) -> set[str]:
+    """Functions and methods that loop or read the environment (trial helpers): a body
+    that calls one is not stubbed."""
     trial_names = {
         name
-        for name, head, hinted in zip(defined, level.heads, level.hinted, strict=True)
+        for name, head, hinted in zip(level.defined, level.heads, level.hinted, strict=True)
         if name is not None and hinted and head is not None
     }
     for index, hinted in enumerate(level.hinted):
         if hinted and level.is_class(index):
-            trial_names |= _member_trial_names(blocks[index])
+            trial_names |= member_trial_names(blocks[index])
+    return trial_names
 
+
+def _pieces(
+    blocks: list[str],
+    keep: list[bool],
+    inherited: set[int],
+    level: _Level,
+    wanted: Wanted,
+    masked: str,
+) -> tuple[list[tuple[int, str]], bool]:
+    """The kept text as (first line in the file, text) pieces, a kept class cut down to
+    the members that matter; and whether every block was kept whole."""
     pieces: list[tuple[int, str]] = []
     line = 1
     offset = 0  # the blocks cover the text in order
@@ -415,55 +389,12 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
                 pieces.append((line, block))
             else:
                 whole = False
-                pieces += [(line + offset, piece) for offset, piece in members]
+                pieces += [(line + at, piece) for at, piece in members]
         else:
             whole = False
         line += block.count("\n")
         offset += len(block)
-    stubbed = _with_stubs(pieces, wanted, trial_names)
-    if whole and len(stubbed) == len(pieces):
-        return None
-    return _join(stubbed, "\r\n" if "\r\n" in text else "\n")
-
-
-# An indented def at a line start (matching the break lets the regex engine skip ahead).
-_METHOD = re.compile(r"\n([ \t]+)(?:async[ \t]+)?def[ \t]+(\w+)")
-
-
-def _member_trial_names(block: str) -> set[str]:
-    """Methods of a class that loop or read the environment (trial helpers).
-
-    A method holds the hints between its ``def`` and the next ``def`` indented no
-    deeper; a hint in a nested function is its enclosing method's too.
-    """
-    hints = sorted(at for hint in _TRIAL_HINTS for at in _occurrences(block, hint))
-    if not hints:
-        return set()
-    names: set[str] = set()
-    open_methods: list[tuple[int, str]] = []  # (indentation, name), innermost last
-    next_hint = 0
-    for head in _METHOD.finditer(block):
-        while next_hint < len(hints) and hints[next_hint] < head.start():
-            names.update(method for _, method in open_methods)
-            next_hint += 1
-        if next_hint == len(hints):
-            break
-        depth = len(head.group(1))
-        while open_methods and open_methods[-1][0] >= depth:
-            open_methods.pop()
-        open_methods.append((depth, head.group(2)))
-    if next_hint < len(hints):
-        names.update(method for _, method in open_methods)
-    return names
-
-
-def _occurrences(text: str, word: str) -> list[int]:
-    found = []
-    at = text.find(word)
-    while at >= 0:
-        found.append(at)
-        at = text.find(word, at + len(word))
-    return found
+    return pieces, whole
 
 
 def _join(pieces: list[tuple[int, str]], newline: str) -> Narrowed:

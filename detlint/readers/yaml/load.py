@@ -22,7 +22,6 @@ find the knobs on every other line.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -42,6 +41,7 @@ from ruamel.yaml.events import (
 )
 
 from detlint.base.gc_pause import cyclic_gc_paused
+from detlint.base.line_index import LineIndex
 from detlint.base.span import Problem, Span
 from detlint.readers.yaml.errors import (
     MAX_DEPTH,
@@ -120,10 +120,10 @@ class _Composer:
         self.problems: list[Problem] = []
         self.anchors: dict[str, tuple[YNode, int] | None] = {}
         self.expanded = 0
-        self.newlines: list[int] | None = None
+        self.lines: LineIndex | None = None  # only where ruamel's marks count odd breaks
         odd = "\r" in text or (not text.isascii() and any(c in text for c in "\x85\u2028\u2029"))
         if odd and _ODD_BREAKS.search(text):
-            self.newlines = [m.start() for m in re.finditer("\n", text)]
+            self.lines = LineIndex(text)
 
     def run(self, next_event: Callable[[], Any]) -> None:
         """Compose every document; a parser error propagates, with the documents so far kept.
@@ -136,7 +136,7 @@ class _Composer:
         documents, anchors = self.documents, self.anchors
         append = documents.append  # adds a node to the collection being composed
         frame: _Frame | None = None  # that collection (None at the top level)
-        plain_marks = self.newlines is None
+        plain_marks = self.lines is None
         unmasked = self.masked is None
         scalar, position = self.scalar, self.position
         dropping = False
@@ -233,13 +233,12 @@ class _Composer:
 
     def line_column(self, index: int, line: int, column: int) -> tuple[int, int]:
         """1-based line and column of a mark, counting only ``\\n`` as a line break."""
-        if self.newlines is None:
+        if self.lines is None:
             return line + 1, column + 1
-        line = bisect_right(self.newlines, index - 1)
-        return line + 1, index - (self.newlines[line - 1] + 1 if line else 0) + 1
+        return self.lines.position(index)
 
     def position(self, start: Any, end: Any) -> Position:
-        if self.newlines is None:
+        if self.lines is None:
             return Position(start.line + 1, start.column + 1, end.line + 1, end.column + 1)
         line, column = self.line_column(start.index, start.line, start.column)
         end_line, end_column = self.line_column(end.index, end.line, end.column)

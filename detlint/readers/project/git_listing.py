@@ -1,0 +1,92 @@
+"""What ``git ls-files`` says a work tree holds: its .gitignore rules, applied by git.
+
+One call replaces a reimplementation of gitignore semantics. It runs with the
+variables that would point git at another repository removed (a pre-commit hook
+sets them), and any failure (no git, not a work tree, "dubious ownership", a
+timeout) gives no listing, so that the walk goes on without gitignore filtering.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+_GIT_TIMEOUT_SECONDS = 20.0
+
+
+# Set by git hooks (pre-commit runs inside one) and by wrappers; they would point
+# `git ls-files` at another repository or index than the root being linted.
+_GIT_LOCATION_VARIABLES = frozenset(
+    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX"}
+)
+
+
+class GitListing(NamedTuple):
+    """What ``git ls-files`` reports, as paths relative to the root in POSIX form.
+
+    ``kept`` holds files, symlinks, submodules and untracked nested repositories
+    (the last two are directories whose content is kept without git filtering);
+    ``dirs`` holds every directory with something kept beneath it, so that a
+    wholly ignored directory is pruned without being listed.
+    """
+
+    kept: frozenset[str]
+    dirs: frozenset[str]
+
+
+def _is_git_work_tree(root: str) -> bool:
+    """True when root or an ancestor holds ``.git`` (a directory, or a file in worktrees)."""
+    current = root
+    while True:
+        if os.path.lexists(os.path.join(current, ".git")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+
+
+def git_listing(root: str) -> GitListing | None:
+    """The files git does not ignore under root, or None when git is unusable here.
+
+    None (missing git, not a work tree, "dubious ownership", timeout) makes the
+    caller walk without gitignore filtering: a slower or noisier run is better
+    than a failed one.
+    """
+    if not _is_git_work_tree(root):
+        return None
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # a read-only listing must not contend for index.lock
+    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    import subprocess  # only when a directory is walked in a git work tree
+
+    try:
+        result = subprocess.run(
+            command,
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=_GIT_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if result.returncode != 0:
+        return None
+    kept: set[str] = set()
+    dirs: set[str] = {""}
+    for raw in result.stdout.split(b"\0"):
+        if not raw:
+            continue
+        # Untracked nested repositories are listed once, as "dir/".
+        rel = os.fsdecode(raw).rstrip("/")
+        kept.add(rel)
+        slash = rel.rfind("/")
+        while slash > 0:
+            parent = rel[:slash]
+            if parent in dirs:
+                break
+            dirs.add(parent)
+            slash = parent.rfind("/")
+    return GitListing(frozenset(kept), frozenset(dirs))
