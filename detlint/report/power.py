@@ -68,10 +68,10 @@ def _trials_lines(analysis: PowerAnalysis) -> list[str]:
     ]
 
 
-def render_text(analysis: PowerAnalysis) -> str:
-    """The loss table and its summary lines."""
-    policy = analysis.policy
-    show_visible = not policy.gate.blocks
+def _loss_table(analysis: PowerAnalysis) -> list[str]:
+    """The loss table's lines, a row per violation rate; a knob that never blocks
+    gets a column of how often the failure is at least visible."""
+    show_visible = not analysis.policy.gate.blocks
     header = ["violation rate q", "one attempt", "reported with the knob"]
     if show_visible:
         header.append("visible with the knob")
@@ -83,11 +83,74 @@ def render_text(analysis: PowerAnalysis) -> str:
             cells.append(percent(row.visible))
         cells.append(percent(row.reported_without))
         rows.append(cells)
+    return _table(header, rows)
 
+
+def _observed_lines(analysis: PowerAnalysis) -> list[str]:
+    """What an observed mismatch count says: the rate's interval, and how often a
+    violation anywhere in it is reported (none without ``--observed``)."""
+    observed = analysis.observed
+    if observed is None:
+        return []
+    estimate = observed.estimate
+    level = percent_label(estimate.confidence)
+    with_at, with_low, with_high = observed.reported
+    without_at, without_low, without_high = observed.reported_without
+    lines = [
+        "",
+        f"Observed {estimate.mismatches}/{estimate.trials}: rate {percent(estimate.rate)}, "
+        f"{level} Wilson interval [{percent(estimate.low)}, {percent(estimate.high)}]",
+    ]
+    if analysis.policy.masks:
+        lines += [
+            f"  reported with the knob: {percent(with_at)} at that rate, "
+            f"{percent(with_low)} to {percent(with_high)} over the interval",
+            f"  reported without:       {percent(without_at)} at that rate, "
+            f"{percent(without_low)} to {percent(without_high)} over the interval",
+        ]
+    else:  # no knob: one figure, not two columns that agree
+        lines.append(
+            f"  reported: {percent(without_at)} at that rate, "
+            f"{percent(without_low)} to {percent(without_high)} over the interval"
+        )
+    return lines
+
+
+def _green_runs_lines(analysis: PowerAnalysis) -> list[str]:
+    """The per-trial rates a run of green builds rules out, with the knob and without
+    (none without ``--green-runs``)."""
+    green = analysis.green_runs
+    if green is None:
+        return []
+    bound = green.bound_without
+    without = f"above {percent(bound)}" if bound is not None else "none"
+    lines = [
+        "",
+        f"After {green.runs} green run{'s' if green.runs != 1 else ''}, "
+        f"per-trial rates ruled out at {percent_label(green.confidence)} confidence:",
+    ]
+    if analysis.policy.masks:
+        lines += [
+            "  with the knob: "
+            + (
+                f"above {percent(green.bound)}"
+                if green.bound is not None
+                else "none (the knob never lets a failure block)"
+            ),
+            f"  without:       {without}",
+        ]
+    else:  # no knob: one bound
+        lines.append(f"  {without}")
+    return lines
+
+
+def render_text(analysis: PowerAnalysis) -> str:
+    """The loss table and its summary lines."""
+    policy = analysis.policy
     lines = [f"detlint power: {policy.describe()}", ""]
     if not policy.masks:
         lines += ["No knob here lowers detection; both columns agree.", ""]
-    lines += ["  " + line for line in _table(header, rows)]
+    lines += ["  " + line for line in _loss_table(analysis)]
     lines.append("")
 
     never = f"never ({policy.gate.kind} never blocks)"
@@ -96,54 +159,9 @@ def render_text(analysis: PowerAnalysis) -> str:
         f"{_rate_or_never(analysis.q50, never)} with the knob, "
         f"{_rate_or_never(analysis.q50_without, 'never')} without"
     )
-
     lines += _trials_lines(analysis)
-
-    if analysis.observed is not None:
-        observed = analysis.observed
-        estimate = observed.estimate
-        level = percent_label(estimate.confidence)
-        with_at, with_low, with_high = observed.reported
-        without_at, without_low, without_high = observed.reported_without
-        lines += [
-            "",
-            f"Observed {estimate.mismatches}/{estimate.trials}: rate {percent(estimate.rate)}, "
-            f"{level} Wilson interval [{percent(estimate.low)}, {percent(estimate.high)}]",
-        ]
-        if analysis.policy.masks:
-            lines += [
-                f"  reported with the knob: {percent(with_at)} at that rate, "
-                f"{percent(with_low)} to {percent(with_high)} over the interval",
-                f"  reported without:       {percent(without_at)} at that rate, "
-                f"{percent(without_low)} to {percent(without_high)} over the interval",
-            ]
-        else:  # no knob: one figure, not two columns that agree
-            lines.append(
-                f"  reported: {percent(without_at)} at that rate, "
-                f"{percent(without_low)} to {percent(without_high)} over the interval"
-            )
-
-    if analysis.green_runs is not None:
-        green = analysis.green_runs
-        bound = green.bound_without
-        without = f"above {percent(bound)}" if bound is not None else "none"
-        lines += [
-            "",
-            f"After {green.runs} green run{'s' if green.runs != 1 else ''}, "
-            f"per-trial rates ruled out at {percent_label(green.confidence)} confidence:",
-        ]
-        if analysis.policy.masks:
-            lines += [
-                "  with the knob: "
-                + (
-                    f"above {percent(green.bound)}"
-                    if green.bound is not None
-                    else "none (the knob never lets a failure block)"
-                ),
-                f"  without:       {without}",
-            ]
-        else:  # no knob: one bound
-            lines.append(f"  {without}")
+    lines += _observed_lines(analysis)
+    lines += _green_runs_lines(analysis)
     return "\n".join(lines) + "\n"
 
 

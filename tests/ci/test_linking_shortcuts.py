@@ -24,7 +24,7 @@ from detlint.readers.ci.facts import (
     script_key,
 )
 from detlint.readers.ci.pipelines import read_pipelines
-from detlint.report.audit.inventory import dumps_indented
+from detlint.report.audit.indented_json import dumps_indented
 
 NAMES = st.sampled_from(["a", "tests", "b.py", "..", ".", "", "x y", "ü"])
 PATHS = st.lists(NAMES, min_size=1, max_size=4).map("/".join)

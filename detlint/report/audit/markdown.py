@@ -110,7 +110,22 @@ def _step_cells(step: StepView) -> list[str]:
     ]
 
 
-def render_markdown(view: AuditView, title: str) -> str:
+def _measured_test_cells(test: TestView) -> list[str]:
+    return [*_test_cells(test), cell(test.measured.removeprefix("measured in CI: "))]
+
+
+def _test_columns(view: AuditView) -> tuple[list[str], Callable[[TestView], list[str]]]:
+    """The tests table's header and cells: a column of what CI measured only when
+    the audit read CI reports (``audit --evidence``)."""
+    header = ["Test", "Knobs", "Layers", "Reported ", "Without ", "Loss (points) "]
+    if any(test.measured for test in view.tests):
+        return [*header, "Measured in CI"], _measured_test_cells
+    return header, _test_cells
+
+
+def _headline_lines(view: AuditView, title: str) -> list[str]:
+    """The title, the lead sentence and the headline's numbers, which the size
+    limit never cuts: the tables below give way to them."""
     texts = headline_texts(view)
     head, reference = view.headline, percent_label(view.reference_rate)
     out = [f"## detlint audit: {cell(title)}", "", cell(texts["lead"]), ""]
@@ -135,68 +150,76 @@ def render_markdown(view: AuditView, title: str) -> str:
         out += [f"**{cell(texts['best'])}**", ""]
     if texts["left_out"]:
         out += [cell(texts["left_out"]), ""]
-    cut: list[str] = []
+    return out
 
-    def budget() -> int:
-        return LIMIT - _RESERVE - sum(len(line.encode()) + 1 for line in out)
 
-    def section(
-        rows: Sequence[Row],
-        most: int,
-        header: Sequence[str],
-        render: Callable[[Row], Sequence[str]],
-        heading: Callable[[int], str],
-        noun: str,
-    ) -> None:
-        """One table of the worst ``most`` rows, as many as the size limit lets in."""
-        if not rows:
-            return
-        lines, shown = _table(header, rows[:most], render, budget())
-        out.extend([f"### {heading(shown)}", "", *lines, ""])
-        if shown < len(rows):
-            cut.append(f"{len(rows) - shown} {noun}")
+def _budget(out: Sequence[str]) -> int:
+    """The bytes a table may still take after ``out``, keeping room for the closing lines."""
+    return LIMIT - _RESERVE - sum(len(line.encode()) + 1 for line in out)
 
+
+def _section(
+    out: list[str],
+    rows: Sequence[Row],
+    most: int,
+    header: Sequence[str],
+    render: Callable[[Row], Sequence[str]],
+    heading: Callable[[int], str],
+) -> int:
+    """Adds to ``out`` one table of the worst ``most`` rows, as many as the size limit
+    lets in, and returns how many of ``rows`` it leaves out (the report says so)."""
+    if not rows:
+        return 0
+    lines, shown = _table(header, rows[:most], render, _budget(out))
+    out.extend([f"### {heading(shown)}", "", *lines, ""])
+    return len(rows) - shown
+
+
+def _tables(view: AuditView, out: list[str]) -> list[str]:
+    """Adds the tests, knobs and CI steps tables to ``out``, worst rows first, and
+    returns what they leave out: ``["3 tests", "2 knobs"]``."""
     losing = [test for test in view.tests if test.loss > 0 or not test.policy.gate.blocks]
-    header = ["Test", "Knobs", "Layers", "Reported ", "Without ", "Loss (points) "]
-    cells = _test_cells
-    if any(test.measured for test in view.tests):  # audit --evidence
-        header.append("Measured in CI")
-
-        def cells(test: TestView) -> list[str]:
-            return [*_test_cells(test), cell(test.measured.removeprefix("measured in CI: "))]
-
-    section(
-        losing,
-        TEST_ROWS,
-        header,
-        cells,
-        lambda shown: (
-            ("The test that loses most" if shown == 1 else f"The {shown} tests that lose most")
-            + f" (of {len(losing)})"
-        ),
-        "tests",
-    )
+    header, cells = _test_columns(view)
     costly = [knob for knob in view.knobs if knob.gain > 0]
-    section(
-        costly,
-        KNOB_ROWS,
-        _KNOB_HEADER,
-        _knob_cells,
-        lambda shown: (
-            ("The costliest knob" if shown == 1 else f"The {shown} costliest knobs")
-            + f" (of {len(costly)})"
-        ),
-        "knobs",
-    )
     gated = [step for step in view.steps if step.knobs]
-    section(
-        gated,
-        STEP_ROWS,
-        ["Step", "Where", "Settings", "Tests ", "Reported ", "Without "],
-        _step_cells,
-        lambda shown: f"CI steps with soft-fail or retry settings ({shown} of {len(gated)})",
-        "steps",
-    )
+    left_out = {
+        "tests": _section(
+            out,
+            losing,
+            TEST_ROWS,
+            header,
+            cells,
+            lambda shown: (
+                ("The test that loses most" if shown == 1 else f"The {shown} tests that lose most")
+                + f" (of {len(losing)})"
+            ),
+        ),
+        "knobs": _section(
+            out,
+            costly,
+            KNOB_ROWS,
+            _KNOB_HEADER,
+            _knob_cells,
+            lambda shown: (
+                ("The costliest knob" if shown == 1 else f"The {shown} costliest knobs")
+                + f" (of {len(costly)})"
+            ),
+        ),
+        "steps": _section(
+            out,
+            gated,
+            STEP_ROWS,
+            ["Step", "Where", "Settings", "Tests ", "Reported ", "Without "],
+            _step_cells,
+            lambda shown: f"CI steps with soft-fail or retry settings ({shown} of {len(gated)})",
+        ),
+    }
+    return [f"{count} {noun}" for noun, count in left_out.items() if count]
+
+
+def render_markdown(view: AuditView, title: str) -> str:
+    out = _headline_lines(view, title)
+    cut = _tables(view, out)
     if cut:
         out += [
             f"Not shown: {', '.join(cut)} (the summary shows the worst first, at most "

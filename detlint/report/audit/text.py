@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from detlint.base.percentages import percent, percent_label
-from detlint.report.audit.facts import AuditView
+from detlint.report.audit.facts import AuditView, Headline
 
 
 def points(loss: float) -> str:
@@ -19,6 +19,31 @@ def points(loss: float) -> str:
 def headline_texts(view: AuditView) -> dict[str, str]:
     """The headline's sentences, shared by the HTML and Markdown reports."""
     head, reference = view.headline, percent_label(view.reference_rate)
+    more = head.tests - head.masked
+    never, rare = head.never_block, head.effectively_never
+    masked_card = (
+        f"{_tests(head.masked, 'runs', 'run')} under knobs that hide intermittent failures"
+        + (f" ({more} more only where a condition holds)" if more else "")
+    )
+    never_card = (
+        f"{_tests(never + rare, 'effectively never blocks', 'effectively never block')}: "
+        f"{never} skipped, xfailed or soft-failed as flaky, and {rare} reporting a "
+        f"{reference} violation at most once in 1000"
+    )
+    return {
+        "masked_card": masked_card.removeprefix(f"{head.masked} "),
+        "never_card": never_card.removeprefix(f"{never + rare} "),
+        "left_out": _left_out(head),
+        "lead": _lead(head, reference),
+        "best": _best(head, reference),
+        "median": "" if head.median_reported is None else percent(head.median_reported),
+        "median_without": "" if head.median_without is None else percent(head.median_without),
+    }
+
+
+def _lead(head: Headline, reference: str) -> str:
+    """The sentence the report opens with: how many tests hide failures and what that
+    costs, then the test files CI steps run under knobs, which no test row counts."""
     if head.masked and head.median_reported is not None and head.median_without is not None:
         lead = (
             f"{head.masked} test{'s run' if head.masked != 1 else ' runs'} under knobs that hide "
@@ -33,6 +58,19 @@ def headline_texts(view: AuditView) -> dict[str, str]:
         )
     else:
         lead = "No test runs under a knob that hides intermittent failures."
+    files = head.files_under_ci_knobs
+    if files:
+        lead += (
+            f" CI steps with such knobs also run {files} more test "
+            f"file{'s' if files != 1 else ''} whose tests have no knob or trial loop of "
+            "their own (the CI steps below list them by step, not test by test)."
+        )
+    return lead
+
+
+def _best(head: Headline, reference: str) -> str:
+    """The change that wins back most (a knob, then all knobs of a kind), or why no
+    single knob is worth naming; empty when no test hides failures."""
     best = ""
     if head.best is None and head.masked:
         best = (
@@ -56,6 +94,12 @@ def headline_texts(view: AuditView) -> dict[str, str]:
             f"{kind.counted} tests report it {percent(kind.reported_without)} of the time "
             f"instead of {percent(kind.reported)} (on average)."
         )
+    return best
+
+
+def _left_out(head: Headline) -> str:
+    """The tests the report does not count and why, so its totals are not read as
+    the whole suite; empty when it counts them all."""
     left_out = []
     if head.not_run:
         left_out.append(
@@ -67,35 +111,9 @@ def headline_texts(view: AuditView) -> dict[str, str]:
             f"{head.without_hiding_knob} test{'s' if head.without_hiding_knob != 1 else ''} "
             "whose knobs hide no failure (platform skips, expected failures, tags)"
         )
-    more = head.tests - head.masked
-    never, rare = head.never_block, head.effectively_never
-    masked_card = (
-        f"{_tests(head.masked, 'runs', 'run')} under knobs that hide intermittent failures"
-        + (f" ({more} more only where a condition holds)" if more else "")
-    )
-    never_card = (
-        f"{_tests(never + rare, 'effectively never blocks', 'effectively never block')}: "
-        f"{never} skipped, xfailed or soft-failed as flaky, and {rare} reporting a "
-        f"{reference} violation at most once in 1000"
-    )
-    files = head.files_under_ci_knobs
-    if files:
-        lead += (
-            f" CI steps with such knobs also run {files} more test "
-            f"file{'s' if files != 1 else ''} whose tests have no knob or trial loop of "
-            "their own (the CI steps below list them by step, not test by test)."
-        )
-    return {
-        "masked_card": masked_card.removeprefix(f"{head.masked} "),
-        "never_card": never_card.removeprefix(f"{never + rare} "),
-        "left_out": f"Not counted: {' and '.join(left_out)}; the JSON audit lists them."
-        if left_out
-        else "",
-        "lead": lead,
-        "best": best,
-        "median": "" if head.median_reported is None else percent(head.median_reported),
-        "median_without": "" if head.median_without is None else percent(head.median_without),
-    }
+    if not left_out:
+        return ""
+    return f"Not counted: {' and '.join(left_out)}; the JSON audit lists them."
 
 
 def _tests(count: int, one: str, many: str) -> str:

@@ -21,7 +21,7 @@ from detlint import __version__
 from detlint.base.percentages import percent, percent_label
 from detlint.base.source_lines import SourceLines
 from detlint.base.span import Span
-from detlint.compose.test_gate import TestGate
+from detlint.compose.test_gate import Knob, TestGate
 from detlint.model import Policy
 from detlint.readers.project.pytest_configs import PytestConfigs
 from detlint.report.audit.facts import (
@@ -53,6 +53,8 @@ SNIPPET_LINES = 3
 # The least a change must give back on average to be named as the one that wins
 # back most: one percentage point of the chance a violation is reported.
 MEANINGFUL_GAIN = 0.01
+# A test's policy without each of its masking knobs alone, by knob id (``removals``).
+Removals = Mapping[str, Policy | None]
 
 
 def _snippet(sources: SourceLines, span: Span) -> tuple[str, ...]:
@@ -139,53 +141,22 @@ class _Builder:
         return key
 
     def test(self, gate: TestGate, ci: Sequence[CiGate]) -> TestView | None:
-        """The test's view, or None when the report leaves it out: it has no knob that
-        hides failures, or a skip or xfail that does not say flaky keeps it from
-        running or failing wherever it runs (that is not what the report is about)."""
+        """The test's view, or None when the report leaves it out (see ``leaves_out``)."""
         chosen = _best_ci(ci, self.rate)
         hiding = [knob for knob in gate.knobs if hides(knob)]
-        if not gate.policy.gate.blocks and not any(
-            knob.kind in GATE_KINDS and not knob.condition for knob in hiding
-        ):
-            self.left_out["not run"] += 1
-            return None
-        if not hiding and (chosen is None or not (chosen.ci_knobs or chosen.masked)):
-            if gate.knobs:  # a test with no knob at all is only in a file that has one
-                self.left_out["no hiding knob"] += 1
+        if self.leaves_out(gate, chosen, hiding):
             return None
         policy = chosen.policy if chosen is not None else gate.policy
         numbers = self.numbers(policy)
-        ids: list[str] = []
-        kinds: list[str] = []
-        for knob in gate.knobs:
-            key = self.knob(
-                knob.span, knob.kind, self.written(knob.span, knob.description), knob.condition
-            )
-            ids.append(key)
-            kinds.append(knob.kind)
+        ids, kinds = self.test_knobs(gate, chosen)
         # The knobs inside pytest that hide failures wherever the test runs.
         python = list(dict.fromkeys(knob_id(knob.span) for knob in hiding if not knob.condition))
         alone = removals(gate, chosen, python, self.configs, self.cwd)
-        if chosen is not None:
-            for ci_knob in chosen.ci_knobs:
-                key = self.knob(ci_knob.span, ci_knob.kind, ci_knob_text(ci_knob), "")
-                ids.append(key)
-                kinds.append(ci_knob.kind)
         unique = tuple(dict.fromkeys(ids))
-        reported, without = numbers.reported, numbers.reported_without
-        for key in unique:
-            self.knobs[key].tests += 1
-        if policy.masks:
-            for key, after in alone.items():
-                tally = self.knobs[key]
-                if after is None:
-                    tally.uncounted += 1
-                else:
-                    tally.counted.append((reported, after.reported(self.rate)))
-                    tally.policies[policy, after] += 1
+        self.tally(unique, alone, policy, numbers.reported)
         # The suggestion first of the knob whose removal wins back most for this test.
         gains = {
-            key: after.reported(self.rate) - reported
+            key: after.reported(self.rate) - numbers.reported
             for key, after in alone.items()
             if after is not None
         }
@@ -213,13 +184,57 @@ class _Builder:
             rules=tuple(dict.fromkeys(finding.code for finding, _ in found)),
             finding_ids=tuple(dict.fromkeys(view.id for _, view in found)),
             suggestion=found[0][0].help if found else "",
-            reported=reported,
-            reported_without=without,
+            reported=numbers.reported,
+            reported_without=numbers.reported_without,
             q50=numbers.q50,
             q50_without=numbers.q50_without,
             trials_needed=numbers.trials_needed,
             measured=self.measured.get(gate.test.nodeid, ""),
         )
+
+    def leaves_out(self, gate: TestGate, chosen: CiGate | None, hiding: Sequence[Knob]) -> bool:
+        """Whether the report leaves the test out, counted by why: it has no knob that
+        hides failures, or a skip or xfail that does not say flaky keeps it from
+        running or failing wherever it runs (that is not what the report is about)."""
+        if not gate.policy.gate.blocks and not any(
+            knob.kind in GATE_KINDS and not knob.condition for knob in hiding
+        ):
+            self.left_out["not run"] += 1
+            return True
+        if not hiding and (chosen is None or not (chosen.ci_knobs or chosen.masked)):
+            if gate.knobs:  # a test with no knob at all is only in a file that has one
+                self.left_out["no hiding knob"] += 1
+            return True
+        return False
+
+    def test_knobs(self, gate: TestGate, chosen: CiGate | None) -> tuple[list[str], list[str]]:
+        """The ids and kinds of the test's knobs, its own then its CI step's, each
+        knob registered the first time a test reaches it."""
+        ids = [
+            self.knob(k.span, k.kind, self.written(k.span, k.description), k.condition)
+            for k in gate.knobs
+        ]
+        kinds = [k.kind for k in gate.knobs]
+        if chosen is not None:
+            ids += [self.knob(k.span, k.kind, ci_knob_text(k), "") for k in chosen.ci_knobs]
+            kinds += [k.kind for k in chosen.ci_knobs]
+        return ids, kinds
+
+    def tally(
+        self, unique: Sequence[str], alone: Removals, policy: Policy, reported: float
+    ) -> None:
+        """Counts the test for each of its knobs and, where the test's policy masks,
+        what removing each knob alone gives it (None: the model cannot tell)."""
+        for key in unique:
+            self.knobs[key].tests += 1
+        if policy.masks:
+            for key, after in alone.items():
+                tally = self.knobs[key]
+                if after is None:
+                    tally.uncounted += 1
+                else:
+                    tally.counted.append((reported, after.reported(self.rate)))
+                    tally.policies[policy, after] += 1
 
     def kind_views(self) -> list[KindView]:
         tallies: dict[str, list[KnobTally]] = {}
