@@ -22,7 +22,7 @@ from detlint.base.cores import default_jobs
 from detlint.base.paths import display_paths
 from detlint.base.progress import NULL_PROGRESS, Progress
 from detlint.base.source import unsaved_paths
-from detlint.base.span import Problem, Span
+from detlint.base.span import Problem, unique_problems
 from detlint.readers.ci import YAML_SUFFIXES
 from detlint.readers.project.discovery import Discovery, discover
 from detlint.readers.project.scope import PYTEST_CONFIG_FILES, may_rerun, widened
@@ -137,7 +137,7 @@ def analyse(
     composed = compose_tests(request, read, repository)
     ci = compose_ci(request, read, composed, repository)
     configs = linted_configs(read, composed, repository.configs)
-    problems = one_per_file(
+    problems = unique_problems(
         [*discovery.problems, *read.problems, *composed.problems]
         + [problem for config in configs for problem in config.problems]
     )
@@ -336,21 +336,6 @@ def linted_configs(
         for directory in sorted(directories):
             configs[directory] = configs_of.of(directory)
     return tuple({config.path: config for config in configs.values()}.values())
-
-
-def one_per_file(problems: Sequence[Problem]) -> tuple[Problem, ...]:
-    """Each problem once, and one whole-file problem per file: pyproject.toml is read by
-    the dependency reader and by the pytest-config reader, and a broken one is one
-    finding, not one per reader."""
-    seen: set[str] = set()
-    kept: list[Problem] = []
-    for problem in dict.fromkeys(problems):
-        if problem.span == Span.file(problem.span.path):
-            if problem.span.path in seen:
-                continue
-            seen.add(problem.span.path)
-        kept.append(problem)
-    return tuple(kept)
 
 
 def judge(

@@ -9,7 +9,10 @@ This script keeps it so, and CI runs it (``tests/test_layout.py``):
 - no import cycle between modules, counting every import: at module level, inside a
   function (lazy) and under ``if TYPE_CHECKING:``;
 - every import points down the stack of ``LAYERS`` (a layer imports its own modules and
-  those of the layers below it, never one above);
+  those of the layers below it, never one above), and the pairs in ``TYPES_ONLY`` only
+  under ``if TYPE_CHECKING:`` (a formatter names the analysis it renders, never runs it);
+- every rule in the catalogue (``rules/*.toml``) has its module under
+  ``detlint/rules/checks/``, named after the rule;
 - modules over ``MAX_MODULE_LINES`` lines and functions over ``MAX_FUNCTION_LINES`` lines
   (from ``def`` to the last line, decorators aside) only where ``ALLOWED`` states why,
   and no more of them than ``MAX_LONG_MODULES`` and ``MAX_LONG_FUNCTIONS``.
@@ -36,17 +39,33 @@ MAX_LONG_MODULES = 3
 MAX_LONG_FUNCTIONS = 5
 
 # The stack, bottom first: a module may import modules of its own layer and of the layers
-# listed before it. The most specific prefix names a module's layer.
+# listed before it. The most specific prefix names a module's layer, so a folder's parts
+# can be ordered among themselves (readers/yaml/ below readers/ci/).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("detlint.base", "detlint.model", "detlint"),
-    ("detlint.readers",),
+    # readers/: file formats first, then what reads a project, then the CI pass that
+    # follows commands into them, then the repository one run asks about.
+    ("detlint.readers.yaml", "detlint.readers.reasons", "detlint.readers.tox"),
+    ("detlint.readers.dependencies", "detlint.readers.python"),
+    ("detlint.readers.project",),
+    ("detlint.readers.ci",),
+    ("detlint.readers.repository", "detlint.readers"),
+    # compose/: a test's policy, then a test under each CI run.
     ("detlint.compose",),
+    ("detlint.compose.ci",),
+    # rules/: the catalogue, findings and wording, then one module per rule, then what
+    # runs them and applies suppressions to what they found.
     ("detlint.rules",),
+    ("detlint.rules.checks",),
+    ("detlint.rules.registry", "detlint.rules.suppression"),
     ("detlint.engine", "detlint.fixes"),
     ("detlint.evidence",),
     ("detlint.report",),
     ("detlint.cli", "detlint.__main__"),
 )
+
+# (importer, imported): allowed only under ``if TYPE_CHECKING:``.
+TYPES_ONLY = (("detlint.report", "detlint.engine"),)
 
 # Within a layer, some parts stand on others: (part, the parts of its layer it must not
 # import). ``base`` and ``model`` are the floor: they import nothing else of detlint.
@@ -92,6 +111,18 @@ def _known(name: str, known: dict[str, Module]) -> str | None:
     return name or None
 
 
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """The lines of the imports under ``if TYPE_CHECKING:``."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for inner in node.body:
+                for child in ast.walk(inner):
+                    if isinstance(child, ast.Import | ast.ImportFrom):
+                        lines.add(child.lineno)
+    return lines
+
+
 def imports(module: Module, known: dict[str, Module]) -> Iterator[tuple[str, int]]:
     """Every detlint module ``module`` imports (with the line), wherever the import is."""
     for node in ast.walk(module.tree):
@@ -119,6 +150,23 @@ def layer_of(name: str) -> tuple[int, str]:
             if matches and len(prefix) > len(best[1]):
                 best = (rank, prefix)
     return best
+
+
+def _within(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+def rule_modules(root: Path) -> list[str]:
+    """Rules of the catalogue without their module in ``detlint/rules/checks/``."""
+    missing = []
+    for path in sorted((root / "rules").glob("DET*.toml")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("name = "):
+                name = line.split("=", 1)[1].strip().strip('"').replace("-", "_")
+                if not (root / PACKAGE / "rules" / "checks" / f"{name}.py").is_file():
+                    missing.append(f"{path.stem} {name}: no detlint/rules/checks/{name}.py")
+                break
+    return missing
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -188,6 +236,7 @@ def check(root: Path, verbose: bool) -> list[str]:
         errors.append(f"{len(top)} entries at the top of {PACKAGE}/ (at most {MAX_TOP_LEVEL})")
     graph: dict[str, set[str]] = {name: set() for name in known}
     for name, module in known.items():
+        typing_lines = _type_checking_lines(module.tree)
         rank, prefix = layer_of(name)
         if rank < 0:
             errors.append(f"{name}: in no layer of LAYERS")
@@ -202,8 +251,16 @@ def check(root: Path, verbose: bool) -> list[str]:
             floor = next((f for f in FLOOR if prefix == f), None)
             if floor and target != PACKAGE and target_prefix != floor:
                 errors.append(f"{where}: {name} is in {floor}, which imports only itself")
+            for importer, imported in TYPES_ONLY:
+                if (
+                    _within(name, importer)
+                    and _within(target, imported)
+                    and line not in typing_lines
+                ):
+                    errors.append(f"{where}: {name} imports {target} at run time")
     for component in cycles(graph):
         errors.append("import cycle: " + " <-> ".join(component))
+    errors += rule_modules(root)
     long_modules = []
     for module in known.values():
         if module.lines > MAX_MODULE_LINES:

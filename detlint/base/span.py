@@ -8,6 +8,7 @@ inclusive of the last character's column + 1 (exclusive end column), like ruff.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -38,3 +39,18 @@ class Problem:
 
     span: Span
     message: str
+
+
+def unique_problems(problems: Sequence[Problem]) -> tuple[Problem, ...]:
+    """Each problem once, and one whole-file problem per file: pyproject.toml is read by
+    the dependency reader and by the pytest-config reader, and a broken one is one
+    finding, not one per reader."""
+    seen: set[str] = set()
+    kept: list[Problem] = []
+    for problem in dict.fromkeys(problems):
+        if problem.span == Span.file(problem.span.path):
+            if problem.span.path in seen:
+                continue
+            seen.add(problem.span.path)
+        kept.append(problem)
+    return tuple(kept)

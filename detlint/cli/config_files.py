@@ -53,12 +53,12 @@ class Resolved(NamedTuple):
 
 
 def _read_document(path: Path) -> dict[str, Any]:
-    from detlint.base.toml_reader import TOMLDecodeError, load_toml  # only when a file exists
+    from detlint.base.toml_reader import TOMLDecodeError, shared_toml  # only when a file exists
 
     shown = display_path(path, Path.cwd())
     try:
         # A BOM is dropped by hand: the utf-8-sig codec is one more import on every run.
-        return load_toml(path.read_bytes().removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
+        return shared_toml(path.read_bytes().removeprefix(b"\xef\xbb\xbf").decode("utf-8"))
     except (OSError, UnicodeDecodeError) as error:
         raise SettingsError(f"cannot read {shown}: {error}") from None
     except TOMLDecodeError as error:

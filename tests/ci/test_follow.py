@@ -10,8 +10,8 @@ from repo_expectations import run_check, written_repository
 
 from detlint.readers.ci.commands.follow import runs_tox_commands
 from detlint.readers.ci.commands.makefile import expand, read_makefile
-from detlint.readers.ci.commands.tox_config import read_tox_config
-from detlint.readers.ci.commands.tox_ini import (
+from detlint.readers.tox.config_file import read_tox_config
+from detlint.readers.tox.ini_format import (
     expand_braces,
     read_tox_ini,
     substitute,

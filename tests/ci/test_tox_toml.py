@@ -8,7 +8,7 @@ import textwrap
 import pytest
 from repo_expectations import run_check, written_repository
 
-from detlint.readers.ci.commands.tox_config import read_tox_config
+from detlint.readers.tox.config_file import read_tox_config
 
 TRIAL_TEST = """\
 import os

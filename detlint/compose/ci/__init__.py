@@ -1,1 +1,7 @@
-"""TODO package docstring."""
+"""A test under each CI run: which tests a step's pytest runs reach, and their policy there.
+
+``runs.py`` resolves each pytest invocation of a step (directly, or through the scripts,
+tox environments and make targets it calls) to the test files it runs; ``gates.py``
+composes each test's policy under that run, then the job's retries and soft fail;
+``analysis.py`` is the entry point that does both for a run's pipelines.
+"""

@@ -1,6 +1,6 @@
 """Each test's policy under one CI run: pytest as the run configures it, then the job.
 
-``ci_link`` finds the runs; this composes what they do to their tests, in the
+``runs.py`` finds the runs; this composes what they do to their tests, in the
 order things happen: the test's trial loop (with any trial count the run's
 environment sets), its marker or config reruns (the command line's ``--reruns``
 standing in for the config's), the job retries, and finally the gate: the test's
@@ -242,7 +242,7 @@ class Composer:
         for a test (a pre-commit run on a test file keeps them all, ``engine.analyse``),
         so the files a workflow gates list their helpers. Which tests pytest collects is
         the config of the file's directory's business, as in the Python pass's linking;
-        which files a run collects is its targets' (``ci_pass.targets``). Asked once per
+        which files a run collects is its targets' (``targets.py``). Asked once per
         file, though many runs reach it."""
         if path in self._files:
             return self._files[path]

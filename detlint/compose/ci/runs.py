@@ -5,8 +5,8 @@ pytest invocation in a step is resolved to the test files it runs: its targets
 against the step's working directory and the repository layout, a bare
 ``pytest`` against the configured ``testpaths``. A step that hands pytest to a
 script, to ``tox -e ENV`` or to ``make TARGET`` has the runs written in that
-file (``ci_pass.follow``), located there. Each test then gets one policy per
-step that runs it (``ci_gates``).
+file (``readers/ci/commands/follow.py``), located there. Each test then gets one policy per
+step that runs it (``gates.py``).
 
 Large CI setups run thousands of steps, nearly every one distinct, over a few
 hundred distinct targets: what a run needs from its directory, its targets or

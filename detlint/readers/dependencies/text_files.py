@@ -220,13 +220,12 @@ def read_setup_cfg(text: str, source: str, names: frozenset[str]) -> list[Declar
 
 def read_tox_ini(text: str, source: str, names: frozenset[str]) -> list[Declared]:
     """``deps`` of ``[testenv]`` and each ``[testenv:NAME]``; ``-r`` and ``{[x]deps}`` skipped."""
+    from detlint.readers.tox.ini_format import testenv_values
+
     found: list[Declared] = []
-    for value in _ini_values(text):
-        if value.option == "deps" and (
-            value.section == "testenv" or value.section.startswith("testenv:")
-        ):
-            label = f"{source} [{value.section}] deps"
-            found.extend(_ini_requirements(value, names, label, commas=False, factors=True))
+    for value in testenv_values(_ini_values(text), "deps"):
+        label = f"{source} [{value.section}] deps"
+        found.extend(_ini_requirements(value, names, label, commas=False, factors=True))
     return found
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from detlint.base.line_index import LineIndex
-from detlint.base.toml_reader import TOMLDecodeError, load_toml
+from detlint.base.toml_reader import TOMLDecodeError, shared_toml
 from detlint.readers.dependencies.text_files import (
     Declared,
     DependencyFileError,
@@ -29,7 +29,7 @@ from detlint.readers.dependencies.text_files import (
 
 def _load_toml(text: str) -> dict[str, Any]:
     try:
-        data: dict[str, Any] = load_toml(text)
+        data: dict[str, Any] = shared_toml(text)
     except TOMLDecodeError as error:
         raise DependencyFileError(f"invalid TOML: {one_line(str(error))}") from None
     except RecursionError:

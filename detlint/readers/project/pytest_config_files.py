@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detlint.base.toml_positions import KeyLines, scan_toml
-from detlint.base.toml_reader import TOMLDecodeError, load_toml
+from detlint.base.toml_reader import TOMLDecodeError, shared_toml
 
 BOM = "\N{BYTE ORDER MARK}"
 _COMMENT_CHARS = "#;"
@@ -212,7 +212,7 @@ def _parse_toml(path: Path) -> _TomlDoc:
         problems = (f"{path.name} starts with a UTF-8 byte-order mark, which pytest rejects",)
         text = text[1:]
     try:
-        data = load_toml(text)
+        data = shared_toml(text)
     except (TOMLDecodeError, RecursionError) as exc:
         raise _Unusable(f"{path.name} is not valid TOML: {exc}") from exc
     lines = [line.removesuffix("\r") for line in text.split("\n")]

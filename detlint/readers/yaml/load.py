@@ -1,4 +1,4 @@
-"""Reading YAML text into a ``yaml_tree``, fast and without ever raising.
+"""Reading YAML text into a ``tree.py``, fast and without ever raising.
 
 This runs on every pipeline file of a repository, so it must be cheap and it
 must turn anything it cannot read into a :class:`~detlint.base.span.Problem` (DET901)
@@ -110,7 +110,7 @@ _MISSING = object()
 
 
 class _Composer:
-    """Builds ``yaml_tree`` nodes from one event stream."""
+    """Builds ``tree.py`` nodes from one event stream."""
 
     def __init__(self, text: str, path: str, masked: Masked | None) -> None:
         self.text = text

@@ -1,6 +1,6 @@
 """Where a Buildkite step's knobs are written, and how an override block replaces them.
 
-``buildkite_retry`` judges one ``soft_fail``, ``skip`` or ``retry.automatic``
+``retry.py`` judges one ``soft_fail``, ``skip`` or ``retry.automatic``
 value; this module finds those keys on a step, on a group (its ``skip`` reaches
 every child), in matrix ``adjustments`` (each acts on one matrix entry) and on
 a wait step (``continue_on_failure``), and names each knob by its key path. A

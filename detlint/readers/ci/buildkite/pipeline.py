@@ -8,9 +8,9 @@ raising: one odd file must not stop a repository's audit.
 
 This module walks the steps (groups, wait, block, trigger and command steps),
 their commands, environment and the per-platform copies a vendor override
-block makes. Which keys are knobs is read in ``buildkite_knobs``, how each acts
-on a test failure in ``buildkite_retry``, and which files a step uploads in
-``buildkite_upload``.
+block makes. Which keys are knobs is read in ``knobs.py``, how each acts
+on a test failure in ``retry.py``, and which files a step uploads in
+``upload.py``.
 """
 
 from __future__ import annotations

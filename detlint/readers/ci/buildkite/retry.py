@@ -5,7 +5,7 @@ exits with status 1 (tests failed), and how many runs does a failure then get?
 Buildkite answers it with exit-status lists and ordered retry rules, so this
 module reads those forms and answers it, keeping an honest "unknown" (None)
 for values the YAML does not settle (``$VAR`` interpolation, forms outside the
-schema). Which keys of a step are knobs is read in ``buildkite_knobs``; this
+schema). Which keys of a step are knobs is read in ``knobs.py``; this
 module knows no steps.
 """
 

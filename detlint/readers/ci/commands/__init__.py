@@ -1,1 +1,3 @@
-"""TODO package docstring."""
+"""What a CI command hands control to: a script, a tox environment, a make target,
+followed to the pytest runs written there (``follow.py``).
+"""

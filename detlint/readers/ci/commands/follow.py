@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from detlint.base.paths import join, mounted_tail
 from detlint.base.span import Span
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES, Makefile, read_makefile
-from detlint.readers.ci.commands.tox_config import TOX_CONFIG_FILES, ToxSettings, read_tox_config
-from detlint.readers.ci.commands.tox_ini import (
+from detlint.readers.ci.facts import EnvSetting
+from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, read_command
+from detlint.readers.tox.config_file import TOX_CONFIG_FILES, ToxSettings, read_tox_config
+from detlint.readers.tox.ini_format import (
     ToxCommand,
     ToxEnv,
     substitute,
 )
-from detlint.readers.ci.facts import EnvSetting
-from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, read_command
 
 # A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
 _SCRIPT_CALL = re.compile(

@@ -3,7 +3,7 @@
 Each job is one ``CiStep``; its knobs are ``allow_failure`` (on the job, for
 ``when: manual`` and in ``rules:``) and ``retry``. GitLab builds a job from
 included files, ``extends:`` templates and the ``default:`` block before it
-runs it; ``gitlab_merge`` merges those the same way, keeping where each value
+runs it; ``merge.py`` merges those the same way, keeping where each value
 is written, so a knob's span points at the file and key that set it. This
 module reads the merged jobs and follows ``!reference`` tags in scripts.
 

@@ -5,7 +5,7 @@ which options take a value: in ``pytest -n 4 tests`` the ``4`` is xdist's
 worker count, and in ``pytest --cov src tests`` ``src`` is pytest-cov's source,
 not a target. The table below is the one place that knowledge lives, grouped by
 the plugin (and release) each option was read from, so that it can be checked
-against a new release; ``pytest_args`` reads argument lists with it.
+against a new release; ``arguments.py`` reads argument lists with it.
 
 pytest's parser is argparse with ``allow_abbrev=False`` (pytest 9.2.0
 ``_pytest/config/argparsing.py``), so only exact option names count and a

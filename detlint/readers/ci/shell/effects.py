@@ -1,6 +1,6 @@
 """How much each part of a parsed script can matter to the exit-status interpreter.
 
-The interpreter (``shell_simulation``) follows both branches of every condition
+The interpreter (``simulation.py``) follows both branches of every condition
 it cannot decide, which doubles the paths per condition; CI scripts are full of
 ``if [ -n "$CI" ]; then echo ...; fi`` that cannot change whether pytest's
 failure reaches the exit status. ``Analysis`` grades every subtree once per

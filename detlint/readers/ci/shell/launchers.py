@@ -2,7 +2,7 @@
 
 pytest is rarely run as plain ``pytest``: CI commands go through ``python -m``,
 ``uv run``, ``poetry run``, ``tox -e ENV --``, ``hatch test``, ``coverage run
--m``... often behind ``timeout 600`` or ``xvfb-run`` (``shell_wrappers``). Each
+-m``... often behind ``timeout 600`` or ``xvfb-run`` (``wrappers.py``). Each
 launcher has options of its own, some taking a value, and only the words after
 them reach pytest; ``hatch test`` even renames some on the way (its
 ``--retries N`` is pytest-rerunfailures' ``--reruns N``). ``recognise_launcher``

@@ -1,8 +1,8 @@
 """The syntax tree of a CI shell script, and how a node is named in a message.
 
-The parser (``shell_parser``) builds these nodes; the walk that finds pytest
-runs (``shell_walk``), the static pre-analysis (``shell_effects``) and the
-exit-status interpreter (``shell_simulation``) read them. They are kept apart
+The parser (``parser.py``) builds these nodes; the walk that finds pytest
+runs (``walk.py``), the static pre-analysis (``effects.py``) and the
+exit-status interpreter (``simulation.py``) read them. They are kept apart
 from the parser so that the readers need not know how the tree was built.
 
 Every node records the offsets of the text it covers in the outermost script

@@ -1,7 +1,7 @@
 """Parsing CI shell text into a syntax tree, reading around what it cannot parse.
 
-A recursive-descent parser over the tokens of ``shell_lexer`` builds the usual
-bash shapes (``shell_nodes``): lists, and-or lists, pipelines, subshells,
+A recursive-descent parser over the tokens of ``lexer.py`` builds the usual
+bash shapes (``nodes.py``): lists, and-or lists, pipelines, subshells,
 groups, ``if``/``while``/``until``/``for``/``case`` and function definitions.
 Command substitutions, and the script strings of ``bash -c '...'`` and
 ``eval``, are parsed as nested scripts, so a ``bash -c 'pytest || true'`` is
@@ -10,7 +10,7 @@ read like the same text written out.
 It is tolerant: bash stops at a syntax error, but CI text holds constructs a
 small parser does not know, and the pytest runs around them still matter. What
 cannot be placed is stepped over and noted in ``broken``. Text that is lines of
-plain words never reaches the lexer: ``shell_plain`` builds its tree directly.
+plain words never reaches the lexer: ``plain.py`` builds its tree directly.
 
 The module is longer than most because the grammar is one set of mutually
 recursive methods; cutting it in two would leave each half unreadable alone.

@@ -4,10 +4,10 @@ Most CI command texts give the shell little to interpret but quotes, line
 breaks and a ``$NAME`` here and there: ``pip install -r requirements.txt``,
 ``pytest -k "not slow" tests -n 4``, ``echo "--- :python: unit (smoke)"``. For
 such a text the general lexer and the recursive-descent parser
-(``shell_parser``) can only build a list of simple commands, one per line, and
+(``parser.py``) can only build a list of simple commands, one per line, and
 they spend most of their time finding that out one token at a time. This module
-builds the same nodes (``Word`` and ``Simple``, as ``shell_lexer`` and
-``shell_nodes`` define them) with one regex over the text, so that the walk and
+builds the same nodes (``Word`` and ``Simple``, as ``lexer.py`` and
+``nodes.py`` define them) with one regex over the text, so that the walk and
 the exit-status interpreter read them as they read the parser's.
 
 It declines (returns None) whenever its result could differ from the parser's,
@@ -80,7 +80,7 @@ def _simple(assigns: list[Word], words: list[Word]) -> Simple:
 
 def plain_commands(text: str, shift: int = 0) -> list[Simple] | None:
     """The simple commands of ``text`` (found at offset ``shift`` of the outermost
-    text), one per non-empty line, as ``shell_parser.parse`` reads them but
+    text), one per non-empty line, as ``parser.parse`` reads them but
     without the scripts of ``bash -c``/``eval``; None when the text is not plain."""
     if _UNPLAIN.search(text):
         return None
@@ -116,7 +116,7 @@ def plain_commands(text: str, shift: int = 0) -> list[Simple] | None:
 
 def may_run_script(text: str) -> bool:
     """Whether a word of the plain ``text`` may start a script string: only a word
-    whose value ends in "sh" or "eval" can (``shell_wrappers.script_argument``),
+    whose value ends in "sh" or "eval" can (``wrappers.script_argument``),
     and every value is a piece of the text with its quotes removed."""
     if "'" in text or '"' in text:
         text = text.replace("'", "").replace('"', "")

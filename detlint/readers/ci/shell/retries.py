@@ -6,7 +6,7 @@ shape runs pytest again when it failed, and the step fails only when the last
 attempt fails, so for one test it acts like ``--reruns``: a violation is
 reported only when every attempt fails. ``find_retries`` recognises the shapes
 by their syntax; whether the last attempt's failure does reach the step is the
-masking analysis's question (``shell_masking``), asked by the caller. A loop
+masking analysis's question (``masking.py``), asked by the caller. A loop
 whose rounds the text does not say (``while``, ``until``, ``for i in $(seq
 $N)``) is not counted: its attempts are unknown.
 """

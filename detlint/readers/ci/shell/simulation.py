@@ -7,7 +7,7 @@ left of ``&&`` but not at the end of a script; a group keeps an ignored failure
 ignored, a subshell does not). So this is a small abstract interpreter: it runs
 the parsed script with the run under study failing and every other command
 succeeding, and reports the status the script ends with and the first construct
-that dropped the failure. ``shell_masking`` runs it along every path that the
+that dropped the failure. ``masking.py`` runs it along every path that the
 script's undecidable conditions open.
 
 What is modelled: ``set -e``/``+e``/``-o pipefail``; errexit being ignored in
@@ -25,7 +25,7 @@ script is taken to succeed).
 
 The interpreter is one class whose methods recurse into each other along the
 tree, which is why this module is longer than most; the values it computes with
-are in ``shell_state`` and the static grading of subtrees in ``shell_effects``.
+are in ``state.py`` and the static grading of subtrees in ``effects.py``.
 """
 
 from __future__ import annotations

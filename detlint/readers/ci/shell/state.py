@@ -1,6 +1,6 @@
 """What the exit-status interpreter knows while it runs a script.
 
-``shell_simulation`` runs a script with one pytest invocation failing; these
+``simulation.py`` runs a script with one pytest invocation failing; these
 are the values it computes with: exit statuses that remember whether they are
 (a copy of) that failure, the reasons a failure stopped counting, and the
 shell's options and variables. The builtins that only read or change that state

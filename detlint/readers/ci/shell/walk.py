@@ -7,7 +7,7 @@ succeeding, and keeps what later commands see: the working directory (``cd``,
 to ``$GITHUB_ENV``. It collects each pytest invocation (``Found``) with that
 context, and each variable the text sets for later commands (``FoundExport``);
 ``shell`` turns both into the public facts. Whether a run's failure reaches
-the step's exit status is not the walk's concern (``shell_masking``).
+the step's exit status is not the walk's concern (``masking.py``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ whose errexit and pipefail its flags set. ``set`` uses the same flag letters
 (``read_flags``).
 
 Everything here works on words after quote removal, so the launcher reader
-(``shell_launchers``) and the shell parser share it.
+(``launchers.py``) and the shell parser share it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Reading tox's TOML configuration statically: ``tox.toml``, or the ``[tool.tox]``
 tables of pyproject.toml (whose ``legacy_tox_ini`` string, when it has one, is
-INI text that :mod:`~detlint.readers.ci.commands.tox_ini` reads, laid out at its lines).
+INI text that :mod:`~detlint.readers.tox.ini_format` reads, laid out at its lines).
 
 tox 4 writes each command there as a list of arguments, run without a shell:
 ``commands = [["pytest", "--reruns", "2", { replace = "posargs", default = ["tests"] }]]``.
@@ -9,7 +9,7 @@ does. Each command becomes the text a shell would split back into the same
 words (each argument quoted as needed), so that the CI pass reads it as it
 reads a tox.ini command; a ``{ replace = "posargs" }`` argument becomes
 ``{posargs:default}`` and ``{ replace = "env" }`` becomes ``{env:NAME:default}``,
-which :func:`~detlint.readers.ci.commands.tox_ini.substitute` fills in. A ``ref`` to a list
+which :func:`~detlint.readers.tox.ini_format.substitute` fills in. A ``ref`` to a list
 in the same document is followed. Each command keeps the position of its item
 in the file, found by :mod:`detlint.base.toml_positions`.
 
@@ -27,7 +27,7 @@ from typing import Any
 
 from detlint.base.ini_lines import IniLine
 from detlint.base.toml_positions import KeyLines, array_items
-from detlint.readers.ci.commands.tox_ini import (
+from detlint.readers.tox.ini_format import (
     DEFAULT_PASS_ENV,
     ToxCommand,
     ToxConfig,
@@ -194,10 +194,10 @@ def read_tox_toml(text: str, pyproject: bool) -> TomlToxConfig | ToxConfig | Non
     ``[tool.tox]`` table: INI text when that table has ``legacy_tox_ini``, else its
     native tables; None without a table, or for invalid TOML."""
     from detlint.base.toml_positions import scan_toml
-    from detlint.base.toml_reader import TOMLDecodeError, load_toml
+    from detlint.base.toml_reader import TOMLDecodeError, shared_toml
 
     try:
-        document = load_toml(text)
+        document = shared_toml(text)
     except (TOMLDecodeError, RecursionError):
         return None
     table: Any = document

@@ -23,9 +23,10 @@ import fnmatch
 import itertools
 import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from detlint.base.ini_lines import IniLine, ini_options
+from detlint.base.ini_lines import IniLine, IniOption, ini_options
 
 # What tox 4 passes to commands whatever ``pass_env`` says (on POSIX).
 DEFAULT_PASS_ENV = (
@@ -280,3 +281,13 @@ def _commands(lines: tuple[IniLine, ...], env: str) -> tuple[ToxCommand, ...]:
             end_column = last.column + len(last.text)
             found.append(ToxCommand(text, first.line, column, last.line, end_column, ignore))
     return tuple(found)
+
+
+def testenv_values(options: Iterable[IniOption], option: str) -> Iterator[IniOption]:
+    """The values of ``option`` in ``[testenv]`` and each ``[testenv:NAME]``, as written
+    (the dependency readers' view of tox.ini: what each environment installs)."""
+    for value in options:
+        if value.option == option and (
+            value.section == "testenv" or value.section.startswith("testenv:")
+        ):
+            yield value

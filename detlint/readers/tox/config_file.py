@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from detlint.readers.ci.commands.tox_ini import ToxEnv, read_tox_ini
-from detlint.readers.ci.commands.tox_toml import read_tox_toml
+from detlint.readers.tox.ini_format import ToxEnv, read_tox_ini
+from detlint.readers.tox.toml_format import read_tox_toml
 
 # Where tox 4 looks for its configuration in a directory, in its order. setup.cfg and
 # pyproject.toml count only when they hold it.
@@ -21,7 +21,7 @@ TOX_CONFIG_FILES = ("tox.ini", "setup.cfg", "pyproject.toml", "tox.toml")
 
 class ToxSettings(Protocol):
     """tox's settings as the CI pass asks them, from INI (``ToxConfig``) or native TOML
-    (:class:`~detlint.readers.ci.commands.tox_toml.TomlToxConfig`)."""
+    (:class:`~detlint.readers.tox.toml_format.TomlToxConfig`)."""
 
     @property
     def envlist(self) -> tuple[str, ...]: ...
