@@ -75,6 +75,21 @@ def _read_pipelines(
     cache: FactsCache | None,
 ) -> PipelineRead:
     reader = PipelineReader(root, cwd, extra_tokens)
+    by_path, by_content, not_read = _candidates(reader, files, cwd)
+    pipelines: list[PipelineFacts] = []
+    done = _read_candidates(reader, by_path, by_content, jobs, cache, pipelines)
+    _read_uploaded(reader, root, done, cache, pipelines)
+    return PipelineRead(
+        tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files), tuple(not_read)
+    )
+
+
+def _candidates(
+    reader: PipelineReader, files: Sequence[Path], cwd: Path
+) -> tuple[list[tuple[Path, System]], list[Path], list[tuple[str, str]]]:
+    """The YAML files that may be pipelines: those whose path names their system, those
+    whose content must tell, and the Azure pipelines (not read, but listed as displayed).
+    Files that run nowhere, test data and files set aside are none of them."""
     start = reader.relative(cwd)
     by_path: list[tuple[Path, System]] = []
     by_content: list[Path] = []
@@ -95,8 +110,20 @@ def _read_pipelines(
             by_path.append((path, system))
         else:
             by_content.append(path)
-    # GitLab first, here: the files it includes are part of it, not pipelines of their own.
-    pipelines: list[PipelineFacts] = []
+    return by_path, by_content, not_read
+
+
+def _read_candidates(
+    reader: PipelineReader,
+    by_path: list[tuple[Path, System]],
+    by_content: list[Path],
+    jobs: int,
+    cache: FactsCache | None,
+    pipelines: list[PipelineFacts],
+) -> set[str]:
+    """Read the candidate files into ``pipelines``, GitLab's first: the files a GitLab
+    pipeline includes are part of it, not pipelines of their own, so they are not read
+    again. Returns the absolute paths of every candidate."""
     included: set[str] = set()
     done: set[str] = set()
     gitlab = [(path, system) for path, system in by_path if system == "gitlab"]
@@ -119,8 +146,19 @@ def _read_pipelines(
         reader.problems += problems
         if facts is not None:
             pipelines.append(facts)
-    # Files a Buildkite step uploads are pipelines whatever their name (generated,
-    # or kept outside the usual places); read the ones the walk did not reach.
+    return done
+
+
+def _read_uploaded(
+    reader: PipelineReader,
+    root: Path,
+    done: set[str],
+    cache: FactsCache | None,
+    pipelines: list[PipelineFacts],
+) -> None:
+    """Read into ``pipelines`` the files a Buildkite step uploads that are not in
+    ``done``: they are pipelines whatever their name (generated, or kept outside the
+    usual places), so the walk may not have reached them."""
     for facts in list(pipelines):
         if facts.system != "buildkite":
             continue
@@ -134,6 +172,3 @@ def _read_pipelines(
                 reader.problems += problems
                 if uploaded is not None:
                     pipelines.append(uploaded)
-    return PipelineRead(
-        tuple(pipelines), tuple(dict.fromkeys(reader.problems)), len(files), tuple(not_read)
-    )

@@ -44,10 +44,14 @@ class RecipeLine:
     ignore_status: bool  # written "-command": make goes on when it fails
 
 
+# One recipe line as written: raw text, line, column, end line, end column.
+_Recipe = tuple[str, int, int, int, int]
+
+
 @dataclass(frozen=True)
 class _Rule:
     prerequisites: tuple[str, ...]
-    recipe: tuple[tuple[str, int, int, int, int], ...]  # raw text, line, column, end line, end
+    recipe: tuple[_Recipe, ...]
 
 
 @dataclass(frozen=True)
@@ -98,19 +102,11 @@ def read_makefile(text: str) -> Makefile:
     while index < len(lines):
         number = index + 1
         raw = lines[index]
-        index += 1
         if raw.startswith("\t") and current:
-            # A recipe line; a backslash continues it, the next line's tab is dropped.
-            parts = [raw[1:]]
-            while parts[-1].endswith("\\") and index < len(lines):
-                parts.append(lines[index].removeprefix("\t"))
-                index += 1
-            end = (index, len(lines[index - 1]) + 1)
-            entry = ("\n".join(parts), number, 2, *end)
-            for target in current:
-                rule = rules[target]
-                rules[target] = _Rule(rule.prerequisites, (*rule.recipe, entry))
+            entry, index = _recipe_line(lines, index)
+            _add_recipe(rules, current, entry)
             continue
+        index += 1
         logical = raw
         while logical.endswith("\\") and index < len(lines):
             logical = logical[:-1] + " " + lines[index].strip()
@@ -129,33 +125,68 @@ def read_makefile(text: str) -> Makefile:
         current = []
         assignment = _ASSIGN.fullmatch(stripped)
         if assignment is not None:
-            name, operator, value = assignment.groups()
-            if operator == "?=":
-                variables.setdefault(name, value)
-            elif operator == "+=":
-                variables[name] = f"{variables.get(name, '')} {value}".strip()
-            elif operator != "!=":  # != runs a shell command: its value is unknown
-                variables[name] = value
+            _assign(variables, *assignment.groups())
             continue
         header = _RULE.fullmatch(stripped)
         if header is None or "=" in header[2]:
             continue  # not a rule, or a target-specific variable (test: ARGS = -x)
-        targets = [t for t in header[1].split() if "%" not in t]
-        prerequisites = tuple(p for p in header[2].split("|")[0].split() if p)
-        for target in targets:
-            old = rules.get(target)
-            previous = old.prerequisites if old is not None else ()
-            rules[target] = _Rule((*previous, *prerequisites), old.recipe if old else ())
-            if default_goal is None and not target.startswith("."):
-                default_goal = target
-        current = [t for t in targets if not t.startswith(".")]
-        if header[3] and header[3].strip():
-            column = logical.index(";") + 2
-            entry = (header[3].strip(), number, column, number, len(logical) + 1)
-            for target in current:
-                old_rule = rules[target]
-                rules[target] = _Rule(old_rule.prerequisites, (*old_rule.recipe, entry))
+        current = _add_rule(rules, header, logical, number)
+        if default_goal is None and current:
+            default_goal = current[0]
     return Makefile(rules, variables, default_goal)
+
+
+def _recipe_line(lines: Sequence[str], index: int) -> tuple[_Recipe, int]:
+    """The recipe line that starts at ``lines[index]`` (tab-indented), and the index of
+    the line after it: a backslash continues it, the next line's tab is dropped."""
+    number = index + 1
+    parts = [lines[index][1:]]
+    index += 1
+    while parts[-1].endswith("\\") and index < len(lines):
+        parts.append(lines[index].removeprefix("\t"))
+        index += 1
+    return ("\n".join(parts), number, 2, index, len(lines[index - 1]) + 1), index
+
+
+def _add_recipe(rules: dict[str, _Rule], targets: Sequence[str], entry: _Recipe) -> None:
+    """Append one recipe line to the rule of each of ``targets``: a rule written for
+    several targets (``unit lint: ; ...``) gives each of them the same recipe."""
+    for target in targets:
+        rule = rules[target]
+        rules[target] = _Rule(rule.prerequisites, (*rule.recipe, entry))
+
+
+def _assign(variables: dict[str, str], name: str, operator: str, value: str) -> None:
+    """Apply one variable assignment as make does, by its operator."""
+    if operator == "?=":
+        variables.setdefault(name, value)
+    elif operator == "+=":
+        variables[name] = f"{variables.get(name, '')} {value}".strip()
+    elif operator != "!=":  # != runs a shell command: its value is unknown
+        variables[name] = value
+
+
+def _add_rule(
+    rules: dict[str, _Rule], header: re.Match[str], logical: str, number: int
+) -> list[str]:
+    """Record a rule's header (``targets: prerequisites ; recipe``) and return the
+    targets that the recipe lines after it belong to.
+
+    A target named again keeps its prerequisites and recipe and gains the new
+    prerequisites; pattern targets (``%.o``) are left out, and special targets
+    (``.PHONY``) take no recipe.
+    """
+    targets = [t for t in header[1].split() if "%" not in t]
+    prerequisites = tuple(p for p in header[2].split("|")[0].split() if p)
+    for target in targets:
+        old = rules.get(target)
+        previous = old.prerequisites if old is not None else ()
+        rules[target] = _Rule((*previous, *prerequisites), old.recipe if old else ())
+    current = [t for t in targets if not t.startswith(".")]
+    if header[3] and header[3].strip():
+        column = logical.index(";") + 2
+        _add_recipe(rules, current, (header[3].strip(), number, column, number, len(logical) + 1))
+    return current
 
 
 def expand(

@@ -50,6 +50,15 @@ Expr = tuple[Any, ...]
 
 def parse_expression(text: str) -> Expr:
     """The syntax tree of an expression (without ``${{ }}``); Unknown when outside the subset."""
+    parser = _ExpressionParser(_tokenise(text))
+    tree = parser.expression()
+    if parser.index != len(parser.tokens):
+        raise Unknown
+    return tree
+
+
+def _tokenise(text: str) -> list[tuple[str, str]]:
+    """The tokens of an expression as (kind, text); Unknown where no token starts."""
     tokens: list[tuple[str, str]] = []
     text, position = text.strip(), 0
     while position < len(text):
@@ -58,43 +67,52 @@ def parse_expression(text: str) -> Expr:
             raise Unknown
         tokens.append((match.lastgroup, match.group(match.lastgroup)))
         position = match.end()
-    index = 0
+    return tokens
 
-    def peek() -> tuple[str, str]:
-        return tokens[index] if index < len(tokens) else ("end", "")
 
-    def take() -> tuple[str, str]:
-        nonlocal index
-        token = peek()
-        index += 1
+class _ExpressionParser:
+    """A recursive descent over the tokens, one method per precedence level from the
+    loosest (``||``, then ``&&``, comparisons, ``!``) to a literal, a parenthesised
+    expression or a ``matrix`` path; ``index`` is the next token, shared by all."""
+
+    def __init__(self, tokens: list[tuple[str, str]]) -> None:
+        self.tokens = tokens
+        self.index = 0
+
+    def _peek(self) -> tuple[str, str]:
+        return self.tokens[self.index] if self.index < len(self.tokens) else ("end", "")
+
+    def _take(self) -> tuple[str, str]:
+        token = self._peek()
+        self.index += 1
         return token
 
-    def binary(operand: Callable[[], Expr], operators: tuple[str, ...]) -> Expr:
+    def _binary(self, operand: Callable[[], Expr], operators: tuple[str, ...]) -> Expr:
         left = operand()
-        while peek()[0] == "op" and peek()[1] in operators:
-            left = ("op", take()[1], left, operand())
+        while self._peek()[0] == "op" and self._peek()[1] in operators:
+            left = ("op", self._take()[1], left, operand())
         return left
 
-    def either() -> Expr:
-        return binary(both, ("||",))
+    def expression(self) -> Expr:
+        return self._binary(self._both, ("||",))
 
-    def both() -> Expr:
-        return binary(compare, ("&&",))
+    def _both(self) -> Expr:
+        return self._binary(self._comparison, ("&&",))
 
-    def compare() -> Expr:
-        return binary(unary, tuple(_COMPARE))
+    def _comparison(self) -> Expr:
+        return self._binary(self._unary, tuple(_COMPARE))
 
-    def unary() -> Expr:
-        if peek() == ("op", "!"):
-            take()
-            return ("not", unary())
-        return primary()
+    def _unary(self) -> Expr:
+        if self._peek() == ("op", "!"):
+            self._take()
+            return ("not", self._unary())
+        return self._primary()
 
-    def primary() -> Expr:
-        kind, word = take()
+    def _primary(self) -> Expr:
+        kind, word = self._take()
         if (kind, word) == ("op", "("):
-            inner = either()
-            if take() != ("op", ")"):
+            inner = self.expression()
+            if self._take() != ("op", ")"):
                 raise Unknown
             return inner
         if kind == "number":
@@ -106,23 +124,18 @@ def parse_expression(text: str) -> Expr:
         if kind != "name" or word.lower() != "matrix":
             raise Unknown  # another context (github, env, inputs...) or a function call
         parts: list[object] = []
-        while peek() in (("op", "."), ("op", "[")):
-            if take()[1] == ".":
-                kind, word = take()
+        while self._peek() in (("op", "."), ("op", "[")):
+            if self._take()[1] == ".":
+                kind, word = self._take()
                 if kind != "name":
                     raise Unknown
                 parts.append(word)
                 continue
-            item = primary()
-            if item[0] != "lit" or take() != ("op", "]"):
+            item = self._primary()
+            if item[0] != "lit" or self._take() != ("op", "]"):
                 raise Unknown
             parts.append(item[1])
         return ("ctx", tuple(parts))
-
-    tree = either()
-    if index != len(tokens):
-        raise Unknown
-    return tree
 
 
 def evaluate(tree: Expr, entry: dict[str, object]) -> object:

@@ -221,25 +221,13 @@ def _appended(options: Sequence[Option], name: str) -> tuple[str, ...]:
     )
 
 
-def read_knobs(
-    options: Sequence[Option], dynamic: Sequence[bool] = ()
-) -> tuple[Knobs, Option | None]:
-    """The knobs that ``options`` (from ``scan_pytest_args``) set, and the
-    ``--reruns`` option that wins; ``dynamic`` as for ``read_pytest_args``.
-
-    The shell reader takes these straight into its facts, without building the
-    rest of a ``PytestArgs``: options that pytest stores once keep their last
-    occurrence, as argparse does; appending options (``-p``, ``--only-rerun``)
-    keep all of them.
-    """
-    knobs: Knobs = {}
-    last = {option.name: option for option in options}
-    if "-k" in last and (keyword := last["-k"].value) is not None:
-        knobs["keyword"] = keyword
-    if "-m" in last and (markexpr := last["-m"].value) is not None:
-        knobs["markexpr"] = markexpr
-    if last.keys().isdisjoint(_KNOB_NAMES):
-        return knobs, None
+def _read_rerunfailures_knobs(
+    knobs: Knobs, options: Sequence[Option], last: dict[str, Option], dynamic: Sequence[bool]
+) -> Option | None:
+    """Add to ``knobs`` what pytest-rerunfailures' options set, for ``read_knobs``, and
+    return the ``--reruns`` option that wins; ``last`` holds each option's last
+    occurrence. Its ``--reruns`` is the one knob whose value, when the shell expands
+    it, is still counted: as ``reruns_dynamic``."""
     get = last.get
     if (reruns_option := get("--reruns")) is not None:
         if (reruns := _int(reruns_option.value)) is not None:
@@ -260,6 +248,30 @@ def read_knobs(
         knobs["max_suite_reruns"] = suite
     if "--fail-on-flaky" in last:
         knobs["fail_on_flaky"] = True
+    return reruns_option
+
+
+def read_knobs(
+    options: Sequence[Option], dynamic: Sequence[bool] = ()
+) -> tuple[Knobs, Option | None]:
+    """The knobs that ``options`` (from ``scan_pytest_args``) set, and the
+    ``--reruns`` option that wins; ``dynamic`` as for ``read_pytest_args``.
+
+    The shell reader takes these straight into its facts, without building the
+    rest of a ``PytestArgs``: options that pytest stores once keep their last
+    occurrence, as argparse does; appending options (``-p``, ``--only-rerun``)
+    keep all of them.
+    """
+    knobs: Knobs = {}
+    last = {option.name: option for option in options}
+    if "-k" in last and (keyword := last["-k"].value) is not None:
+        knobs["keyword"] = keyword
+    if "-m" in last and (markexpr := last["-m"].value) is not None:
+        knobs["markexpr"] = markexpr
+    if last.keys().isdisjoint(_KNOB_NAMES):
+        return knobs, None
+    get = last.get
+    reruns_option = _read_rerunfailures_knobs(knobs, options, last, dynamic)
     if (option := get("--retries")) and (retries := _int(option.value)) is not None:
         knobs["retries"] = retries
     if "--force-flaky" in last:

@@ -273,38 +273,16 @@ def _run(
     retries: dict[int, ShellRetry],
 ) -> PytestRun:
     command, launch = found.command, found.launch
-    words = command.words
-    values: list[str] = []
-    dynamic: list[bool] = []
-    for value, index in launch.args:
-        word = words[index]
-        if not word.dynamic:
-            unknown = False
-        elif value == word.value:
-            value, unknown = resolve(word, found.variables)
-        else:  # rewritten by the launcher (hatch test --retries)
-            unknown = True
-        values.append(value)
-        dynamic.append(unknown)
+    values, dynamic = _pytest_words(found)
     options, targets = scan_pytest_args(values)
     knobs, reruns_option = read_knobs(options, dynamic)
     reruns_text = reruns_at = None
     if reruns_option is not None:
-        span = range(reruns_option.index, reruns_option.index + reruns_option.width)
-        indexes = sorted({launch.args[k][1] for k in span})
-        written = [words[k] for k in indexes]
-        reruns_text = " ".join(word.raw for word in written)
-        reruns_at = lines.place(written[0].start, written[-1].end)
+        reruns_text, reruns_at = _as_written(reruns_option, found, lines)
     reason = masking.reason(command)
     if reason is not None and _runs_pytest_again(reason, starts):
         reason = None
-    retry = retries.get(id(command))
-    if retry is not None and reason is not None:
-        retry = None  # the last attempt's failure does not reach the step: a mask
-    if retry is not None and not retry.same and _reruns_inside(knobs):
-        # `pytest --reruns 2 || pytest --lf`: the attempts add up rather than multiply,
-        # which the model's layers do not express; say nothing rather than overstate.
-        retry = None
+    retry = _counted_retry(retries.get(id(command)), reason, knobs)
     line, column = lines.point(command.start)
     end_line, end_column = lines.point(command.end)
     tox_env = launch.tox_env
@@ -332,3 +310,47 @@ def _run(
         retry_shape=retry.shape if retry is not None else None,
         **knobs,
     )
+
+
+def _pytest_words(found: Found) -> tuple[list[str], list[bool]]:
+    """The words a run hands pytest, and for each whether its value is unknown: an
+    expansion takes the literal values assigned before the run (``N=2; ... $N``), and
+    an expansion the launcher rewrote (hatch test --retries) stays unknown."""
+    words = found.command.words
+    values: list[str] = []
+    dynamic: list[bool] = []
+    for value, index in found.launch.args:
+        word = words[index]
+        if not word.dynamic:
+            unknown = False
+        elif value == word.value:
+            value, unknown = resolve(word, found.variables)
+        else:  # rewritten by the launcher (hatch test --retries)
+            unknown = True
+        values.append(value)
+        dynamic.append(unknown)
+    return values, dynamic
+
+
+def _as_written(option: Option, found: Found, lines: _Lines) -> tuple[str, Place]:
+    """How ``option`` (of the words handed to pytest) is written in the text, and where:
+    a finding about it quotes the command's own words, not the words after expansion."""
+    span = range(option.index, option.index + option.width)
+    indexes = sorted({found.launch.args[k][1] for k in span})
+    written = [found.command.words[k] for k in indexes]
+    return " ".join(word.raw for word in written), lines.place(written[0].start, written[-1].end)
+
+
+def _counted_retry(
+    retry: ShellRetry | None, reason: Reason | None, knobs: Knobs
+) -> ShellRetry | None:
+    """The shell retry around a run as the model counts it, or None when it does not
+    count: the run is masked, or its attempts differ (``|| pytest --lf``) while its own
+    options rerun inside pytest."""
+    if retry is not None and reason is not None:
+        retry = None  # the last attempt's failure does not reach the step: a mask
+    if retry is not None and not retry.same and _reruns_inside(knobs):
+        # `pytest --reruns 2 || pytest --lf`: the attempts add up rather than multiply,
+        # which the model's layers do not express; say nothing rather than overstate.
+        retry = None
+    return retry
