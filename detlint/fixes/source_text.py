@@ -10,13 +10,13 @@ original bytes for the unedited text.
 
 from __future__ import annotations
 
-import bisect
 import codecs
 import io
 import re
 import tokenize
 from dataclasses import dataclass, field
 
+from detlint.base.line_index import LineIndex
 from detlint.base.span import Span
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -29,7 +29,7 @@ class SourceText:
     text: str  # decoded, BOM removed, line ends kept
     encoding: str
     bom: bytes
-    _starts: tuple[int, ...] = field(default=(), compare=False, repr=False)
+    lines: LineIndex = field(default_factory=lambda: LineIndex(""), compare=False, repr=False)
 
     @classmethod
     def decode(cls, path: str, data: bytes) -> SourceText:
@@ -47,8 +47,7 @@ class SourceText:
             text = data[len(bom) :].decode(encoding)
         except (UnicodeDecodeError, LookupError) as error:
             raise ValueError(f"cannot decode as {encoding}: {error}") from None
-        starts = [0] + [match.end() for match in _LINE_END.finditer(text)]
-        return cls(path, data, text, encoding, bom, tuple(starts))
+        return cls(path, data, text, encoding, bom, LineIndex(text, universal=True))
 
     def encode(self, text: str) -> bytes:
         """``text`` as the file stores it: the same encoding and byte order mark."""
@@ -58,10 +57,9 @@ class SourceText:
         """The character offset of a 1-based line and column (clamped to the line)."""
         if line < 1:
             return 0
-        if line > len(self._starts):
+        if line > self.lines.line_count():
             return len(self.text)
-        start = self._starts[line - 1]
-        end = self._starts[line] if line < len(self._starts) else len(self.text)
+        start, end = self.lines.line_start(line), self.lines.line_end(line)
         return min(start + max(column, 1) - 1, end)
 
     def span_range(self, span: Span) -> tuple[int, int]:
@@ -70,14 +68,11 @@ class SourceText:
 
     def position(self, offset: int) -> tuple[int, int]:
         """The 1-based line and column of a character offset."""
-        index = bisect.bisect_right(self._starts, offset) - 1
-        return index + 1, offset - self._starts[index] + 1
+        return self.lines.position(offset)
 
     def line_range(self, line: int) -> tuple[int, int]:
         """Where line ``line`` starts and where its line end ends."""
-        start = self._starts[line - 1]
-        end = self._starts[line] if line < len(self._starts) else len(self.text)
-        return start, end
+        return self.lines.line_start(line), self.lines.line_end(line)
 
     def line_end(self, offset: int) -> str:
         """The line end this file uses (that of the line holding ``offset``, else ``\\n``)."""

@@ -18,6 +18,8 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from detlint.base.line_index import LineIndex
+
 Position = tuple[int, int]  # 1-based line, 0-based column in characters
 
 _NEWLINE = re.compile(r"\r\n?|\n")
@@ -79,15 +81,14 @@ class Code:
     def __init__(self, text: str) -> None:
         self.text = text
         self._ascii = text.isascii()
-        self._line_starts: list[int] | None = None
+        # \r, \n and \r\n end a line, as for the parser (``str.splitlines``
+        # knows more line ends).
+        self.lines = LineIndex(text, universal=True)
 
     @property
     def line_starts(self) -> list[int]:
-        """Offset of the first character of each line (``\\r``, ``\\n`` and ``\\r\\n``
-        end a line, as for the parser; ``str.splitlines`` knows more line ends)."""
-        if self._line_starts is None:
-            self._line_starts = [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
-        return self._line_starts
+        """Offset of the first character of each line."""
+        return self.lines.starts
 
     def line_text(self, line: int) -> str:
         starts = self.line_starts
@@ -106,9 +107,8 @@ class Code:
         return start + len(prefix.decode("utf-8", "replace"))
 
     def position(self, offset: int) -> Position:
-        starts = self.line_starts
-        line = bisect.bisect_right(starts, offset)
-        return line, offset - starts[line - 1]
+        line, column = self.lines.position(offset)
+        return line, column - 1
 
     def start(self, node: Located) -> int:
         return self.offset(node.lineno, node.col_offset)

@@ -3,14 +3,14 @@
 A CI command, ``PYTEST_ADDOPTS`` and an ini file's ``addopts`` all hand pytest
 a list of words, and what matters to detlint is which of them are rerun knobs
 and which are test targets (``read_pytest_args``). They are read as pytest's
-argparse reads them, with the table in ``pytest_options`` saying which options
+argparse reads them, with the table in ``options.py`` saying which options
 take the next word. The words are taken after quote removal, so the shell
 reader and the config readers share this. The shell reader takes the options
 and knobs alone (``scan_pytest_args``, ``read_knobs``) into the facts of a run,
 without a ``PytestArgs`` that it would only copy field by field.
 
 Finding which words of a shell command reach pytest at all is the business of
-``shell_launchers`` (``recognise_launcher``) and ``shell_wrappers``
+``shell/launchers.py`` (``recognise_launcher``) and ``shell/wrappers.py``
 (``skip_wrappers``, ``join_dir``); those names are importable from here too, for
 callers that read a command's launcher and its pytest arguments together.
 """

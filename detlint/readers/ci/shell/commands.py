@@ -10,19 +10,20 @@ reading together.
 
 How it reads, one module each:
 
-* ``shell_lexer`` splits the text into words and operators with their source
-  offsets, and ``shell_parser`` builds a syntax tree (``shell_nodes``), with
+* ``lexer.py`` splits the text into words and operators with their source
+  offsets, and ``parser.py`` builds a syntax tree (``nodes.py``), with
   command substitutions, ``bash -c '...'`` and ``eval`` strings parsed as
   nested scripts. Text that is lines of plain words, most CI commands, takes a
-  shorter way to the same tree (``shell_plain``).
-* ``shell_walk`` walks the tree in text order, finding pytest invocations
-  (``shell_launchers``, ``shell_wrappers``) and environment assignments, and
+  shorter way to the same tree (``plain.py``).
+* ``walk.py`` walks the tree in text order, finding pytest invocations
+  (``launchers.py``, ``wrappers.py``) and environment assignments, and
   tracking the working directory (``cd``, ``pushd``/``popd``, subshells).
-* ``shell_masking`` decides, for each invocation, whether the script still ends
+* ``masking.py`` decides, for each invocation, whether the script still ends
   with status 0 when that invocation fails, by running a small abstract
-  interpreter (``shell_simulation``) under bash's errexit and pipefail rules.
-* ``pytest_args`` reads the words handed to pytest: here only its options and
-  knobs (``scan_pytest_args``, ``read_knobs``), which the run's facts take over.
+  interpreter (``simulation.py``) under bash's errexit and pipefail rules.
+* ``readers/ci/pytest/arguments.py`` reads the words handed to pytest: here only its
+  options and knobs (``scan_pytest_args``, ``read_knobs``), which the run's facts take
+  over.
 
 Nothing here raises on odd input: text that cannot be tokenised or parsed is
 stepped over, and ``CommandFacts.unparsed`` says so.
@@ -30,11 +31,11 @@ stepped over, and ``CommandFacts.unparsed`` says so.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from detlint.base.line_index import LineIndex
 from detlint.readers.ci.pytest.arguments import Knobs, Option, read_knobs, scan_pytest_args
 from detlint.readers.ci.shell.launchers import has_launcher_hint
 from detlint.readers.ci.shell.lexer import Word
@@ -71,7 +72,7 @@ class PytestRun:
     dynamic. ``env`` holds the inline assignments (``FOO=1 pytest``, ``env
     FOO=1 pytest``) as written: a ``PYTEST_ADDOPTS`` there is not folded into
     the options, so that it can be merged with exported values and the step's
-    ``env:`` in one place (``pytest_args.read_pytest_args`` reads it).
+    ``env:`` in one place (``arguments.read_pytest_args`` in ``readers/ci/pytest/`` reads it).
 
     ``masked`` is a short phrase naming what keeps pytest's failure out of the
     step's exit status, or None when a failing pytest still fails the step, and
@@ -156,8 +157,6 @@ class CommandFacts:
 # assignment: a name followed by "=" at the start of a word (so "--flag=value"
 # alone does not count).
 _ASSIGNMENT_HINT = re.compile(r"(?:^|[\s;&|(){}'\"`])[A-Za-z_][A-Za-z0-9_]*=")
-_NEWLINE = re.compile(r"\n")
-_COUNTED_POINTS = 8  # points counted in the text before _Lines lists its line starts
 
 
 def _worth_reading(text: str) -> bool:
@@ -170,28 +169,18 @@ def _worth_reading(text: str) -> bool:
 
 
 class _Lines:
-    """Turns offsets into the text into 0-based lines and columns.
+    """Offsets into a command's text as 0-based lines and columns, as places count them."""
 
-    Most texts are short and asked for two or three points, so the first few
-    are counted in the text; a text asked for more gets its line starts listed.
-    """
+    __slots__ = ("_index",)
 
     def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts: list[int] | None = None
-        self.counted = 0
+        self._index = LineIndex(text)
 
     def point(self, offset: int) -> tuple[int, int]:
         if offset <= 0:
             return 0, offset
-        if self.starts is None:
-            if self.counted < _COUNTED_POINTS:
-                self.counted += 1
-                text = self.text
-                return text.count("\n", 0, offset), offset - text.rfind("\n", 0, offset) - 1
-            self.starts = [0, *(match.end() for match in _NEWLINE.finditer(self.text))]
-        line = bisect.bisect_right(self.starts, offset) - 1
-        return line, offset - self.starts[line]
+        line, column = self._index.position(offset)
+        return line - 1, column - 1
 
     def place(self, start: int, end: int) -> Place:
         line, column = self.point(start)
@@ -238,7 +227,7 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
 def _runs_pytest_again(reason: Reason, starts: list[int]) -> bool:
     """Whether the construct that drops a failure is ``|| pytest ...``: a second run
     (often ``--last-failed``) whose own status decides the step. That is a retry
-    (``shell_retries``), not a hidden exit status."""
+    (``retries.py``), not a hidden exit status."""
     return reason.phrase.startswith("`||") and any(
         reason.start < start < reason.end for start in starts
     )
