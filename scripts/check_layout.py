@@ -72,7 +72,25 @@ TYPES_ONLY = (("detlint.report", "detlint.engine"),)
 FLOOR = ("detlint.base", "detlint.model")
 
 # "path" or "path:function" -> why it is longer than the limit.
-ALLOWED: dict[str, str] = {}
+ALLOWED: dict[str, str] = {
+    "detlint/readers/ci/shell/parser.py": (
+        "the shell grammar is one set of mutually recursive methods of one parser; cut in "
+        "two, neither half reads alone"
+    ),
+    "detlint/readers/ci/shell/simulation.py": (
+        "one interpreter whose methods recurse into each other along the syntax tree, the "
+        "parser's counterpart; its values and the grading of subtrees are modules of their own"
+    ),
+    "detlint/readers/yaml/load.py:run": (
+        "the composer's loop runs once per YAML event of every pipeline file, with its names "
+        "bound locally and the common scalar built inline; a call per event costs more than "
+        "the rest of the loop"
+    ),
+    "detlint/readers/ci/shell/lexer.py:_run": (
+        "the tokenizer's loop runs once per token of every CI command, one branch per token "
+        "kind sharing the loop's position and here-document state"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -223,7 +241,8 @@ def long_functions(module: Module, root: Path) -> Iterator[tuple[str, int]]:
                 yield f"{path}:{node.name}", length
 
 
-def check(root: Path, verbose: bool) -> list[str]:
+def check(root: Path, verbose: bool = False, allowed: dict[str, str] | None = None) -> list[str]:
+    allowed = ALLOWED if allowed is None else allowed
     known = modules(root)
     errors: list[str] = []
     top = sorted(
@@ -266,17 +285,17 @@ def check(root: Path, verbose: bool) -> list[str]:
         if module.lines > MAX_MODULE_LINES:
             key = module.path.relative_to(root).as_posix()
             long_modules.append(key)
-            if key not in ALLOWED:
+            if key not in allowed:
                 errors.append(f"{key}: {module.lines} lines, over {MAX_MODULE_LINES}")
     if len(long_modules) > MAX_LONG_MODULES:
         errors.append(f"{len(long_modules)} modules over {MAX_MODULE_LINES} lines")
     functions = [item for module in known.values() for item in long_functions(module, root)]
     for key, length in functions:
-        if key not in ALLOWED:
+        if key not in allowed:
             errors.append(f"{key}: {length} lines, over {MAX_FUNCTION_LINES}")
     if len(functions) > MAX_LONG_FUNCTIONS:
         errors.append(f"{len(functions)} functions over {MAX_FUNCTION_LINES} lines")
-    stale = [key for key in ALLOWED if key not in long_modules + [k for k, _ in functions]]
+    stale = [key for key in allowed if key not in long_modules + [k for k, _ in functions]]
     errors += [f"ALLOWED names {key}, which is no longer long" for key in stale]
     if verbose:
         print(f"{len(top)} top-level entries: {', '.join(top)}")

@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize(
     "command",
     [
-        ["ruff", "check", "detlint", "tests", "bench"],
-        ["ruff", "format", "--check", "detlint", "tests", "bench"],
-        ["mypy", "--strict", "detlint"],
+        ["ruff", "check", "detlint", "tests", "bench", "scripts"],
+        ["ruff", "format", "--check", "detlint", "tests", "bench", "scripts"],
+        ["mypy", "--strict", "detlint", "scripts"],
     ],
     ids=["ruff-check", "ruff-format", "mypy-strict"],
 )

@@ -18,7 +18,7 @@ from detlint.readers.python.facts import ArgValue, Dynamic
 from detlint.readers.python.guards import negated, quoted
 from detlint.readers.python.locations import Arg, Code, call_args
 from detlint.readers.python.names import NOT_LITERAL, ImportMap, NotLiteral, literal
-from detlint.readers.python.narrowing import Narrowed
+from detlint.readers.python.narrowed import Narrowed
 from detlint.readers.python.parse import parse
 from detlint.readers.python.walk import NodeT, of_kind, walk
 

@@ -34,7 +34,7 @@ from detlint.readers.python.locations import call_args
 from detlint.readers.python.marks import ExternalLookup, MarkResolver, no_external
 from detlint.readers.python.module_index import Function, ModuleIndex, index_module
 from detlint.readers.python.names import dotted, literal
-from detlint.readers.python.narrowing import Narrowed
+from detlint.readers.python.narrowed import Narrowed
 from detlint.readers.python.options import (
     UNITTEST_METHOD_PREFIX,
     ScanOptions,

@@ -20,7 +20,6 @@ trusted the caller parses the whole file.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,25 +39,10 @@ from detlint.readers.python.body_stubs import (
     member_trial_names,
     with_stubs,
 )
+from detlint.readers.python.narrowed import Narrowed, join_pieces
 
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
-
-
-@dataclass(frozen=True)
-class Narrowed:
-    """The kept blocks, joined, and how to map their lines back to the file's.
-
-    ``shifts`` holds (first line in ``text``, original line - that line) for
-    each kept piece, in order.
-    """
-
-    text: str
-    shifts: tuple[tuple[int, int], ...]
-
-    def original_line(self, line: int) -> int:
-        index = bisect.bisect_right(self.shifts, (line, float("inf"))) - 1
-        return line + self.shifts[max(index, 0)][1]
 
 
 @dataclass(frozen=True)
@@ -307,7 +291,7 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     stubbed = with_stubs(pieces, wanted, _trial_names(blocks, level))
     if whole and len(stubbed) == len(pieces):
         return None
-    return _join(stubbed, "\r\n" if "\r\n" in text else "\n")
+    return join_pieces(stubbed, "\r\n" if "\r\n" in text else "\n")
 
 
 def _kept(
@@ -395,16 +379,3 @@ def _pieces(
         line += block.count("\n")
         offset += len(block)
     return pieces, whole
-
-
-def _join(pieces: list[tuple[int, str]], newline: str) -> Narrowed:
-    texts: list[str] = []
-    shifts: list[tuple[int, int]] = []
-    new_line = 1
-    for original_line, piece in pieces:
-        # Trailing blank lines are dropped too: nothing in them is read.
-        text = piece.rstrip() + newline
-        shifts.append((new_line, original_line - new_line))
-        texts.append(text)
-        new_line += text.count("\n")
-    return Narrowed("".join(texts), tuple(shifts))

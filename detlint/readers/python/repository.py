@@ -27,7 +27,7 @@ from detlint.readers.python.prefilter import IMPERATIVE_TOKENS, Prefilter, may_l
 if TYPE_CHECKING:
     from detlint.readers.python.facts import Mark, ModuleFacts, TrialCount
     from detlint.readers.python.module_scan import ModuleExports
-    from detlint.readers.python.narrowing import Narrowed
+    from detlint.readers.python.narrowed import Narrowed
 
 
 class LoopOnly:

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 from detlint import __version__
 from detlint.base.span import Span
 from detlint.compose.test_gate import Environment, TestGate
-from detlint.engine import Analysis
 from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 from detlint.report.audit.indented_json import dumps_indented
 from detlint.report.findings import finding_json
@@ -21,6 +20,7 @@ from detlint.report.power import gate_json, layer_json
 if TYPE_CHECKING:
     from detlint.compose.ci.analysis import CiAnalysis
     from detlint.compose.ci.gates import CiGate
+    from detlint.engine import Analysis
     from detlint.readers.ci.facts import CiKnob
 
 AUDIT_SCHEMA = "detlint.audit/1"
