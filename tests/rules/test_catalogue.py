@@ -35,7 +35,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RULE_FILES = sorted((ROOT / "rules").glob("DET*.toml"))
 
 

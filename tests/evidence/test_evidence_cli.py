@@ -27,7 +27,7 @@ FLAKY_BUILDS = (2, 5, 9)  # the builds where test_kernel fails its first attempt
 # The suite of examples/evidence: its test fails its first attempt in the builds
 # FLAKY_BUILDS names.
 TEST_MODULE = (
-    Path(__file__).parent.parent / "examples" / "evidence" / "tests" / "test_kernel.py"
+    Path(__file__).parents[2] / "examples" / "evidence" / "tests" / "test_kernel.py"
 ).read_text(encoding="utf-8")
 
 
@@ -182,14 +182,14 @@ def test_the_report_log_gives_the_same_counts(tmp_path):
 
 
 def readme_block(marker: str) -> str:
-    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    text = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
     after = text.split(f"<!-- readme:{marker} -->\n", 1)[1]
     return after.split("```", 2)[1].split("\n", 1)[1]
 
 
 def test_the_readme_example_prints_what_the_readme_shows():
     """examples/evidence/reports were written by real pytest runs (generate.py)."""
-    root = Path(__file__).parent.parent
+    root = Path(__file__).parents[2]
     (command,) = readme_block("evidence").strip().splitlines()
     status, out, _ = detlint(root, *command.split()[1:])
     assert status == 0

@@ -23,7 +23,7 @@ from detlint.readers.ci.github.workflow import read_github
 from detlint.readers.yaml.load import read_yaml
 from detlint.readers.yaml.tree import YMap
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = "tests/fixtures/ci/github"
 MATRIX = f"{FIXTURES}/.github/workflows/matrix.yml"
 RETRY = f"{FIXTURES}/.github/workflows/retry.yml"

@@ -24,7 +24,7 @@ from detlint.readers.project.pytest_config import (
 )
 from detlint.readers.project.pytest_configs import PytestConfigs, find_pytest_config
 
-FIXTURES = Path(__file__).parent / "fixtures" / "pytest_config"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "pytest_config"
 
 
 def fixture_config(*parts: str) -> PytestConfig:

@@ -26,8 +26,8 @@ from detlint.cli.main import cli
 from detlint.report.formats import FORMATS
 from detlint.report.sarif import FINGERPRINT_KEY
 
-NEEDLE = Path(__file__).parent.parent / "examples" / "needle"
-GITLAB_SCHEMA = Path(__file__).parent / "schemas" / "gitlab-code-quality.json"
+NEEDLE = Path(__file__).parents[2] / "examples" / "needle"
+GITLAB_SCHEMA = Path(__file__).parents[1] / "schemas" / "gitlab-code-quality.json"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # The environment of a plain run: whatever the machine running the tests sets.
 PLAIN_ENV = {"NO_COLOR": None, "FORCE_COLOR": None}

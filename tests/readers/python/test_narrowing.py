@@ -13,7 +13,7 @@ from detlint.readers.python.body_stubs import member_trial_names
 from detlint.readers.python.narrowing import narrow
 from detlint.readers.python.prefilter import Prefilter
 
-REPOS = Path(__file__).parent / "fixtures" / "repos"
+REPOS = Path(__file__).parents[2] / "fixtures" / "repos"
 WANTED = Prefilter().wants_block
 
 SOURCE = '''import os

@@ -25,9 +25,9 @@ from detlint.fixes.validate import parse_problem
 from detlint.rules.catalogue import rules_directory
 from detlint.rules.catalogue_pages import read_pages
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 NEEDLE = ROOT / "examples" / "needle"
-REPOS = Path(__file__).parent / "fixtures" / "repos"
+REPOS = Path(__file__).parents[1] / "fixtures" / "repos"
 
 
 def invoke(*args: str):

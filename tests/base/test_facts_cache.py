@@ -18,7 +18,7 @@ from repo_expectations import repository_copy, run_check
 from detlint.base.facts_cache import MAX_AGE, PRUNE_EVERY, FactsCache, code_fingerprint
 from detlint.cli.main import cli
 
-REPO = Path(__file__).parent / "fixtures" / "repos" / "ci_pipelines"
+REPO = Path(__file__).parents[1] / "fixtures" / "repos" / "ci_pipelines"
 
 
 @pytest.fixture
@@ -128,7 +128,7 @@ def test_the_code_fingerprint_follows_the_code(tmp_path: Path) -> None:
     before = code_fingerprint()
     assert before == code_fingerprint()
     # Any module of the package counts, not only those beside the cache's own.
-    module = Path(__file__).parents[1] / "detlint" / "model" / "policy.py"
+    module = Path(__file__).parents[2] / "detlint" / "model" / "policy.py"
     stat = module.stat()
     try:
         os.utime(module, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))

@@ -16,7 +16,7 @@ from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
 from detlint.readers.yaml.load import read_yaml
 from detlint.readers.yaml.tree import Position, YMap, YNode, YScalar, YSeq
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "ci" / "buildkite"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "ci" / "buildkite"
 
 
 def load(name: str) -> PipelineFacts:

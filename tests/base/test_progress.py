@@ -19,8 +19,8 @@ from detlint.engine import PARALLEL_THRESHOLD, analyse
 from detlint.readers.project.settings import Settings
 from detlint.rules.catalogue import select_codes
 
-ROOT = Path(__file__).parent.parent
-REPOS = Path(__file__).parent / "fixtures" / "repos"
+ROOT = Path(__file__).parents[2]
+REPOS = Path(__file__).parents[1] / "fixtures" / "repos"
 SELECTED = select_codes(None, ())
 PHASES = ("reading pipelines", "reading files", "linking tests", "linking CI steps", "judging")
 

@@ -33,7 +33,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-CASES = Path(__file__).parent / "fixtures" / "fixes" / "python"
+CASES = Path(__file__).parents[1] / "fixtures" / "fixes" / "python"
 CASE_NAMES = sorted(path.name for path in CASES.iterdir() if (path / "case.toml").exists())
 MARKED = "test_marked.py"  # how before.py is displayed
 OTHER = "conftest.py"  # how conftest_before.py is displayed

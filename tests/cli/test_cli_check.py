@@ -15,9 +15,9 @@ from click.testing import CliRunner
 
 from detlint.cli.main import cli
 
-REPOS = Path(__file__).parent / "fixtures" / "repos"
-NEEDLE = Path(__file__).parent.parent / "examples" / "needle"
-AUDIT_SCHEMA = Path(__file__).parent.parent / "docs" / "json-schema" / "audit-1.json"
+REPOS = Path(__file__).parents[1] / "fixtures" / "repos"
+NEEDLE = Path(__file__).parents[2] / "examples" / "needle"
+AUDIT_SCHEMA = Path(__file__).parents[2] / "docs" / "json-schema" / "audit-1.json"
 
 
 @pytest.fixture

@@ -29,7 +29,7 @@ from detlint.readers.python.narrowing import narrow
 from detlint.readers.python.options import ScanOptions
 from detlint.readers.python.prefilter import Prefilter
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 FILES = sorted([*ROOT.glob("tests/fixtures/**/*.py"), *ROOT.glob("examples/**/*.py")])
 # Every file is read as a test module, so that helpers and conftest files count too.
 OPTIONS = ScanOptions(python_files=("*.py",), retry_names=frozenset({"retry_test"}))

@@ -344,7 +344,7 @@ def test_every_key_and_flag_is_documented() -> None:
     from detlint.cli.check import check
     from detlint.cli.config_keys import KEYS
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     reference = (root / "docs" / "configuration.md").read_text()
     readme = (root / "README.md").read_text()
     for key in KEYS:

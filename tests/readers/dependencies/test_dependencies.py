@@ -26,7 +26,7 @@ from detlint.readers.dependencies.declarations import (
 )
 from detlint.readers.dependencies.text_files import normalize_name, parse_requirement
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "deps"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "deps"
 SCENARIOS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 
 

@@ -16,7 +16,7 @@ from detlint.readers.ci.gitlab.pipeline import read_gitlab
 from detlint.readers.yaml.load import read_yaml
 from detlint.readers.yaml.tree import YNode
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = "tests/fixtures/ci/gitlab"
 MAIN = f"{FIXTURES}/.gitlab-ci.yml"
 INCLUDED = f"{FIXTURES}/ci/tests.yml"

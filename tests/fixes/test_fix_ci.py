@@ -26,7 +26,7 @@ from detlint.fixes.source_text import SourceText
 from detlint.fixes.yaml_edits import yaml_edits
 from detlint.rules.plans import RemoveKey, RemoveOptions, ReplaceValue, UnmaskExit
 
-CASES = Path(__file__).parent / "fixtures" / "fixes" / "ci"
+CASES = Path(__file__).parents[1] / "fixtures" / "fixes" / "ci"
 INFRA = "[{exit_status: -1, limit: 2}, {exit_status: 255, limit: 2}]"
 GITLAB = "{max: 2, when: [runner_system_failure, stuck_or_timeout_failure, api_failure]}"
 RERUNS = ("--reruns", "--reruns-delay")

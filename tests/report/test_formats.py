@@ -30,7 +30,7 @@ from detlint.report.statistics import render_statistics
 from detlint.rules.catalogue import RULES, select_codes
 from detlint.rules.finding import Finding, Loss
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 REPOS = ROOT / "tests" / "fixtures" / "repos"
 SARIF_SCHEMA = ROOT / "tests" / "schemas" / "sarif-schema-2.1.0.json"
 GITLAB_SCHEMA = ROOT / "tests" / "schemas" / "gitlab-code-quality.json"

@@ -20,7 +20,7 @@ import pytest
 from repo_expectations import written_repository
 from test_audit_report import PIPELINE, SUITE, many_tests, run_audit
 
-EXAMPLE = Path(__file__).parent.parent / "examples" / "needle"
+EXAMPLE = Path(__file__).parents[2] / "examples" / "needle"
 REQUIRED = os.environ.get("DETLINT_REQUIRE_BROWSER") == "1"
 CHROMIUM = os.environ.get("DETLINT_CHROMIUM") or shutil.which("chromium")
 # Flags for a machine without network: no background connections, no first-run work.

@@ -16,7 +16,7 @@ from detlint.cli.check import check
 from detlint.cli.main import cli
 from detlint.report.formats import FORMATS
 
-NEEDLE = Path(__file__).parent.parent / "examples" / "needle"
+NEEDLE = Path(__file__).parents[2] / "examples" / "needle"
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from detlint.readers.python.prefilter import Prefilter
 from detlint.readers.python.repository import PythonRepository
 
 RUNNING = "{}.{}".format(*sys.version_info[:2])
-REPOS = Path(__file__).parent / "fixtures" / "repos"
+REPOS = Path(__file__).parents[2] / "fixtures" / "repos"
 KNOB = "import pytest\n\n\n@pytest.mark.flaky(reruns=2)\ndef test_knob():\n    pass\n"
 
 
