@@ -12,6 +12,7 @@ calls) is answered by one :class:`~detlint.readers.repository.Repository`.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -360,12 +361,12 @@ def judge(
         target=settings.target,
         tracking_pattern=settings.tracking_issue_pattern,
         selected=request.selected,
-        ci_knobs=ci.knobs if ci is not None else (),
-        ci_runs=ci.runs if ci is not None else (),
-        ci_gates=ci.gates if ci is not None else (),
-        ci_steps=ci.steps_of if ci is not None else lambda knob: (),
         quarantine_reason=settings.quarantine_reason,
     )
+    if ci is not None:
+        context = dataclasses.replace(
+            context, ci_knobs=ci.knobs, ci_runs=ci.runs, ci_gates=ci.gates, ci_steps=ci.steps_of
+        )
     findings = tuple(run_rules(context, problems))
     request.progress.advance()
     return findings
