@@ -26,7 +26,7 @@ from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, unique_problems
 from detlint.readers.ci import YAML_SUFFIXES
 from detlint.readers.project.discovery import Discovery, discover
-from detlint.readers.project.scope import PYTEST_CONFIG_FILES, may_rerun, widened
+from detlint.readers.project.scope import PYTEST_CONFIG_FILES, may_rerun, options_for_run, widened
 from detlint.readers.project.settings import Settings
 from detlint.readers.python.options import ScanOptions
 from detlint.readers.python.prefilter import Prefilter
@@ -137,7 +137,7 @@ def analyse(
     read = read_repository(request, discovery, repository)
     composed = compose_tests(request, read, repository)
     ci = compose_ci(request, read, composed, repository)
-    configs = linted_configs(read, composed, repository.configs)
+    configs = linted_configs(read, composed, repository)
     problems = unique_problems(
         [*discovery.problems, *read.problems, *composed.problems]
         + [problem for config in configs for problem in config.problems]
@@ -161,7 +161,7 @@ def analyse(
         ci=ci,
         not_read=read.not_read,
         vendored=discovery.vendored,
-        pytest_configs=repository.configs,
+        pytest_configs=repository.configs_read,
     )
 
 
@@ -172,16 +172,19 @@ def read_repository(request: Request, discovery: Discovery, repository: Reposito
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
     extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
     readers = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.trial_env_readers)
-    from detlint.readers.project.collection import options_for_run
-
-    options = options_for_run(
+    options, with_configs = options_for_run(
         ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
         request.paths,
         discovery.files,
         request.cwd,
-        repository.root,
-        repository.configs,
     )
+    if with_configs:
+        from detlint.readers.project.collection import scan_options
+
+        config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
+        options = scan_options(
+            options, config_files, lint_files, repository.root, repository.configs
+        )
     prefilter = Prefilter(extra=extra, trials="DET301" in request.selected, readers=readers)
     pipelines: tuple[PipelineFacts, ...] = ()
     not_read: tuple[tuple[str, str], ...] = ()
@@ -326,7 +329,7 @@ def compose_ci(
 
 
 def linted_configs(
-    read: Read, composed: Composed, configs_of: PytestConfigs
+    read: Read, composed: Composed, repository: Repository
 ) -> tuple[PytestConfig, ...]:
     """The configuration that applies to the linted files, even those without knobs
     (global reruns reach every test), and that of a linted config file itself (a
@@ -335,7 +338,7 @@ def linted_configs(
     directories = {path.parent for path in (*read.lint_files, *read.config_files)} - set(configs)
     if read.modules or read.config_files or may_rerun(directories):
         for directory in sorted(directories):
-            configs[directory] = configs_of.of(directory)
+            configs[directory] = repository.configs.of(directory)
     return tuple({config.path: config for config in configs.values()}.values())
 
 

@@ -56,6 +56,11 @@ class Repository:
             self._configs = PytestConfigs(self.cwd)
         return self._configs
 
+    @property
+    def configs_read(self) -> PytestConfigs | None:
+        """The configs, if the run asked for any."""
+        return self._configs
+
     def files(self) -> tuple[str, ...]:
         """Every file of the repository (absolute), with the run's exclusion rules; an
         unsaved new file counts, since the steps that run it gate it."""

@@ -231,3 +231,16 @@ def test_help_lists_every_command_and_an_unknown_one_is_a_usage_error():
     result = invoke("nope")
     assert result.exit_code == 2
     assert "No such command 'nope'" in result.output
+
+
+def test_every_option_of_check_reaches_the_run_as_one_read_only_value():
+    from detlint.cli.check import check
+    from detlint.cli.check_arguments import CheckArguments
+
+    names = {parameter.name for parameter in check.params}
+    assert names == set(CheckArguments.__slots__)
+    arguments = CheckArguments(**dict.fromkeys(names))
+    with pytest.raises(AttributeError):
+        arguments.quiet = True  # type: ignore[misc]
+    with pytest.raises(TypeError, match="missing: verbose"):
+        CheckArguments(**dict.fromkeys(names - {"verbose"}))

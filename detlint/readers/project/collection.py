@@ -11,7 +11,6 @@ only if the config that applies to its module collects it.
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import functools
 import os
@@ -19,9 +18,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.base.source import read_bytes, unsaved_paths
+from detlint.base.source import read_bytes
 from detlint.base.span import Problem
-from detlint.readers.project.scope import PYTEST_CONFIG_FILES
 from detlint.readers.python.options import (
     HOOK_TEST,
     UNITTEST_METHOD_PREFIX,
@@ -38,41 +36,6 @@ if TYPE_CHECKING:
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(item for group in groups for item in group))
-
-
-def options_for_run(
-    options: ScanOptions,
-    paths: Sequence[Path],
-    files: Sequence[Path],
-    cwd: Path,
-    root: Path,
-    configs_of: PytestConfigs,
-) -> ScanOptions:
-    """What the Python pass of a run over ``paths`` (its ``files`` discovered) keeps as
-    tests: ``options`` with the collection patterns the run can meet.
-
-    The tests a config collects under its own patterns (celery's test_* classes) must
-    be read: the scan keeps whatever a config the run meets collects, and linking keeps
-    what the module's own config does. A run over a tree reads the patterns of the
-    configs it meets; a run on files named one by one (pre-commit) keeps every class and
-    function of those that hold a knob (linking reads their configs anyway), and asks
-    the configs only when a file's name is not one the default patterns take.
-    """
-    lint_files = [path for path in files if path.suffix == ".py"]
-    config_files = [path for path in files if path.name in PYTEST_CONFIG_FILES]
-    unsaved = unsaved_paths()
-    named = bool(paths) and all(
-        os.path.isfile(cwd / path) or os.path.abspath(cwd / path) in unsaved for path in paths
-    )
-    if named and not config_files:
-        options = dataclasses.replace(options, python_classes=("",), python_functions=("",))
-    if (
-        not named
-        or config_files
-        or any(not is_test_module(path.name, options.python_files) for path in lint_files)
-    ):
-        options = scan_options(options, config_files, lint_files, root, configs_of)
-    return options
 
 
 def scan_options(

@@ -21,6 +21,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from detlint.base.paths import display_path
 from detlint.base.span import Problem, Span
@@ -30,15 +31,9 @@ from detlint.readers.project.exclusions import (
     ExclusionRules,
     exclusion_rules,
 )
-from detlint.readers.project.git_listing import GitListing, git_listing
 
-"""Directory names never walked: version control, virtualenvs, caches and build
-output hold copies of other projects' tests and config that are not this repository's."""
-
-"""Directory names that hold other projects' code copied in: skipped by default (the
-``vendored-dirs`` setting replaces the list; ``[]`` reads them all), except inside a test
-tree (``tests/external/`` holds this project's tests of external services). Git
-submodules and nested repositories are vendored too."""
+if TYPE_CHECKING:
+    from detlint.readers.project.git_listing import GitListing
 
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini")
@@ -262,6 +257,8 @@ class _Expansion:
             self.files.add(target)
         elif stat.S_ISDIR(mode):
             if respect_gitignore and not self._listed:
+                from detlint.readers.project.git_listing import git_listing  # a directory only
+
                 self._listing, self._listed = git_listing(self.root), True
             rel = _relative(target, self.root)
             listing = self._listing
@@ -319,6 +316,8 @@ def _repository_files(
     vendored: tuple[str, ...],
     default_excludes: tuple[str, ...],
 ) -> tuple[str, ...]:
+    from detlint.readers.project.git_listing import git_listing
+
     listing = git_listing(root) if respect_gitignore else None
     files: set[str] = set()
     _walk(root, "", exclusion_rules(exclude, vendored, default_excludes), listing, files, [])

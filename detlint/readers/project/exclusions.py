@@ -33,6 +33,8 @@ DEFAULT_EXCLUDES: tuple[str, ...] = (
     "site-packages",
     "*.egg-info",
 )
+"""Directory names never walked: version control, virtualenvs, caches and build
+output hold copies of other projects' tests and config that are not this repository's."""
 
 
 DEFAULT_VENDORED: tuple[str, ...] = (
@@ -47,6 +49,10 @@ DEFAULT_VENDORED: tuple[str, ...] = (
     "external",
     "extern",
 )
+"""Directory names that hold other projects' code copied in: skipped by default (the
+``vendored-dirs`` setting replaces the list; ``[]`` reads them all), except inside a test
+tree (``tests/external/`` holds this project's tests of external services). Git
+submodules and nested repositories are vendored too."""
 
 
 _TEST_TREES = frozenset({"test", "tests", "testing"})

@@ -11,14 +11,20 @@ the project it configures instead: the directory it declares for, as
 directory. That run then reports what ``detlint check`` of that directory would, so
 a hook and a run from the root agree. And a run on files without knobs still
 reports the reruns pytest's config sets for every test (DET104), which a byte test
-of the config files that reach them (``may_rerun``) tells cheaply.
+of the config files that reach them (``may_rerun``) tells cheaply; and which tests
+the Python pass keeps depends on whether files were named or a tree was given
+(``options_for_run``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
+
+from detlint.base.source import unsaved_paths
+from detlint.readers.python.options import ScanOptions, is_test_module
 
 # The files pytest reads its configuration from (the engine reads the same set).
 PYTEST_CONFIG_FILES = frozenset(
@@ -98,3 +104,32 @@ def may_rerun(directories: set[Path]) -> bool:
                 if any(token in data for token in _RERUN_CONFIG_TOKENS):
                     return True
     return False
+
+
+def options_for_run(
+    options: ScanOptions, paths: Sequence[Path], files: Sequence[Path], cwd: Path
+) -> tuple[ScanOptions, bool]:
+    """What the Python pass of a run over ``paths`` (its ``files`` discovered) keeps as
+    tests, and whether the collection patterns of the configs it meets must be added
+    (``collection.scan_options``).
+
+    The tests a config collects under its own patterns (celery's test_* classes) must
+    be read: the scan keeps whatever a config the run meets collects, and linking keeps
+    what the module's own config does. A run over a tree reads the patterns of the
+    configs it meets; a run on files named one by one (pre-commit) keeps every class and
+    function of those that hold a knob (linking reads their configs anyway), and asks
+    the configs only when a file's name is not one the default patterns take.
+    """
+    lint_files = [path for path in files if path.suffix == ".py"]
+    config_files = [path for path in files if path.name in PYTEST_CONFIG_FILES]
+    unsaved = unsaved_paths()
+    named = bool(paths) and all(
+        os.path.isfile(cwd / path) or os.path.abspath(cwd / path) in unsaved for path in paths
+    )
+    if named and not config_files:
+        options = dataclasses.replace(options, python_classes=("",), python_functions=("",))
+    return options, (
+        not named
+        or bool(config_files)
+        or any(not is_test_module(path.name, options.python_files) for path in lint_files)
+    )

@@ -2,9 +2,9 @@
 
 tox 4 reads ``tox.ini``, else a ``setup.cfg`` with a ``[tox:tox]`` section, else
 pyproject.toml's ``[tool.tox]``, else ``tox.toml``. The INI forms are read by
-``tox_ini.py`` and the TOML forms by ``tox_toml.py``; both answer the questions the
-CI pass asks of tox (``ToxSettings``), so that following ``tox -e ENV`` does not
-depend on the file's format.
+``ini_format.py`` and the TOML forms by ``toml_format.py`` (imported only for a TOML
+file); both answer the questions the CI pass asks of tox (``ToxSettings``), so that
+following ``tox -e ENV`` does not depend on the file's format.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Protocol
 
 from detlint.readers.tox.ini_format import ToxEnv, read_tox_ini
-from detlint.readers.tox.toml_format import read_tox_toml
 
 # Where tox 4 looks for its configuration in a directory, in its order. setup.cfg and
 # pyproject.toml count only when they hold it.
@@ -41,5 +40,7 @@ def read_tox_config(name: str, text: str) -> ToxSettings | None:
         config = read_tox_ini(text, core="tox:tox")
         return config if "tox:tox" in config.sections else None
     if name in ("pyproject.toml", "tox.toml"):
+        from detlint.readers.tox.toml_format import read_tox_toml
+
         return read_tox_toml(text, pyproject=name == "pyproject.toml")
     return read_tox_ini(text)

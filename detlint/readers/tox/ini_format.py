@@ -2,8 +2,8 @@
 
 The configuration is ``tox.ini``, or failing that a ``setup.cfg`` with a
 ``[tox:tox]`` section, pyproject.toml's ``[tool.tox]`` or ``tox.toml``, which
-tox reads in that order (``tox_config.py`` picks the file). The TOML files are read
-by ``tox_toml.py``: native tables there, or the INI text of pyproject.toml's
+tox reads in that order (``config_file.py`` picks the file). The TOML files are read
+by ``toml_format.py``: native tables there, or the INI text of pyproject.toml's
 ``legacy_tox_ini`` string, which is read here.
 
 A CI step that runs ``tox -e py311`` runs pytest only through the ``commands``
