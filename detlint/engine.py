@@ -170,18 +170,19 @@ def read_repository(request: Request, discovery: Discovery, repository: Reposito
     the pipelines that run them too (as context)."""
     settings, progress = request.settings, request.progress
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
+    config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
     extra = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.retry_decorators)
     readers = tuple(name.rsplit(".", 1)[-1].encode() for name in settings.trial_env_readers)
     options, with_configs = options_for_run(
         ScanOptions(retry_names=settings.retry_decorators, env_readers=settings.trial_env_readers),
         request.paths,
-        discovery.files,
+        lint_files,
+        config_files,
         request.cwd,
     )
     if with_configs:
         from detlint.readers.project.collection import scan_options
 
-        config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
         options = scan_options(
             options, config_files, lint_files, repository.root, repository.configs
         )
@@ -210,7 +211,6 @@ def read_repository(request: Request, discovery: Discovery, repository: Reposito
     as_context = False
     if modules and not pipelines:
         pipelines, as_context = _context_pipelines(request, discovery, repository)
-    config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
     return Read(
         lint_files, config_files, modules, looping, pipelines, not_read, problems, as_context
     )

@@ -11,10 +11,11 @@ original bytes for the unedited text.
 from __future__ import annotations
 
 import codecs
+import functools
 import io
 import re
 import tokenize
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from detlint.base.line_index import LineIndex
 from detlint.base.span import Span
@@ -29,7 +30,11 @@ class SourceText:
     text: str  # decoded, BOM removed, line ends kept
     encoding: str
     bom: bytes
-    lines: LineIndex = field(default_factory=lambda: LineIndex(""), compare=False, repr=False)
+
+    @functools.cached_property
+    def lines(self) -> LineIndex:
+        """Its lines as the passes count them (``\\r\\n``, ``\\r`` or ``\\n`` ends one)."""
+        return LineIndex(self.text, universal=True)
 
     @classmethod
     def decode(cls, path: str, data: bytes) -> SourceText:
@@ -47,7 +52,7 @@ class SourceText:
             text = data[len(bom) :].decode(encoding)
         except (UnicodeDecodeError, LookupError) as error:
             raise ValueError(f"cannot decode as {encoding}: {error}") from None
-        return cls(path, data, text, encoding, bom, LineIndex(text, universal=True))
+        return cls(path, data, text, encoding, bom)
 
     def encode(self, text: str) -> bytes:
         """``text`` as the file stores it: the same encoding and byte order mark."""

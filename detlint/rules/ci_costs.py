@@ -30,12 +30,6 @@ if TYPE_CHECKING:
     from detlint.readers.ci.facts import CiKnob
 
 
-GATE_KINDS = ("soft-fail", "continue-on-error", "allow-failure")
-
-
-RETRY_KINDS = ("job-retry", "retry-action", "shell-retry")
-
-
 # (with the knob, without it) for one gate
 Pair = tuple[Policy, Policy]
 

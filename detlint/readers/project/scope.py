@@ -107,11 +107,15 @@ def may_rerun(directories: set[Path]) -> bool:
 
 
 def options_for_run(
-    options: ScanOptions, paths: Sequence[Path], files: Sequence[Path], cwd: Path
+    options: ScanOptions,
+    paths: Sequence[Path],
+    lint_files: Sequence[Path],
+    config_files: Sequence[Path],
+    cwd: Path,
 ) -> tuple[ScanOptions, bool]:
-    """What the Python pass of a run over ``paths`` (its ``files`` discovered) keeps as
-    tests, and whether the collection patterns of the configs it meets must be added
-    (``collection.scan_options``).
+    """What the Python pass of a run over ``paths`` (the Python files and pytest config
+    files it discovered) keeps as tests, and whether the collection patterns of the
+    configs it meets must be added (``collection.scan_options``).
 
     The tests a config collects under its own patterns (celery's test_* classes) must
     be read: the scan keeps whatever a config the run meets collects, and linking keeps
@@ -120,8 +124,6 @@ def options_for_run(
     function of those that hold a knob (linking reads their configs anyway), and asks
     the configs only when a file's name is not one the default patterns take.
     """
-    lint_files = [path for path in files if path.suffix == ".py"]
-    config_files = [path for path in files if path.name in PYTEST_CONFIG_FILES]
     unsaved = unsaved_paths()
     named = bool(paths) and all(
         os.path.isfile(cwd / path) or os.path.abspath(cwd / path) in unsaved for path in paths

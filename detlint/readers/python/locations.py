@@ -85,19 +85,12 @@ class Code:
         # knows more line ends).
         self.lines = LineIndex(text, universal=True)
 
-    @property
-    def line_starts(self) -> list[int]:
-        """Offset of the first character of each line."""
-        return self.lines.starts
-
     def line_text(self, line: int) -> str:
-        starts = self.line_starts
-        end = starts[line] if line < len(starts) else len(self.text)
-        return self.text[starts[line - 1] : end]
+        return self.text[self.lines.line_start(line) : self.lines.line_end(line)]
 
     def offset(self, line: int, byte_column: int) -> int:
         """The character offset of an ``ast`` position."""
-        start = self.line_starts[line - 1]
+        start = self.lines.line_start(line)
         if self._ascii:
             return start + byte_column
         text = self.line_text(line)

@@ -18,7 +18,7 @@ from detlint.rules.fix_plans import (
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.readers.ci.facts import CiKnob
-from detlint.rules.ci_costs import RETRY_KINDS, Pair, described, quoted_cost, runs_of, unseen_calls
+from detlint.rules.ci_costs import Pair, described, quoted_cost, runs_of, unseen_calls
 from detlint.rules.context import QUARANTINE
 
 _RETRY_HELP = {
@@ -45,6 +45,10 @@ def _retry_pair(knob: CiKnob) -> Callable[[CiGate], Pair]:
 
 def job_retry(context: RuleContext) -> Iterator[Finding]:
     """DET411: a job retry (or a retry action) that reruns test failures."""
+    if not context.ci_knobs:
+        return  # nothing to import the CI linking for
+    from detlint.compose.ci.gates import RETRY_KINDS
+
     for knob in context.ci_knobs:
         if knob.kind not in RETRY_KINDS or not knob.covers_tests or (knob.attempts or 0) < 2:
             continue

@@ -94,7 +94,6 @@ def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
             f"test skipped as {word!r}{where}, so a {q} violation is never reported "
             f"(was {percent(numbers.reported_without)}) and nothing shows it "
             f"({trials_phrase(gate.test)}{covers(gates)})",
-            "run it under a visible quarantine instead: "
-            '@pytest.mark.xfail(strict=False, reason="<tracking issue>")',
+            f"run it under a visible quarantine instead: {QUARANTINE}",
             numbers,
         )

@@ -17,7 +17,7 @@ from detlint.rules.fix_plans import (
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
-from detlint.rules.ci_costs import GATE_KINDS, Pair, described, quoted_cost, runs_of, unseen_calls
+from detlint.rules.ci_costs import Pair, described, quoted_cost, runs_of, unseen_calls
 from detlint.rules.context import QUARANTINE
 
 
@@ -28,7 +28,7 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
     from detlint.compose.ci.gates import GATE_OF_KNOB
 
     for knob in context.ci_knobs:
-        if knob.kind not in GATE_KINDS or not knob.covers_tests:
+        if knob.kind not in GATE_OF_KNOB or not knob.covers_tests:
             continue
         runs = runs_of(knob, context)
         calls = unseen_calls(knob, runs, context)
