@@ -63,6 +63,8 @@ class Analysis:
     vendored: tuple[str, ...] = ()  # vendored directories skipped, as displayed
     # The run's pytest configs, for the audit's questions about a test's directory.
     pytest_configs: PytestConfigs | None = None
+    # The rules the run ran (None: every rule), for the audit's account of silent knobs.
+    selected: frozenset[str] | None = None
 
     @property
     def files_checked(self) -> int:
@@ -162,6 +164,7 @@ def analyse(
         not_read=read.not_read,
         vendored=discovery.vendored,
         pytest_configs=repository.configs_read,
+        selected=request.selected,
     )
 
 

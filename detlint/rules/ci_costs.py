@@ -26,6 +26,7 @@ from detlint.rules.finding import Loss
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
+    from detlint.compose.ci.run_options import RunOptions
     from detlint.compose.ci.test_run import TestRun
     from detlint.readers.ci.facts import CiKnob
 
@@ -125,3 +126,17 @@ def gates_by_run(context: RuleContext) -> dict[int, list[CiGate]]:
     for gate in context.ci_gates:
         found.setdefault(id(gate.run), []).append(gate)
     return found
+
+
+def reruns_no_violation(options: RunOptions) -> bool:
+    """Whether the command line's reruns are pytest-rerunfailures' alone and its
+    ``--only-rerun``/``--rerun-except`` keep an assertion violation from being rerun
+    (trl's ``--only-rerun '(OSError|Timeout|HTTPError.*502)'``)."""
+    if options.retries is not None or options.force_flaky is not None:
+        return False
+    if options.only_rerun is None and options.rerun_except is None:
+        return False
+    from detlint.compose.filters import rerunfailures_filter
+
+    filtered = rerunfailures_filter(None, options.only_rerun or (), options.rerun_except or ())
+    return filtered.masks is False

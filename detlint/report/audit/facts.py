@@ -77,6 +77,20 @@ class StepView:
 
 
 @dataclass(frozen=True)
+class CensusView:
+    """One CI knob and what detlint made of it: the findings at it, or why none."""
+
+    kind: str
+    path: str
+    line: int
+    step: str
+    written: str  # the knob as written, e.g. "soft_fail: true"
+    verdict: str  # "finding", "no-finding" or "not-judged"
+    codes: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class TestView:
     """One test (or the instances a ``pytest.param`` mark covers), its stack and numbers."""
 
@@ -158,3 +172,4 @@ class AuditView:
     findings: tuple[FindingView, ...]
     problems: tuple[str, ...]
     not_read: tuple[str, ...]
+    census: tuple[CensusView, ...] = ()  # every CI knob, in file order

@@ -23,6 +23,7 @@ from detlint.report.audit.text import headline_texts, points
 # show their first rows (and say so); the table of tests always holds every test.
 KNOB_ROWS = 100
 STEP_ROWS = 500
+CENSUS_ROWS = 1000
 FINDING_ROWS = 2000
 
 
@@ -139,6 +140,9 @@ def render_html(view: AuditView, title: str, drawn: list[Plot] | None = None) ->
         others_count=len(others),
         steps=view.steps[:STEP_ROWS],
         steps_cut=len(view.steps) > STEP_ROWS,
+        census=sorted(view.census, key=lambda knob: knob.verdict == "finding")[:CENSUS_ROWS],
+        census_cut=len(view.census) > CENSUS_ROWS,
+        census_reported=sum(knob.verdict == "finding" for knob in view.census),
         findings=view.findings[:FINDING_ROWS],
         findings_cut=len(view.findings) > FINDING_ROWS,
         rules=sorted({code for test in view.tests for code in test.rules}),

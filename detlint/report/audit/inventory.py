@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.engine import Analysis
     from detlint.readers.ci.facts import CiKnob
+    from detlint.rules.ci_census import KnobVerdict
 
 AUDIT_SCHEMA = "detlint.audit/1"
 
@@ -153,6 +154,50 @@ def _ci_knob_json(
     }
 
 
+def _verdict_json(verdict: KnobVerdict) -> dict[str, Any]:
+    return {
+        "verdict": verdict.verdict,
+        "codes": list(verdict.codes),
+        "cause": verdict.cause or None,
+        "reason": verdict.reason or None,
+    }
+
+
+def _census_json(analysis: Analysis, ci: CiAnalysis) -> list[dict[str, Any]]:
+    """Every knob with the verdict of the census: the knobs of the pipelines as read,
+    then the rerun options and masked statuses of their pytest commands."""
+    from detlint.rules.ci_census import census
+
+    steps = {knob: found[0].name for knob in ci.knobs if (found := ci.steps_of(knob))}
+    gated: dict[CiKnob, set[str]] = {}
+    for gate in ci.gates:
+        for knob in gate.run.knobs:
+            gated.setdefault(knob, set()).add(gate.label)
+    running = {knob for run in ci.runs for knob in run.knobs}
+    verdicts = census(ci, analysis.findings, analysis.selected)
+    by_span = {(v.kind, v.span): v for v in verdicts}
+    entries = []
+    for knob in ci.knobs:
+        entry = _ci_knob_json(knob, steps, gated, running, ci)
+        entries.append(entry | _verdict_json(by_span[knob.kind, knob.span]))
+    for verdict in verdicts:
+        if verdict.kind in ("rerun-option", "masked-status"):
+            entries.append(
+                {
+                    "kind": verdict.kind,
+                    "system": verdict.system,
+                    "key": verdict.key,
+                    "value": verdict.value,
+                    **_where(verdict.span),
+                    "step": verdict.step,
+                    "covers_tests": True,
+                    "runs_tests": True,
+                }
+                | _verdict_json(verdict)
+            )
+    return entries
+
+
 def _first_command(knob: CiKnob, ci: CiAnalysis) -> str:
     from detlint.rules.ci_reach import scope
 
@@ -189,16 +234,11 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
     from detlint.compose.ci.analysis import CiAnalysis
 
     ci = analysis.ci or CiAnalysis()
-    steps = {knob: found[0].name for knob in ci.knobs if (found := ci.steps_of(knob))}
-    gated: dict[CiKnob, set[str]] = {}
     plain: dict[int, list[CiGate]] = {}  # the gates of each run's tests without knobs
     for gate in ci.gates:
-        for knob in gate.run.knobs:
-            gated.setdefault(knob, set()).add(gate.label)
         if not gate.has_facts:
             plain.setdefault(id(gate.run), []).append(gate)
     shown: dict[int, tuple[tuple[str, ...], list[str]]] = {}
-    running = {knob for run in ci.runs for knob in run.knobs}
 
     def directories(test_files: tuple[str, ...]) -> list[str]:
         # Runs share one tuple per distinct target: each is summed up once.
@@ -219,7 +259,7 @@ def _ci_json(analysis: Analysis, reference_rate: float) -> dict[str, Any]:
             }
             for p in ci.pipelines
         ],
-        "knobs": [_ci_knob_json(knob, steps, gated, running, ci) for knob in ci.knobs],
+        "knobs": _census_json(analysis, ci),
         "runs": [
             {
                 "step": run.step.name,

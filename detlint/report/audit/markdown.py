@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from detlint.base.percentages import percent, percent_label
-from detlint.report.audit.facts import AuditView, KnobView, StepView, TestView
+from detlint.report.audit.facts import AuditView, CensusView, KnobView, StepView, TestView
 from detlint.report.audit.text import headline_texts, points
 
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
@@ -21,6 +21,7 @@ LIMIT = 1024 * 1024  # bytes, GitHub's step summary limit
 TEST_ROWS = 50
 KNOB_ROWS = 20
 STEP_ROWS = 30
+CENSUS_ROWS = 50
 _RESERVE = 4096  # room for the closing lines after the tables
 Row = TypeVar("Row")
 # A header ending in a space marks a column of numbers, aligned right.
@@ -214,7 +215,30 @@ def _tables(view: AuditView, out: list[str]) -> list[str]:
             lambda shown: f"CI steps with soft-fail or retry settings ({shown} of {len(gated)})",
         ),
     }
+    silent = [knob for knob in view.census if knob.verdict != "finding"]
+    reported = len(view.census) - len(silent)
+    left_out["CI knobs"] = _section(
+        out,
+        silent,
+        CENSUS_ROWS,
+        ["CI knob", "Where", "Step", "Why no finding"],
+        _census_cells,
+        lambda shown: (
+            f"CI knobs without a finding ({shown} of {len(silent)}; "
+            f"{reported} of {len(view.census)} CI knobs are findings)"
+        ),
+    )
     return [f"{count} {noun}" for noun, count in left_out.items() if count]
+
+
+def _census_cells(knob: CensusView) -> list[str]:
+    judged = "" if knob.verdict != "not-judged" else "not judged: "
+    return [
+        code(knob.written[:80]),
+        code(f"{knob.path}:{knob.line}"),
+        cell(knob.step),
+        cell(judged + knob.reason),
+    ]
 
 
 def render_markdown(view: AuditView, title: str) -> str:
@@ -223,7 +247,8 @@ def render_markdown(view: AuditView, title: str) -> str:
     if cut:
         out += [
             f"Not shown: {', '.join(cut)} (the summary shows the worst first, at most "
-            f"{TEST_ROWS} tests, {KNOB_ROWS} knobs and {STEP_ROWS} steps, in under 1 MiB; "
+            f"{TEST_ROWS} tests, {KNOB_ROWS} knobs, {STEP_ROWS} steps and {CENSUS_ROWS} CI "
+            "knobs without a finding, in under 1 MiB; "
             "`detlint audit --output-format html` lists every one).",
             "",
         ]

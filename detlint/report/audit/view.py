@@ -24,6 +24,7 @@ from detlint.base.span import Span
 from detlint.compose.test_gate import Knob, TestGate
 from detlint.model import Policy
 from detlint.readers.project.pytest_configs import PytestConfigs
+from detlint.report.audit.census import census_views
 from detlint.report.audit.facts import (
     AuditView,
     FindingView,
@@ -395,4 +396,5 @@ def audit_view(
         findings=tuple(builder.findings),
         problems=tuple(f"{p.span.path}:{p.span.line}: {p.message}" for p in analysis.problems),
         not_read=tuple(f"{path} ({system})" for path, system in analysis.not_read),
+        census=census_views(analysis),
     )

@@ -21,24 +21,15 @@ from detlint.rules.fix_plans import (
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
-    from detlint.compose.ci.run_options import RunOptions
     from detlint.compose.ci.test_run import TestRun
-from detlint.rules.ci_costs import Pair, gates_by_run, quoted_cost, without_gate
+from detlint.rules.ci_costs import (
+    Pair,
+    gates_by_run,
+    quoted_cost,
+    reruns_no_violation,
+    without_gate,
+)
 from detlint.rules.context import QUARANTINE
-
-
-def _reruns_no_violation(options: RunOptions) -> bool:
-    """Whether the command line's reruns are pytest-rerunfailures' alone and its
-    ``--only-rerun``/``--rerun-except`` keep an assertion violation from being rerun
-    (trl's ``--only-rerun '(OSError|Timeout|HTTPError.*502)'``)."""
-    if options.retries is not None or options.force_flaky is not None:
-        return False
-    if options.only_rerun is None and options.rerun_except is None:
-        return False
-    from detlint.compose.filters import rerunfailures_filter
-
-    filtered = rerunfailures_filter(None, options.only_rerun or (), options.rerun_except or ())
-    return filtered.masks is False
 
 
 def ci_reruns_flag(context: RuleContext) -> Iterator[Finding]:
@@ -56,7 +47,7 @@ def ci_reruns_flag(context: RuleContext) -> Iterator[Finding]:
         options = runs[0].options
         span = options.span
         assert span is not None
-        if _reruns_no_violation(options):
+        if reruns_no_violation(options):
             continue  # --only-rerun OSError ...: infrastructure failures only
         affected = [
             g for run in runs for g in by_run.get(id(run), ()) if g.inside.layers != g.own.layers
