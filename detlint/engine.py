@@ -371,7 +371,12 @@ def judge(
     )
     if ci is not None:
         context = dataclasses.replace(
-            context, ci_knobs=ci.knobs, ci_runs=ci.runs, ci_gates=ci.gates, ci_steps=ci.steps_of
+            context,
+            ci_knobs=ci.knobs,
+            ci_runs=ci.runs,
+            ci_gates=ci.gates,
+            ci_steps=ci.steps_of,
+            ci_others=ci.others,
         )
     findings = tuple(run_rules(context, problems))
     request.progress.advance()

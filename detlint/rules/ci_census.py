@@ -121,8 +121,6 @@ def _silent_reason(
     knob: CiKnob, ci: CiAnalysis, steps: Sequence[CiStep], selected: frozenset[str] | None
 ) -> tuple[str, str]:
     """Why no rule reported ``knob``: the condition under which its rule stays silent."""
-    from detlint.rules.ci_reach import scope, unseen_test_calls
-
     if knob.kind == "fail-fast-off":
         return "does-not-hide", (
             "lets the other jobs of the matrix finish; a failing job still fails the run"
@@ -150,7 +148,7 @@ def _silent_reason(
     if knob.kind in ("job-retry", "retry-action", "shell-retry") and (knob.attempts or 0) < 2:
         return "no-retry", f"gives a failing job no second attempt (`{knob.value}`)"
     runs = [run for run in ci.runs if knob in run.knobs]
-    if not runs and not unseen_test_calls(scope(knob, steps)):
+    if not runs and not any(knob in other.knobs for other in ci.others):
         return "runs-no-tests", f"the step runs no tests: {_what_it_runs(knob, steps)}"
     return "unexplained", "no rule reported it and no reason is known: a gap in detlint"
 

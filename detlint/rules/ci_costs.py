@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from detlint.model import BLOCKING, Policy
-from detlint.rules.ci_reach import scope, unseen_test_calls
 from detlint.rules.ci_wording import (
     reach,
     test_files,
@@ -27,7 +26,7 @@ from detlint.rules.finding import Loss
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.compose.ci.run_options import RunOptions
-    from detlint.compose.ci.test_run import TestRun
+    from detlint.compose.ci.test_run import OtherRun, TestRun
     from detlint.readers.ci.facts import CiKnob
 
 
@@ -84,22 +83,34 @@ def runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
     return [run for run in context.ci_runs if knob in run.knobs]
 
 
-def unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> list[str] | None:
-    """For a knob on steps without a pytest run detlint can see, the calls named like
-    test runners it may gate through; None when the knob gates nothing of the kind."""
+def unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> list[OtherRun] | None:
+    """For a knob on steps without a pytest run detlint can see, the tests its steps run
+    otherwise (another test runner, a call named like one that detlint cannot see into),
+    test runners first; None when the knob gates nothing of the kind."""
     if runs:
         return []
-    calls = unseen_test_calls(scope(knob, context.ci_steps(knob)))
-    return calls or None
+    others = [other for other in context.ci_others if knob in other.knobs]
+    others.sort(key=lambda other: not other.end.certain)
+    return others or None
 
 
 def described(
-    knob: CiKnob, runs: list[TestRun], calls: list[str], which: str, context: RuleContext
+    knob: CiKnob, runs: list[TestRun], calls: list[OtherRun], which: str, context: RuleContext
 ) -> tuple[str, str]:
     """Which tests a knob's numbers are for, and where it acts: the linked runs, or
     the first call named like a test runner that detlint cannot see into."""
     if calls:
-        which = f"in the tests `{calls[0]}` runs, if it runs any: detlint sees no pytest run in it"
+        first = calls[0]
+        if first.end.certain:
+            which = (
+                f"in a single-attempt test of those `{first.name}` runs (detlint links "
+                "pytest runs test by test, not this runner's)"
+            )
+        else:
+            which = (
+                f"in the tests `{first.name}` runs, if it runs any: detlint sees no pytest "
+                "run in it"
+            )
     elif runs and not test_files(runs):
         return unlinked(runs[0]), where_it_acts(knob, runs, context)
     gated = reach(test_files(runs)) if runs else ""

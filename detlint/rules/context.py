@@ -22,7 +22,7 @@ from detlint.rules.finding import Finding, Loss
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
-    from detlint.compose.ci.test_run import TestRun
+    from detlint.compose.ci.test_run import OtherRun, TestRun
     from detlint.compose.test_gate import Knob, TestGate
     from detlint.model import Policy
     from detlint.readers.ci.facts import CiKnob, CiStep
@@ -42,6 +42,7 @@ class RuleContext:
     ci_knobs: tuple[CiKnob, ...] = ()  # every knob of every pipeline read
     ci_runs: tuple[TestRun, ...] = ()  # every pytest invocation found in a pipeline
     ci_gates: tuple[CiGate, ...] = ()  # every test as each run runs it
+    ci_others: tuple[OtherRun, ...] = ()  # tests steps run that are not linked test by test
     ci_steps: Callable[[CiKnob], Sequence[CiStep]] = lambda knob: ()  # the steps a knob is on
     quarantine_reason: str | None = None  # the configured placeholder for a tracking issue
 

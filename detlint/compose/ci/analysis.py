@@ -22,7 +22,7 @@ from detlint.base.paths import displayer, relativer
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.compose.ci.runs import Linker
-    from detlint.compose.ci.test_run import TestRun
+    from detlint.compose.ci.test_run import OtherRun, TestRun
     from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
     from detlint.readers.python.facts import ModuleFacts, TestFunction
     from detlint.readers.repository import Repository
@@ -34,6 +34,9 @@ class CiAnalysis:
     knobs: tuple[CiKnob, ...] = ()  # every knob of every pipeline, in file order
     runs: tuple[TestRun, ...] = ()
     gates: tuple[CiGate, ...] = ()
+    # Tests steps run that are not linked test by test: other runners, calls named like
+    # one that detlint cannot see into.
+    others: tuple[OtherRun, ...] = ()
 
     @functools.cached_property
     def _steps_by_knob(self) -> dict[CiKnob, list[CiStep]]:
@@ -93,7 +96,13 @@ def link_ci(
             for module in repository.scan([repository.cwd / path for path in unread], trials):
                 tests.setdefault(module.path, []).extend(module.tests)
     gates = linked.linker.composer.gates_of(linked.acting, tests)
-    return CiAnalysis(tuple(pipelines), tuple(linked.knobs), tuple(linked.runs), tuple(gates))
+    return CiAnalysis(
+        tuple(pipelines),
+        tuple(linked.knobs),
+        tuple(linked.runs),
+        tuple(gates),
+        tuple(linked.linker.others),
+    )
 
 
 def _linker(repository: Repository) -> Linker:

@@ -27,7 +27,8 @@ from detlint.base.span import Span
 from detlint.compose.ci.gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
 from detlint.compose.ci.run_options import line_options, run_options
 from detlint.compose.ci.targets import TestFiles
-from detlint.compose.ci.test_run import TestRun
+from detlint.compose.ci.test_run import OtherRun, TestRun
+from detlint.readers.ci.commands.calls import CallReach, follow_calls
 from detlint.readers.ci.commands.follow import Followed, Follower, runs_tox_commands
 from detlint.readers.ci.facts import (
     CiCommand,
@@ -39,7 +40,7 @@ from detlint.readers.ci.facts import (
     script_groups,
     script_key,
 )
-from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, read_command
+from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, TestCall, read_command
 from detlint.readers.dependencies.declarations import PluginEvidence
 from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import TestFunction
@@ -79,7 +80,9 @@ class Linker:
             tuple[tuple[str, ...], bool, bool], tuple[list[int], list[tuple[int, PytestRun]]]
         ] = {}
         self._workings: dict[tuple[str, str], str] = {}  # (base, as written): located
-        self._calls: dict[tuple[str, str], tuple[Followed, ...]] = {}  # (text, directory)
+        self._calls: dict[tuple[TestCall, str], CallReach] = {}  # (call, directory)
+        # Tests the steps run that are not linked test by test (``OtherRun``).
+        self.others: list[OtherRun] = []
         # (start, cd, targets, ignored): the directory pytest starts in, the test files reached
         # and the node ids selected in them.
         self._reach: dict[
@@ -135,10 +138,22 @@ class Linker:
                     if e.via == "github-env"
                 )
                 seen = (*carried, *exports)
-            for command in group:
-                if ".sh" in command.text or "make" in command.text:  # calls a script or make
-                    called = self._called(command.text, self._working(step, command, base))
-                    found += [self._run(step, command, c.run, base, seen, c) for c in called]
+            if facts.calls:
+                calls = (
+                    zip(itertools.repeat(group[0]), facts.calls)
+                    if len(group) == 1
+                    else self._placed_calls(group, facts)
+                )
+                for command, call in calls:
+                    working = self._working(step, command, base)
+                    reach = self._reach_of(call, working)
+                    found += [self._run(step, command, c.run, base, seen, c) for c in reach.runs]
+                    if reach.ends:
+                        knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
+                        span = command.span_of(call)
+                        self.others += [
+                            OtherRun(step, command, end, span, knobs) for end in reach.ends
+                        ]
         return found
 
     def _placed(
@@ -163,15 +178,33 @@ class Linker:
             found = self._placed_runs[key] = (places, runs)
         return found
 
-    def _called(self, text: str, working: str) -> tuple[Followed, ...]:
-        """The runs in the scripts and make recipes a command calls: steps repeat the
-        same few calls (``make -C services up``) from the same directories."""
-        key = (text, working)
+    def _reach_of(self, call: TestCall, working: str) -> CallReach:
+        """What one call reaches, from ``working``: steps repeat the same few calls
+        (``make -C services up``) from the same directories."""
+        key = (call, working)
         found = self._calls.get(key)
         if found is None:
-            found = (*self.follower.scripts(text, working), *self.follower.make(text, working))
-            self._calls[key] = found
+            found = self._calls[key] = follow_calls(self.follower, (call,), working)
         return found
+
+    def _placed_calls(
+        self, group: Sequence[CiCommand], facts: CommandFacts
+    ) -> list[tuple[CiCommand, TestCall]]:
+        """Each call of a group's script with the command it sits in, its line counted
+        from that command's first line."""
+        starts = [0]
+        for command in group[:-1]:
+            starts.append(starts[-1] + command.text.count("\n") + 1)
+        placed = []
+        for call in facts.calls:
+            index = bisect.bisect_right(starts, call.line) - 1
+            if starts[index]:
+                moved = starts[index]
+                call = dataclasses.replace(
+                    call, line=call.line - moved, end_line=call.end_line - moved
+                )
+            placed.append((group[index], call))
+        return placed
 
     def _working(self, step: CiStep, command: CiCommand, base: str) -> str:
         key = (base, command.working_dir or step.working_dir or "")

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from detlint.base.span import Span
 from detlint.compose.ci.run_options import RunOptions
+from detlint.readers.ci.commands.calls import CallEnd
 from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep, EnvSetting
 from detlint.readers.ci.shell.commands import PytestRun
 
@@ -50,3 +51,29 @@ class TestRun:
         parts = [f"-k {self.run.keyword!r}"] if self.run.keyword else []
         parts += [f"-m {self.run.markexpr!r}"] if self.run.markexpr else []
         return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class OtherRun:
+    """Tests a CI step runs that detlint does not link test by test: a test runner
+    other than pytest (``python -m unittest``, ``ctest``), or a call it cannot see into
+    that is named like one (``end.certain`` is False), with the calls that lead to it.
+
+    A knob on the step gates these tests as it gates a pytest run's, so the CI rules
+    report it, with numbers for a single-attempt test.
+    """
+
+    step: CiStep
+    command: CiCommand
+    end: CallEnd
+    span: Span  # where the outermost call is written in the pipeline file
+    knobs: tuple[CiKnob, ...]  # step and command knobs that act on a test failure
+
+    @property
+    def name(self) -> str:
+        """The chain of calls as a reader follows it: ``make test → python -m unittest``."""
+        return " → ".join(self.end.via)
+
+    @property
+    def masked(self) -> str | None:
+        return self.end.masked

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from detlint.base.span import Span
 
 if TYPE_CHECKING:
-    from detlint.readers.ci.shell.commands import CommandFacts, PytestRun
+    from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, TestCall
 
 System = Literal["buildkite", "github", "gitlab"]
 
@@ -104,7 +104,7 @@ class CiCommand:
     env: tuple[EnvSetting, ...] = ()  # the step's own env (GitHub step env:)
     working_dir: str | None = None  # GitHub working-directory of this step
 
-    def span_of(self, run: PytestRun) -> Span:
+    def span_of(self, run: PytestRun | TestCall) -> Span:
         """Where a pytest invocation read from this text sits in the pipeline file.
         A block scalar's content starts on the line after ``|``, and YAML strips its
         indentation from the text, so there the span is the whole line."""

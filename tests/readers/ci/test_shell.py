@@ -27,6 +27,11 @@ def only_run(text: str, **options: bool) -> PytestRun:
 
 LAUNCHERS = [
     ("pytest", "pytest"),
+    ("docker run image pytest", "pytest"),
+    ("docker run --rm -v $PWD:/src -w /src img python -m pytest tests", "python -m pytest"),
+    ("docker compose -f ci/dc.yml run --rm app pytest -x", "pytest"),
+    ("docker-compose run -e CI=1 app python -m pytest", "python -m pytest"),
+    ("podman exec box pytest", "pytest"),
     ("py.test tests", "py.test"),
     ("pytest-3 -x", "pytest-3"),
     ("./.venv/bin/pytest tests", "pytest"),
@@ -99,7 +104,8 @@ NOT_PYTEST = [
     "python -m pip install pytest",
     "nox -s tests",
     "make test",
-    "docker run image pytest",
+    "docker run image",
+    "docker compose run tests",
     "hatch run test",
     "hatch env create",
     "uv sync --extra pytest",
@@ -617,7 +623,7 @@ def test_odd_input(text: str, unparsed: bool, runs: int) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["echo 'unbalanced && make build", "./configure --prefix=/usr 'unbalanced", "make -j8"],
+    ["echo 'unbalanced && ls", "pip install --upgrade pip 'unbalanced", "ruff check ."],
 )
 def test_text_without_anything_to_read_skips_the_lexer(text: str) -> None:
     assert read_command(text) == CommandFacts((), (), False)

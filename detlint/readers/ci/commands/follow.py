@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from detlint.base.paths import join, mounted_tail
 from detlint.base.span import Span
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES, Makefile, read_makefile
+from detlint.readers.ci.commands.sourced import inline_sourced_options
 from detlint.readers.ci.facts import EnvSetting
 from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, read_command
 from detlint.readers.tox.config_file import TOX_CONFIG_FILES, ToxSettings, read_tox_config
@@ -102,8 +103,8 @@ class Follower:
         found: list[Followed] = []
         for match in _SCRIPT_CALL.finditer(text):
             written = match.group(1)
-            path = join(working, written) if not written.startswith("/") else self._mounted(written)
-            facts = self._script(path) if path else None
+            path = join(working, written) if not written.startswith("/") else self.mounted(written)
+            facts = self.script(path) if path else None
             if facts is None:
                 continue
             shown = self.display(path)
@@ -112,7 +113,7 @@ class Follower:
                 found.append(Followed(run, at))
         return found
 
-    def _mounted(self, written: str) -> str:
+    def mounted(self, written: str) -> str:
         """An absolute script path as a repository path: the longest tail of it that is a
         file here (``/workspace/<repo>/ci/test.sh`` is ``ci/test.sh`` where the CI image
         mounts the checkout), or "" when none is."""
@@ -127,7 +128,7 @@ class Follower:
         (the run is then read as the pytest run tox stands for)."""
         if not runs_tox_commands(run.launcher):
             return None
-        path = self._find(directory, base, TOX_CONFIG_FILES, self._tox_config)
+        path = self.find(directory, base, TOX_CONFIG_FILES, self._tox_config)
         config = self._tox_config(path) if path is not None else None
         if path is None or config is None:
             return None
@@ -150,8 +151,8 @@ class Follower:
             seen = self._tox_env(tox_env, env, shown, tox_dir)
             for command in tox_env.commands:
                 posargs = run.args if "{posargs" in command.text else None
-                full = self._line(substitute(command.text, posargs, tox_dir, tox_env.name))
-                own = self._line(substitute(command.text, None, tox_dir, tox_env.name))
+                full = self.line(substitute(command.text, posargs, tox_dir, tox_env.name))
+                own = self.line(substitute(command.text, None, tox_dir, tox_env.name))
                 span = Span(
                     shown, command.line, command.column, command.end_line, command.end_column
                 )
@@ -179,22 +180,22 @@ class Follower:
     def _make(self, written: str, working: str) -> list[Followed]:
         """The runs of one make call, its arguments as written."""
         try:
-            call = _make_call(shlex.split(written), working)
+            call = make_call(shlex.split(written), working)
         except ValueError:
             return []
         if call is None:
             return []
         directory, file, goals, overrides, ignore = call
         names = (file,) if file else MAKEFILE_NAMES
-        path = self._find(directory, directory, names)
-        makefile = self._makefile(path) if path is not None else None
+        path = self.find(directory, directory, names)
+        makefile = self.makefile(path) if path is not None else None
         if path is None or makefile is None:
             return []
         shown = self.display(path)
         found: list[Followed] = []
         for line in makefile.recipe(goals, overrides):
             span = Span(shown, line.line, line.column, line.end_line, line.end_column)
-            for run in self._line(line.text).runs:
+            for run in self.line(line.text).runs:
                 masked = run.masked
                 if masked is None and line.ignore_status:
                     masked = "`-` before the recipe line"
@@ -218,16 +219,20 @@ class Follower:
             )
         return tuple(passed)
 
-    def _line(self, text: str) -> CommandFacts:
+    def line(self, text: str) -> CommandFacts:
         """One command of a tox environment or one recipe line: a shell of its own."""
         found = self._lines.get(text)
         if found is None:
             found = self._lines[text] = read_command(text, errexit=False, pipefail=False)
         return found
 
-    def _script(self, path: str) -> CommandFacts | None:
+    def script(self, path: str) -> CommandFacts | None:
+        """A repository shell script as read, with the options the files it sources set
+        (``sourced.py``); None when it is not there."""
         if path not in self._scripts:
             text = self._text(path)
+            if text is not None:
+                text = inline_sourced_options(text, path, self._text)
             self._scripts[path] = (
                 None if text is None else read_command(text, errexit=False, pipefail=False)
             )
@@ -240,7 +245,7 @@ class Follower:
             self._tox[path] = None if text is None else read_tox_config(name, text)
         return self._tox[path]
 
-    def _makefile(self, path: str) -> Makefile | None:
+    def makefile(self, path: str) -> Makefile | None:
         if path not in self._makefiles:
             text = self._text(path)
             self._makefiles[path] = None if text is None else read_makefile(text)
@@ -251,7 +256,7 @@ class Follower:
             self._texts[path] = self.read_file(path)
         return self._texts[path]
 
-    def _find(
+    def find(
         self,
         directory: str,
         top: str,
@@ -289,7 +294,7 @@ def _tox_masking(
     return None, False
 
 
-def _make_call(
+def make_call(
     words: list[str], working: str
 ) -> tuple[str, str | None, list[str], dict[str, str], bool] | None:
     """make's directory, makefile, goals, ``NAME=value`` overrides and ``-i``."""

@@ -42,10 +42,11 @@ from detlint.readers.ci.shell.lexer import Word
 from detlint.readers.ci.shell.masking import Masking
 from detlint.readers.ci.shell.parser import parse
 from detlint.readers.ci.shell.retries import ShellRetry, find_retries
+from detlint.readers.ci.shell.runners import Callee
 from detlint.readers.ci.shell.state import Reason
 from detlint.readers.ci.shell.walk import ExportVia, Found, Walker, WalkState, resolve
 
-__all__ = ["CommandFacts", "Export", "Place", "PytestRun", "read_command"]
+__all__ = ["CommandFacts", "Export", "Place", "PytestRun", "TestCall", "read_command"]
 
 
 @dataclass(frozen=True)
@@ -145,26 +146,59 @@ class Export:
 
 
 @dataclass(frozen=True)
+class TestCall:
+    """A command that runs tests without pytest (``python -m unittest``, ``ctest``), or
+    hands control to something that may (``make test``, ``./ci/test.sh``, a task, an
+    image): ``callee`` says which (``runners.py``).
+
+    Located like a ``PytestRun``; ``masked`` names what keeps its failure out of the
+    script's exit status, as for a run, and ``cwd`` is the directory the text ``cd``-ed
+    to before it (None: where the script started).
+    """
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    callee: Callee
+    cwd: str | None = None
+    masked: str | None = None
+    in_loop: bool = False
+
+
+@dataclass(frozen=True)
 class CommandFacts:
     """What ``read_command`` found in one command text."""
 
     runs: tuple[PytestRun, ...]
     exports: tuple[Export, ...]
     unparsed: bool  # some text could not be tokenised or parsed and was stepped over
+    calls: tuple[TestCall, ...] = ()  # commands that run tests otherwise, or may
 
 
 # A text is read only when it may hold a launcher, a line for $GITHUB_ENV or an
 # assignment: a name followed by "=" at the start of a word (so "--flag=value"
 # alone does not count).
 _ASSIGNMENT_HINT = re.compile(r"(?:^|[\s;&|(){}'\"`])[A-Za-z_][A-Za-z0-9_]*=")
+# A text may call a test runner or a delegate (``runners.py``) only when one of these is in
+# it: a path or script, a test word, or a program that hands control on.
+_CALL_HINT = re.compile(
+    r"/|\.(?:sh|py|bash)\b|test|make|MAKE|nox|tox|just|invoke|\binv\b|poe|docker|podman"
+    r"|compose|kubectl|ssh|singularity|apptainer|hatch|pdm|pixi|rye|npm|yarn|pnpm|nose|trial"
+    r"|green|stestr|ward|cargo|\bgo\b|bazel|mvn|gradle|dotnet|meson|jest|mocha|vitest|rspec"
+    r"|prove|source|-m\s|^\s*\.\s",
+    re.M,
+)
 
 
 def _worth_reading(text: str) -> bool:
-    """Whether ``text`` may hold a launcher, a $GITHUB_ENV line or an assignment."""
+    """Whether ``text`` may hold a launcher, a call of something that may run tests
+    (``runners.py``: a path, a runner, make...), a $GITHUB_ENV line or an assignment."""
     return (
         has_launcher_hint(text)
         or "GITHUB_ENV" in text
         or ("=" in text and _ASSIGNMENT_HINT.search(text) is not None)
+        or _CALL_HINT.search(text) is not None
     )
 
 
@@ -221,7 +255,18 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     for found in walker.exports:
         line, column = lines.point(found.offset)
         exports.append(Export(found.name, found.value, line, column, found.via, found.dynamic))
-    return CommandFacts(tuple(runs), tuple(exports), unparsed)
+    calls = []
+    for call in walker.calls:
+        line, column = lines.point(call.command.start)
+        end_line, end_column = lines.point(call.command.end)
+        reason = masking.reason(call.command)
+        masked = reason.phrase if reason is not None else None
+        calls.append(
+            TestCall(
+                line, column, end_line, end_column, call.callee, call.cwd, masked, call.in_loop
+            )
+        )
+    return CommandFacts(tuple(runs), tuple(exports), unparsed, tuple(calls))
 
 
 def _runs_pytest_again(reason: Reason, starts: list[int]) -> bool:

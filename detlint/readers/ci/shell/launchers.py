@@ -1,15 +1,11 @@
 """Which shell commands run pytest, and which of their words are pytest's arguments.
 
-pytest is rarely run as plain ``pytest``: CI commands go through ``python -m``,
-``uv run``, ``poetry run``, ``tox -e ENV --``, ``hatch test``, ``coverage run
--m``... often behind ``timeout 600`` or ``xvfb-run`` (``wrappers.py``). Each
-launcher has options of its own, some taking a value, and only the words after
-them reach pytest; ``hatch test`` even renames some on the way (its
-``--retries N`` is pytest-rerunfailures' ``--reruns N``). ``recognise_launcher``
-knows these shapes and says which words pytest receives.
-
-Everything here works on words after quote removal; ``dynamic[i]`` says that
-word ``i`` holds a shell expansion.
+pytest is rarely run as plain ``pytest``: CI commands go through ``python -m``, ``uv
+run``, ``tox -e ENV --``, ``hatch test``, ``coverage run -m``, a container... behind
+``timeout 600`` or ``xvfb-run`` (``wrappers.py``). Each launcher has options of its
+own, and only the words after them reach pytest; ``hatch test`` renames some (its
+``--retries N`` is ``--reruns N``). Words are read after quote removal; ``dynamic[i]``
+says that word ``i`` holds a shell expansion.
 """
 
 from __future__ import annotations
@@ -18,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from detlint.readers.ci.shell.containers import CONTAINERS, container_command
 from detlint.readers.ci.shell.wrappers import Wrapped, basename, join_dir, unwrap, word_set
 
 
@@ -140,16 +137,14 @@ _COVERAGE_RUN_VALUES = word_set(
 
 
 def recognise_launcher(values: Sequence[str], dynamic: Sequence[bool] = ()) -> Launch | None:
-    """Whether the command ``values`` (a simple command's words after its
-    leading ``NAME=value`` assignments) runs pytest, and how.
-
-    Runs: ``pytest``/``py.test`` (any path), ``python[X.Y] [opts] -m pytest``,
-    ``coverage run -m pytest``, ``tox [-e ENV] [-- args]``, ``hatch test``,
-    ``hatch run [ENV:]pytest`` and ``uv run``/``uvx``/``poetry run``/``pipenv run``/
-    ``pdm run``/``rye run``/``pixi run``/``conda run`` in front of any of those,
-    each possibly behind ``env``, ``sudo``, ``timeout``, ``xvfb-run``, ``exec``...
-    A ``$PYTHON -m pytest`` counts. Not: ``pip install pytest``, ``echo pytest``,
-    ``command -v pytest``, ``nox``, ``make test``, ``docker run IMAGE pytest``.
+    """Whether the command ``values`` (a simple command's words after its leading
+    ``NAME=value`` assignments) runs pytest, and how: ``pytest`` (any path), ``python
+    -m pytest``, ``coverage run -m pytest``, ``tox [-e ENV] [-- args]``, ``hatch test``,
+    ``hatch run [ENV:]pytest``, ``uv run``/``poetry run``/``pdm run``/``pixi run``/``conda
+    run``... and a container's command (``docker run IMAGE pytest``), each possibly behind
+    ``env``, ``sudo``, ``timeout``, ``xvfb-run``... A ``$PYTHON -m pytest`` counts. Not:
+    ``pip install pytest``, ``echo pytest``, ``command -v pytest``, ``nox``, ``make
+    test`` (``runners.py`` reads those).
     """
     if not values or not has_launcher_hint(" ".join(values)):
         return None
@@ -240,6 +235,11 @@ def _launch(
         return _hatch(values, dynamic, i + 1, builder, head)
     runner = _RUNNERS.get(name)
     if runner is None:
+        if name in CONTAINERS:  # docker run IMAGE pytest, docker compose run SERVICE pytest
+            inner, _ = container_command(values, i)
+            if inner is not None:
+                builder.wrappers.append(" ".join(values[i:inner]))
+                return _launch(values, dynamic, inner, builder, "")
         return False
     j = i + 1
     if runner.subcommands:

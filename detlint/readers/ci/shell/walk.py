@@ -32,6 +32,7 @@ from detlint.readers.ci.shell.nodes import (
     Simple,
     Subshell,
 )
+from detlint.readers.ci.shell.runners import Callee, callee_of
 from detlint.readers.ci.shell.wrappers import join_dir
 
 # How an exported variable is set; see ``shell.Export``.
@@ -67,6 +68,17 @@ class Found:
     cwd: str | None
     in_loop: bool
     variables: dict[str, str]  # literal values assigned before it
+
+
+@dataclass
+class FoundCall:
+    """A command that runs tests without pytest, or hands control to something that
+    may (``runners.py``), and what the walk knew where it stands."""
+
+    command: Simple
+    callee: Callee
+    cwd: str | None
+    in_loop: bool
 
 
 @dataclass
@@ -114,6 +126,7 @@ class Walker:
     def __init__(self, text: str) -> None:
         self.text = text
         self.found: list[Found] = []
+        self.calls: list[FoundCall] = []
         self.exports: list[FoundExport] = []
 
     def walk(self, body: CommandList, state: WalkState) -> None:
@@ -193,6 +206,13 @@ class Walker:
                 in_loop = state.loops > 0
                 self.found.append(Found(command, launch, env, cwd, in_loop, dict(state.variables)))
                 return
+        if words[0].dynamic:  # a command held in a variable: CMD="make test"; $CMD
+            head, unknown = resolve(words[0], state.variables)
+            if not unknown:
+                values = [*head.split(), *values[1:]]
+        callee = callee_of(values) if values else None
+        if callee is not None:
+            self.calls.append(FoundCall(command, callee, state.cwd, state.loops > 0))
         self.builtin(command, state)
 
     def builtin(self, command: Simple, state: WalkState) -> None:

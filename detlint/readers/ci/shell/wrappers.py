@@ -123,10 +123,20 @@ def unwrap(values: Sequence[str], i: int, wrapped: Wrapped) -> int | None:
             continue
         wrapper = _WRAPPERS.get(name)
         if wrapper is None:
-            if name.endswith(".sh") and i + 1 < len(values) and _runs_commands(values[i + 1]):
-                wrapped.wrappers.append(values[i])  # run_in_docker.sh bash -c '...'
-                i += 1
-                continue
+            if name.endswith(".sh"):
+                # run_in_docker.sh bash -c '...', ./env.sh VAR=x pytest: a script that runs
+                # what it is handed, after the assignments it is handed (an env setter).
+                j = i + 1
+                while j < len(values) and _ASSIGNMENT.match(values[j]):
+                    j += 1
+                if j < len(values) and _runs_commands(values[j]):
+                    wrapped.wrappers.append(" ".join(values[i:j]))
+                    for word in values[i + 1 : j]:
+                        assignment = _ASSIGNMENT.match(word)
+                        if assignment is not None:
+                            wrapped.env.append((assignment.group(1), word[assignment.end() :]))
+                    i = j
+                    continue
             return i
         j = i + 1
         while j < len(values) and values[j].startswith("-") and values[j] != "-":

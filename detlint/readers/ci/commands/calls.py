@@ -1,0 +1,240 @@
+"""Following the calls of a CI command down to the tests they run.
+
+A step's command hands control on (``make test``, ``./ci/test.sh``, a recipe line
+that calls a script that runs ``python -m unittest``), and the tests it runs are
+wherever the chain ends. ``follow_calls`` walks that chain for the calls the shell
+reader found (``TestCall``, ``shell/runners.py``), through repository scripts and
+make recipes, to the pytest runs at its ends (located in the file that writes them,
+for the linking to resolve to tests) and the other ends: a test runner detlint does
+not link test by test (``python -m unittest``, ``ctest``), or a call it cannot see
+into (a script that is not in the repository, a task, an image's own command) that
+is named like a test runner. Every end keeps the calls that led to it, for a message
+to show (``make test`` → ``ci/test.sh`` → ``python -m unittest``).
+
+A call whose failure the caller hides (``make test || true``) hides what it runs:
+the runs found under it carry the caller's reason. Depth and cycles are bounded:
+a chain stops after ``_MAX_DEPTH`` files, and a file is followed once per chain.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from detlint.base.paths import join
+from detlint.base.span import Span
+from detlint.readers.ci.commands.follow import Followed, Follower, make_call
+from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
+from detlint.readers.ci.shell.commands import CommandFacts, TestCall
+from detlint.readers.ci.shell.runners import Callee
+
+_MAX_DEPTH = 4
+# "test" or "tests" as a word of a name: run-amd-test.sh, standalone_tests, unittest,
+# integration-tests, pytest-gpu.
+_TEST_WORD = re.compile(r"(?:^|[-_./:])(?:unit|py)?tests?(?:$|[-_./:\d])", re.I)
+# make's goals also say "check" for their tests (GNU's name for the test goal).
+_MAKE_TEST_GOAL = re.compile(r"(?:^|[-_./:])(?:unit|py)?(?:tests?|check)(?:$|[-_./:\d])", re.I)
+# A Python script is named like a runner as a whole (test.py, run_tests.py, runtests.py,
+# run-tests-gpu.py); merge_recommended_tests.py or test_selector.py are tools about tests.
+# A test module in a test directory (tests/test_cli.py) runs its tests as a script.
+_PYTHON_RUNNER = re.compile(r"^(?:tests?|run[-_]?tests?(?:[-_.]\w+)*)\.py$")
+_TEST_MODULE = re.compile(r"^(?:test_\w+|\w+_test)\.py$")
+_TEST_DIRECTORIES = frozenset({"test", "tests", "testing"})
+_FOLLOWED_KINDS = frozenset({"script", "make"})
+
+
+def _shell_script(path: str) -> bool:
+    """A path read as a shell script: ``.sh``/``.bash``, or a name without a suffix
+    (``./ci/test``, ``scripts/run-tests``)."""
+    return path.endswith((".sh", ".bash")) or "." not in path.rpartition("/")[2]
+
+
+@dataclass(frozen=True)
+class CallEnd:
+    """Where a chain of calls ends without a pytest run detlint can link.
+
+    ``certain`` is True for a test runner (``python -m unittest``: it runs tests) and
+    False for a call detlint could not see into that is named like a test runner (a
+    script not in the repository, a task, an image's own command). ``via`` are the
+    calls that led to it, outermost first, ``call`` included; ``span`` locates the
+    call in the file that writes it (the pipeline for a call at the step).
+    """
+
+    call: TestCall
+    via: tuple[str, ...]
+    span: Span | None
+    certain: bool
+    masked: str | None
+
+
+@dataclass(frozen=True)
+class CallReach:
+    """What the calls of one command reach: pytest runs written in the files they
+    follow, and the ends that are not such runs."""
+
+    runs: tuple[Followed, ...] = ()
+    ends: tuple[CallEnd, ...] = ()
+
+
+def suggests_tests(callee: Callee) -> bool:
+    """Whether a call detlint cannot see into is named like a test runner: a script,
+    make goal, task, nox session or image with ``test`` (or ``tests``...) as a word of
+    its name. A word ``test`` elsewhere (a label, a results directory) says nothing."""
+    kind = callee.kind
+    if kind == "runner":
+        return True
+    if kind == "make":
+        return any(_MAKE_TEST_GOAL.search(word) for word in callee.name.split()[1:])
+    if kind == "nox":  # bare nox runs the default sessions
+        sessions = _session_names(callee.words)
+        return not sessions or any(_TEST_WORD.search(name) for name in sessions)
+    if kind == "script":
+        directory, _, name = callee.path.rpartition("/")
+        if name.endswith(".py"):
+            if _PYTHON_RUNNER.match(name) is not None:
+                return True
+            in_tests = not _TEST_DIRECTORIES.isdisjoint(directory.split("/"))
+            return in_tests and _TEST_MODULE.match(name) is not None
+        # A shell script by its own name (run-amd-test.sh) or its own directory's
+        # (standalone_tests/check.sh); tests/e2e/benchmarking/mlperf.sh is a benchmark
+        # kept in a test tree.
+        parent = directory.rpartition("/")[2]
+        return any(_TEST_WORD.search(part) is not None for part in (name, parent))
+    if kind in ("task", "container", "tox"):
+        return any(_TEST_WORD.search(word) for word in callee.name.split()[1:])
+    return False
+
+
+def _session_names(words: Sequence[str]) -> list[str]:
+    names: list[str] = []
+    for index, word in enumerate(words):
+        if word in ("-s", "--session", "--sessions", "-e") and index + 1 < len(words):
+            names.append(words[index + 1])
+        elif word.startswith(("--session=", "--sessions=")):
+            names.append(word.partition("=")[2])
+    return names
+
+
+def follow_calls(
+    follower: Follower, calls: Sequence[TestCall], working: str, via: tuple[str, ...] = ()
+) -> CallReach:
+    """The runs and ends the ``calls`` of one command reach, from ``working``."""
+    runs: list[Followed] = []
+    ends: list[CallEnd] = []
+    for call in calls:
+        _follow(follower, call, working, via, None, frozenset(), runs, ends)
+    return CallReach(tuple(runs), tuple(ends))
+
+
+def _follow(
+    follower: Follower,
+    call: TestCall,
+    working: str,
+    via: tuple[str, ...],
+    span: Span | None,
+    seen: frozenset[str],
+    runs: list[Followed],
+    ends: list[CallEnd],
+) -> None:
+    callee = call.callee
+    chain = (*via, callee.name)
+    directory = (
+        join(working, call.cwd) if call.cwd and not call.cwd.startswith(("~", "$")) else working
+    )
+    if callee.kind == "runner":
+        ends.append(CallEnd(call, chain, span, True, call.masked))
+        return
+    if callee.kind in _FOLLOWED_KINDS and len(chain) <= _MAX_DEPTH:
+        found = _inner(follower, call, directory, seen)
+        if found is not None:
+            before = (len(runs), len(ends))
+            key, facts_by_place, base = found
+            for facts, place, start in facts_by_place:
+                for run in facts.runs:
+                    at = _located(place, run.line, run.column, run.end_line, run.end_column)
+                    masked = call.masked or run.masked
+                    if masked != run.masked:
+                        run = dataclasses.replace(run, masked=masked, masked_at=None)
+                    runs.append(Followed(run, at, start))
+                for inner in facts.calls:
+                    if call.masked and inner.masked is None:
+                        inner = dataclasses.replace(inner, masked=call.masked)
+                    at = _located(place, inner.line, inner.column, inner.end_line, inner.end_column)
+                    _follow(follower, inner, start or base, chain, at, seen | {key}, runs, ends)
+            if (len(runs), len(ends)) != before or not suggests_tests(callee):
+                return
+            # Named like a test runner, and nothing in it detlint can read runs tests: it
+            # may run them through what it is handed ("$@", a template) or an image.
+    if suggests_tests(callee):
+        ends.append(CallEnd(call, chain, span, False, call.masked))
+
+
+# What one followed call holds: (its facts, the file and line its text starts at, the
+# directory its commands start in), per shell it runs (a script: one; make: one per line).
+_Inner = tuple[str, list[tuple[CommandFacts, tuple[str, int, int], str | None]], str]
+
+
+def _inner(
+    follower: Follower, call: TestCall, directory: str, seen: frozenset[str]
+) -> _Inner | None:
+    callee = call.callee
+    if callee.kind == "script":
+        path = callee.path
+        if not _shell_script(path):
+            return None  # a Python script, or another program: not read as a shell script
+        located = join(directory, path) if not path.startswith("/") else follower.mounted(path)
+        if not located or located in seen:
+            return None
+        facts = follower.script(located)
+        if facts is None:
+            return None
+        return located, [(facts, (follower.display(located), 0, 0), None)], directory
+    try:
+        words = list(callee.words)
+        made = make_call(words, directory)
+    except ValueError:
+        return None
+    if made is None:
+        return None
+    make_dir, file, goals, overrides, ignore = made
+    names = (file,) if file else MAKEFILE_NAMES
+    found = follower.find(make_dir, make_dir, names)
+    makefile = follower.makefile(found) if found is not None else None
+    if found is None or makefile is None:
+        return None
+    path = found
+    key = f"{path}:{' '.join(goals)}"
+    if key in seen:
+        return None
+    shown = follower.display(path)
+    lines: list[tuple[CommandFacts, tuple[str, int, int], str | None]] = []
+    for line in makefile.recipe(goals, overrides):
+        facts = follower.line(line.text)
+        if line.ignore_status or ignore:
+            reason = "`-` before the recipe line" if line.ignore_status else "`make -i`"
+            facts = dataclasses.replace(
+                facts,
+                runs=tuple(
+                    dataclasses.replace(r, masked=r.masked or reason, masked_at=None)
+                    for r in facts.runs
+                ),
+                calls=tuple(dataclasses.replace(c, masked=c.masked or reason) for c in facts.calls),
+            )
+        lines.append((facts, (shown, line.line - 1, line.column - 1), make_dir))
+    return key, lines, make_dir
+
+
+def _located(
+    place: tuple[str, int, int], line: int, column: int, end_line: int, end_column: int
+) -> Span:
+    """A span in a followed file: ``place`` is the file and the 0-based line and column
+    its text starts at; the rest are 0-based within that text."""
+    path, first_line, first_column = place
+    start_column = column + (first_column if line == 0 else 0)
+    end = end_column + (first_column if end_line == 0 else 0)
+    return Span(path, first_line + line + 1, start_column + 1, first_line + end_line + 1, end + 1)
+
+
+__all__ = ["CallEnd", "CallReach", "follow_calls", "suggests_tests"]

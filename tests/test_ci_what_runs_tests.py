@@ -1,0 +1,144 @@
+"""What a CI step runs decides whether its knob hides test failures, whatever runs them:
+pytest through a container or an env-setting wrapper, another test runner
+(``python -m unittest``, nose2, ``ctest``), a make goal in a sub-directory or a
+sub-make, a script that calls a script, a command held in a variable or a function.
+A knob on such a step is a finding; one on a step that runs no tests is not, and the
+audit says what that step runs.
+"""
+
+from __future__ import annotations
+
+from repo_expectations import run_audit, run_check, written_repository
+
+TEST = "def test_a():\n    assert True\n"
+
+
+def _findings(tmp_path, files: dict[str, str]) -> list[dict]:
+    repo = written_repository(tmp_path, {"tests/test_a.py": TEST, **files})
+    _, document = run_check(repo)
+    return [f for f in document["findings"] if f["code"].startswith(("DET4", "DET5"))]
+
+
+def _github(command: str, knob: str = "continue-on-error: true") -> dict[str, str]:
+    return {
+        ".github/workflows/ci.yml": f"""\
+            on: push
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                {knob}
+                steps:
+                  - run: {command}
+        """
+    }
+
+
+def test_python_m_unittest_is_a_test_run(tmp_path):
+    (one,) = _findings(tmp_path, _github("python -m unittest discover -s tests"))
+    assert one["code"] == "DET401"
+    assert "`python -m unittest` runs" in one["message"]
+    assert "if it runs any" not in one["message"]  # a test runner runs tests
+
+
+def test_nose2_behind_timeout_and_xvfb_run_is_a_test_run(tmp_path):
+    (one,) = _findings(tmp_path, _github("timeout 600 xvfb-run -a python -m nose2 -v"))
+    assert "`python -m nose2` runs" in one["message"]
+
+
+def test_ctest_in_a_script_the_step_calls_is_a_test_run(tmp_path):
+    files = _github("./ci/test.sh")
+    files["ci/test.sh"] = "#!/bin/bash\nset -e\ncmake --build build\ncd build && ctest -j2\n"
+    (one,) = _findings(tmp_path, files)
+    assert "`./ci/test.sh → ctest` runs" in one["message"]
+
+
+def test_pytest_in_a_container_is_linked_to_its_tests(tmp_path):
+    files = _github("docker compose -f ci/compose.yml run --rm app pytest tests")
+    (one,) = _findings(tmp_path, files)
+    assert "tests/test_a.py" in one["message"]
+    assert "if it runs any" not in one["message"]
+
+
+def test_pytest_behind_an_env_setting_wrapper_script_is_linked(tmp_path):
+    files = _github("./env.sh CUDA_VISIBLE_DEVICES=0 pytest tests")
+    files["env.sh"] = '#!/bin/bash\nexport "$@"\n'
+    (one,) = _findings(tmp_path, files)
+    assert "tests/test_a.py" in one["message"]
+
+
+def test_make_goal_in_a_sub_directory_is_followed_to_pytest(tmp_path):
+    files = {
+        "sub/tests/test_b.py": TEST,
+        "sub/Makefile": "test:\n\tpython -m pytest tests\n",
+        ".gitlab-ci.yml": """\
+            unit:
+              script:
+                - cd sub; make test
+              allow_failure: true
+        """,
+    }
+    (one,) = _findings(tmp_path, files)
+    assert one["code"] == "DET401"
+    assert "sub/tests/test_b.py" in one["message"]
+
+
+def test_a_sub_make_is_followed_to_pytest(tmp_path):
+    files = {
+        "pkg/tests/test_b.py": TEST,
+        "Makefile": "test:\n\t$(MAKE) -C pkg check\n",
+        "pkg/Makefile": "check:\n\tpython -m pytest tests\n",
+        ".gitlab-ci.yml": """\
+            unit:
+              script:
+                - make test
+              allow_failure: true
+        """,
+    }
+    (one,) = _findings(tmp_path, files)
+    assert "pkg/tests/test_b.py" in one["message"]
+
+
+def test_a_command_held_in_a_variable_is_read(tmp_path):
+    (one,) = _findings(tmp_path, _github('RUNNER="python -m unittest"; $RUNNER -v'))
+    assert "`python -m unittest` runs" in one["message"]
+
+
+def test_a_command_in_a_shell_function_is_read(tmp_path):
+    (one,) = _findings(tmp_path, _github("run_tests() { python -m nose2; }; run_tests"))
+    assert "`python -m nose2` runs" in one["message"]
+
+
+def test_a_script_chain_named_like_a_runner_is_reported_as_a_guess(tmp_path):
+    files = _github("./ci/build.sh")
+    files["ci/build.sh"] = "#!/bin/bash\nset -e\n./ci/run_integration_tests.sh --all\n"
+    (one,) = _findings(tmp_path, files)
+    assert "`./ci/build.sh → ./ci/run_integration_tests.sh` runs, if it runs any" in one["message"]
+
+
+def test_nox_sessions_by_name(tmp_path):
+    (tests,) = _findings(tmp_path / "a", _github("nox -s tests-3.11"))
+    assert "`nox -s tests-3.11` runs, if it runs any" in tests["message"]
+    assert _findings(tmp_path / "b", _github("nox -s lint")) == []
+
+
+def test_a_knob_on_a_step_that_runs_no_tests_is_named_in_the_audit(tmp_path):
+    repo = written_repository(
+        tmp_path, {"tests/test_a.py": TEST, **_github("docker build -t app . && ./deploy.sh prod")}
+    )
+    (knob,) = run_audit(repo)["ci"]["knobs"]
+    assert (knob["verdict"], knob["cause"]) == ("no-finding", "runs-no-tests")
+    assert "`docker build -t app . && ./deploy.sh prod`" in knob["reason"]
+
+
+def test_a_sourced_file_that_sets_errexit_keeps_a_later_command_from_hiding_pytest(tmp_path):
+    files = _github("./ci/test.sh", knob="")
+    files["ci/common.sh"] = "export A=1\nset -eux\n"
+    files["ci/test.sh"] = (
+        '#!/bin/bash\nTHIS_DIR="$(dirname "$0")"\nsource ${THIS_DIR}/common.sh\n'
+        "pytest tests\ncoverage xml\n"
+    )
+    assert _findings(tmp_path / "a", files) == []
+    # The same script without the sourced errexit ends with coverage's status.
+    files["ci/common.sh"] = "export A=1\n"
+    (masked,) = _findings(tmp_path / "b", files)
+    assert masked["code"] == "DET431"
