@@ -52,7 +52,8 @@ class KnobVerdict:
     hides no test failure, and ``reason`` says why) or ``not-judged`` (detlint could
     not tell, and ``reason`` says what it would need). ``cause`` is the reason's
     kind, for machines: ``runs-no-tests``, ``infrastructure-statuses``, ``no-retry``,
-    ``does-not-hide``, ``step-skipped``, ``infrastructure-reruns``, ``run-time-value``,
+    ``does-not-hide``, ``step-skipped``, ``manual-job``, ``infrastructure-reruns``,
+    ``run-time-value``,
     ``rule-not-selected``, ``unexplained``; empty for a finding.
     """
 
@@ -134,6 +135,8 @@ def _silent_reason(
     code = _CODE_OF_KIND.get(knob.kind)
     if code is not None and not _selected(code, selected):
         return "rule-not-selected", f"{code} is not among the rules this run selected"
+    if knob.optional:
+        return "manual-job", knob.note or "the job runs only when someone starts it"
     if knob.covers_tests is None:
         note = f" ({knob.note})" if knob.note else ""
         return "run-time-value", (

@@ -75,6 +75,9 @@ class CiKnob:
     platform: str | None = None  # the override block it sits in, e.g. "amd" in mirror: {amd: ...}
     condition: str | None = None  # when it applies only sometimes (matrix entries, rules:)
     note: str = ""  # what a reader should know, e.g. "the first matching rule retries -1 only"
+    # The job runs only when someone starts it (GitLab when: manual): whatever its
+    # allow_failure, it masks no automatic result.
+    optional: bool = False
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,7 @@ def yaml_knob(
     platform: str | None = None,
     condition: str | None = None,
     note: str = "",
+    optional: bool = False,
 ) -> CiKnob:
     """The knob written as ``key: value`` in ``path``, spanning and quoting that pair."""
     return CiKnob(
@@ -101,6 +102,7 @@ def yaml_knob(
         platform=platform,
         condition=condition,
         note=note,
+        optional=optional,
     )
 
 

@@ -234,12 +234,45 @@ def test_allow_failure_in_rules_carries_the_rule_condition(facts):
     assert (rule.condition, rule.covers_tests) == ('$CI_COMMIT_BRANCH == "main"', True)
 
 
-def test_manual_jobs_may_fail_by_default(facts):
+def test_a_manual_job_may_fail_by_default_but_masks_no_automatic_result(facts):
     manual = knob(job(facts, "manual"), "allow-failure")
-    assert (manual.key, manual.covers_tests) == ("manual.when", True)
-    assert manual.note.startswith("manual jobs may fail by default")
+    assert (manual.key, manual.covers_tests, manual.optional) == ("manual.when", False, True)
+    assert manual.note.startswith("the job is manual: it runs only when someone starts it")
     facts = inline("j: {when: manual, allow_failure: false, script: s}\n")
     assert job(facts, "j").knobs == ()
+    explicit = knob(
+        job(inline("j: {when: manual, allow_failure: true, script: s}\n"), "j"), "allow-failure"
+    )
+    assert (explicit.covers_tests, explicit.optional) == (False, True)
+
+
+def test_allow_failure_in_rules_masks_unless_the_rule_makes_the_job_manual():
+    facts = inline(
+        """\
+        j:
+          script: pytest
+          rules:
+            - if: $NIGHTLY
+              when: manual
+              allow_failure: true
+            - if: $CI_MERGE_REQUEST_ID
+              allow_failure: true
+        """
+    )
+    manual, automatic = job(facts, "j").knobs
+    assert (manual.condition, manual.covers_tests, manual.optional) == ("$NIGHTLY", False, True)
+    assert (automatic.covers_tests, automatic.optional) == (True, False)
+
+
+def test_exit_codes_are_judged_against_the_status_the_jobs_tests_fail_with():
+    # make turns pytest's 1 into 2: exit_codes [2] covers a failing `make test`.
+    knobs = "allow_failure: {exit_codes: [2]}, retry: {max: 2, exit_codes: [2]}"
+    make = inline(f"j: {{script: [make test], {knobs}}}\n")
+    allow, retry = job(make, "j").knobs
+    assert (allow.covers_tests, retry.covers_tests, retry.attempts) == (True, True, 3)
+    plain = inline(f"j: {{script: [pytest], {knobs}}}\n")
+    allow, retry = job(plain, "j").knobs
+    assert (allow.covers_tests, retry.covers_tests) == (False, False)
 
 
 def test_allow_failure_in_a_script_or_comment_is_not_a_knob(facts):

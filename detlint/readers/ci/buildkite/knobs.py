@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from detlint.readers.ci.buildkite.retry import KnobSite, flag, retry_knob, skip_knob, soft_fail_knob
-from detlint.readers.ci.facts import CiKnob
+from detlint.readers.ci.facts import PYTEST_FAILED, CiKnob
 from detlint.readers.ci.yaml_spans import key_name, yaml_knob
 from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
@@ -57,19 +57,28 @@ def knob_at(
     return (knob,) if knob is not None else ()
 
 
-def step_knobs(node: YMap, path: str, prefix: str, platform: str | None) -> StepKnobs:
-    """soft_fail, retry.automatic and skip of a step (or of one override)."""
+def step_knobs(
+    node: YMap,
+    path: str,
+    prefix: str,
+    platform: str | None,
+    status: Callable[[], int] = lambda: PYTEST_FAILED,
+) -> StepKnobs:
+    """soft_fail, retry.automatic and skip of a step (or of one override); ``status``
+    gives the exit status its tests fail with, asked only by a knob that names some."""
     knobs = StepKnobs()
     for key in ("soft_fail", "skip"):
         if key in node:
             make = soft_fail_knob if key == "soft_fail" else skip_knob
-            knobs.by_key[key] = list(
-                knob_at(node, key, KnobSite(path, prefix + key, platform), make)
+            named = key == "soft_fail" and isinstance(node.get(key), YSeq)
+            site = KnobSite(
+                path, prefix + key, platform, status=status() if named else PYTEST_FAILED
             )
+            knobs.by_key[key] = list(knob_at(node, key, site, make))
     retry = node.get("retry")
     if isinstance(retry, YMap) and "automatic" in retry:
         key_node, value = retry.key("automatic"), retry.get("automatic")
-        site = KnobSite(path, prefix + "retry.automatic", platform)
+        site = KnobSite(path, prefix + "retry.automatic", platform, status=status())
         if key_node is not None and value is not None:
             knobs.add("retry.automatic", retry_knob(key_node, value, site))
     return knobs

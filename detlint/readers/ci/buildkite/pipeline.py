@@ -15,7 +15,7 @@ on a test failure in ``retry.py``, and which files a step uploads in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
@@ -168,7 +168,8 @@ class _Reader:
         """A command step, then one copy per platform of any vendor override block."""
         label = _first_text(node, ("label", "name", "key", "identifier", "id"))
         name = context.prefix + (label or f"step {index}")
-        knobs = step_knobs(node, self.path, "", None)
+        commands = _commands(node, self.path)
+        knobs = step_knobs(node, self.path, "", None, _status_of(commands))
         for matrix_knob in matrix_knobs(node.get("matrix"), self.path):
             knobs.add("matrix", matrix_knob)
         base = CiStep(
@@ -176,7 +177,7 @@ class _Reader:
             path=self.path,
             span=_step_span(node, self.path),
             name=name,
-            commands=_commands(node, self.path),
+            commands=commands,
             knobs=ordered(context.knobs + tuple(knobs.all())),
             env=_merge_env(context.env, env_settings(node.get("env"), self.path)),
             # Not a Buildkite key, but pipeline generators (and the images they run in)
@@ -206,14 +207,17 @@ class _Reader:
         platform = key_name(platform_key)
         if not isinstance(override, YMap):
             override = YMap((), platform_key.position)
-        own = step_knobs(override, self.path, f"{block}.{platform}.", platform)
         has_commands = any(key in override for key in _COMMAND_KEYS)
+        commands = _commands(override, self.path) if has_commands else base.commands
+        own = step_knobs(
+            override, self.path, f"{block}.{platform}.", platform, _status_of(commands)
+        )
         parallelism = _parallelism(override.get("parallelism"))
         return replace(
             base,
             span=platform_key.position.span(self.path),
             name=f"{base.name} [{platform}]",
-            commands=_commands(override, self.path) if has_commands else base.commands,
+            commands=commands,
             knobs=tuple(own.merged(base_knobs).all()),
             env=_merge_env(base.env, env_settings(override.get("env"), self.path)),
             parallelism=parallelism if parallelism is not None else base.parallelism,
@@ -225,6 +229,18 @@ class _Reader:
             text = command.text if isinstance(command, CiCommand) else command
             if "pipeline" in text and "upload" in text:
                 self.references.extend(upload_paths(text))
+
+
+def _status_of(commands: tuple[CiCommand, ...]) -> Callable[[], int]:
+    """The exit status the commands end with when their tests fail, worked out when a
+    knob that names exit statuses asks (``shell/exit_statuses.py``)."""
+
+    def status() -> int:
+        from detlint.readers.ci.shell.exit_statuses import failure_status
+
+        return failure_status([command.text for command in commands])
+
+    return status
 
 
 # --- classifying and naming steps -----------------------------------------------------------

@@ -41,6 +41,7 @@ class KnobSite:
     key: str
     platform: str | None = None
     condition: str | None = None
+    status: int = PYTEST_FAILED  # the step's when its tests fail (make test: 2)
 
 
 def _make_knob(
@@ -123,8 +124,8 @@ class _Statuses:
     codes: frozenset[int]
     unreadable: tuple[str, ...]  # items detlint cannot read, as written
 
-    def covers_tests(self) -> Tri:
-        if self.any_status or PYTEST_FAILED in self.codes:
+    def covers_tests(self, status: int = PYTEST_FAILED) -> Tri:
+        if self.any_status or status in self.codes:
             return True
         return None if self.unreadable else False
 
@@ -165,9 +166,9 @@ def soft_fail_knob(key: YScalar, value: YNode, site: KnobSite, extra: str = "") 
         return None
     if switch is True:
         covers: Tri = True
-        note = "every non-zero exit status passes softly, test failures (exit 1) included"
+        note = "every non-zero exit status passes softly, test failures included"
     elif isinstance(value, YSeq):
-        covers, note = _soft_fail_list(value)
+        covers, note = _soft_fail_list(value, site.status)
     elif is_interpolated(value):
         covers, note = None, "soft_fail is interpolated at upload: its effect is unknown"
     else:
@@ -175,19 +176,29 @@ def soft_fail_knob(key: YScalar, value: YNode, site: KnobSite, extra: str = "") 
     return _make_knob("soft-fail", key, value, site, covers, _join(note, extra))
 
 
-def _soft_fail_list(value: YSeq) -> tuple[Tri, str]:
+def _soft_fail_list(value: YSeq, status: int) -> tuple[Tri, str]:
     items = [item.get("exit_status") if isinstance(item, YMap) else item for item in value.items]
     statuses = _statuses(items)
-    covers = statuses.covers_tests()
+    covers = statuses.covers_tests(status)
+    failure = _failure(status)
     if not value.items:
         return False, "soft_fail lists no exit status: nothing fails softly"
     if covers is True:
-        return True, f"soft_fail on {statuses.describe()} covers test failures (exit 1)"
+        return True, f"soft_fail on {statuses.describe()} covers test failures ({failure})"
     if covers is False:
         return False, (
-            f"soft_fail on {statuses.describe()} only: test failures (exit 1) still block"
+            f"soft_fail on {statuses.describe()} only: test failures ({failure}) still block"
         )
-    return None, f"soft_fail on {statuses.describe()}: whether exit 1 is covered is unknown"
+    return None, f"soft_fail on {statuses.describe()}: whether exit {status} is covered is unknown"
+
+
+def _failure(status: int) -> str:
+    """How a test failure's exit status reads in a note: "exit 1", "exit 2: make"."""
+    return (
+        "exit 1"
+        if status == PYTEST_FAILED
+        else f"exit {status}, as the step's make or runner gives it"
+    )
 
 
 # --- skip ---------------------------------------------------------------------------------
@@ -261,7 +272,7 @@ def _limit(node: YNode | None) -> tuple[int | None, tuple[str, ...]]:
     return limit, ()
 
 
-def _rule(index: int, node: YNode) -> _Rule:
+def _rule(index: int, node: YNode, status: int) -> _Rule:
     if not isinstance(node, YMap):
         return _Rule(index, None, None, f"unreadable rule {source_text(node)}")
     exit_node = node.get("exit_status")
@@ -272,7 +283,7 @@ def _rule(index: int, node: YNode) -> _Rule:
     signal, signal_text = _signal_matches(node.get("signal"), "signal")
     reason, reason_text = _signal_matches(node.get("signal_reason"), "signal_reason")
     limit, problems = _limit(node.get("limit"))
-    conditions = [statuses.covers_tests(), signal, reason]
+    conditions = [statuses.covers_tests(status), signal, reason]
     matches: Tri = False if False in conditions else (None if None in conditions else True)
     named = [text for text in (signal_text, reason_text) if text]
     exit_text = statuses.describe()
@@ -282,14 +293,14 @@ def _rule(index: int, node: YNode) -> _Rule:
     return _Rule(index, matches, limit, description, problems)
 
 
-def _rules(value: YNode) -> list[_Rule] | None:
+def _rules(value: YNode, status: int) -> list[_Rule] | None:
     """The rules of ``automatic: value`` (not false or null); None for a form not understood."""
     if flag(value) is True:
         return [_Rule(1, True, DEFAULT_RETRY_LIMIT, "any exit status")]
     if isinstance(value, YMap):
-        return [_rule(1, value)]
+        return [_rule(1, value, status)]
     if isinstance(value, YSeq):
-        return [_rule(i, item) for i, item in enumerate(value.items, start=1)]
+        return [_rule(i, item, status) for i, item in enumerate(value.items, start=1)]
     return None
 
 
@@ -325,7 +336,7 @@ def retry_knob(key: YScalar, value: YNode, site: KnobSite) -> CiKnob | None:
     """
     if flag(value) is False or is_null(value):
         return None
-    rules = _rules(value)
+    rules = _rules(value, site.status)
     if rules is None:
         note = "retry.automatic form not understood"
         if is_interpolated(value):
@@ -340,12 +351,19 @@ def retry_knob(key: YScalar, value: YNode, site: KnobSite) -> CiKnob | None:
     only_limit = limits.pop() if len(limits) == 1 else None
     attempts = only_limit + 1 if only_limit is not None else None
     problems = [problem for rule in rules for problem in rule.problems]
-    note = _join(_retry_note(rules, outcomes, flag(value) is True, attempts), *problems)
+    note = _join(
+        _retry_note(rules, outcomes, flag(value) is True, attempts, _failure(site.status)),
+        *problems,
+    )
     return _make_knob("job-retry", key, value, site, covers, note, attempts)
 
 
 def _retry_note(
-    rules: list[_Rule], outcomes: list[_Rule | None], is_true: bool, attempts: int | None
+    rules: list[_Rule],
+    outcomes: list[_Rule | None],
+    is_true: bool,
+    attempts: int | None,
+    failure: str,
 ) -> str:
     first = outcomes[0]
     if is_true:
@@ -355,21 +373,25 @@ def _retry_note(
         if None in outcomes:
             which += " or none"
         if attempts is None:
-            return f"test failures (exit 1) match {which}, depending on values detlint cannot read"
-        return f"test failures (exit 1) match {which}; each gives up to {attempts} runs"
+            return (
+                f"test failures ({failure}) match {which}, depending on values detlint cannot read"
+            )
+        return f"test failures ({failure}) match {which}; each gives up to {attempts} runs"
     if first is None:
         retried = "; ".join(rule.description for rule in rules)
         return f"retries {retried} only: test failures are not retried"
     where = f"rule {first.index} of {len(rules)}" if len(rules) > 1 else "the rule"
     if first.limit is None:
-        return f"test failures (exit 1) match {where} ({first.description}), whose limit is unknown"
+        return (
+            f"test failures ({failure}) match {where} ({first.description}), whose limit is unknown"
+        )
     if first.limit == 0:
         return (
-            f"test failures (exit 1) first match {where} ({first.description}), "
+            f"test failures ({failure}) first match {where} ({first.description}), "
             "which has limit 0: they are not retried"
         )
     return (
-        f"test failures (exit 1) match {where} ({first.description}, limit {first.limit}): "
+        f"test failures ({failure}) match {where} ({first.description}, limit {first.limit}): "
         f"up to {first.limit + 1} runs"
     )
 

@@ -16,8 +16,11 @@ are not told apart: their pipes cannot be judged, which is read as not masking.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from detlint.base.span import Span
 from detlint.readers.ci.facts import (
+    PYTEST_FAILED,
     CiCommand,
     CiKnob,
     CiKnobKind,
@@ -98,10 +101,11 @@ def _job(
     for part in ("before_script", "script"):  # after_script cannot change the job's status
         if part in effective and trigger is None:
             commands += _commands(effective[part], config, 0)
-    knobs = _allow_failure(job)
+    status = _status_of(commands)
+    knobs = _allow_failure(job, status)
     retry = effective.get("retry") if trigger is None else None
     if retry is not None:
-        knob = shared if retry is default.get("retry") else _retry_knob(retry)
+        knob = shared if retry is default.get("retry") else _retry_knob(retry, status)
         knobs += [knob] if knob is not None else []
     parallel = job.get("parallel")
     count = _int(parallel.raw) if parallel is not None else None
@@ -152,14 +156,22 @@ def _reference(item: YSeq, config: Tree) -> Merged | None:
     return val
 
 
-def _allow_failure(job: Tree) -> list[CiKnob]:
+_MANUAL_NOTE = (
+    "the job is manual: it runs only when someone starts it, so its failure masks no "
+    "automatic result"
+)
+
+
+def _allow_failure(job: Tree, status: Callable[[], int]) -> list[CiKnob]:
+    """The job's ``allow_failure`` and that of its ``rules:``. A manual job's (``when:
+    manual``, where allow_failure defaults to true) masks nothing: the job is optional."""
     knobs: list[CiKnob] = []
     allow, when = job.get("allow_failure"), job.get("when")
+    manual = when is not None and text_of(when.raw) == "manual"
     if allow is not None:
-        knobs += _allow_knob(allow.key, allow.raw, allow.where, allow.path, None)
-    elif when is not None and text_of(when.raw) == "manual":
-        note = "manual jobs may fail by default (allow_failure is true for when: manual)"
-        knobs.append(_knob("allow-failure", when, True, note=note))
+        knobs += _allow_knob(allow.key, allow.raw, allow.where, allow.path, None, status, manual)
+    elif manual and when is not None:
+        knobs.append(_knob("allow-failure", when, False, note=_MANUAL_NOTE, optional=True))
     rules = job.get("rules")
     if rules is None or not isinstance(rules.node, YSeq):
         return knobs
@@ -169,14 +181,25 @@ def _allow_failure(job: Tree) -> list[CiKnob]:
             condition = text_of(rule.get("if")) or f"rule {index + 1} ({source_text(rule)})"
             where = f"{rules.where}[{index}].allow_failure"
             value = rule.get("allow_failure")
-            knobs += _allow_knob(rule.key("allow_failure"), value, where, rules.path, condition)
+            rule_when = text_of(rule.get("when")) if rule.get("when") is not None else None
+            optional = rule_when == "manual" or (rule_when is None and manual)
+            knobs += _allow_knob(
+                rule.key("allow_failure"), value, where, rules.path, condition, status, optional
+            )
     return knobs
 
 
 def _allow_knob(
-    key: YScalar | None, node: YNode | None, where: str, path: str, condition: str | None
+    key: YScalar | None,
+    node: YNode | None,
+    where: str,
+    path: str,
+    condition: str | None,
+    status: Callable[[], int],
+    optional: bool = False,
 ) -> list[CiKnob]:
-    """``allow_failure: true`` or ``{exit_codes: N | [N, ...]}``; ``false`` is no knob."""
+    """``allow_failure: true`` or ``{exit_codes: N | [N, ...]}``; ``false`` is no knob.
+    ``status`` gives the exit status the job's tests fail with (make test: 2)."""
     if node is None or (isinstance(node, YScalar) and node.value is False):
         return []
     covers: bool | None = None
@@ -185,16 +208,18 @@ def _allow_knob(
         covers = True
     elif isinstance(node, YMap):
         codes = _ints(node.get("exit_codes"))
-        covers = None if codes is None else 1 in codes
+        covers = None if codes is None else status() in codes
         shown = ", ".join(str(code) for code in codes or ())
         note = f"allowed to fail on exit status {shown} only" if codes else note
     else:
         note = "not a valid allow_failure value"
+    if optional:
+        covers, note = False, _MANUAL_NOTE
     val = Merged(key, node, node if not isinstance(node, YMap) else {}, path, where)
-    return [_knob("allow-failure", val, covers, condition=condition, note=note)]
+    return [_knob("allow-failure", val, covers, condition=condition, note=note, optional=optional)]
 
 
-def _retry_knob(val: Merged) -> CiKnob | None:
+def _retry_knob(val: Merged, status: Callable[[], int] = lambda: PYTEST_FAILED) -> CiKnob | None:
     """``retry: N`` or ``{max, when, exit_codes}``; GitLab allows at most 2 retries.
 
     ``when`` defaults to ``always``, except that ``exit_codes`` alone retries
@@ -222,7 +247,9 @@ def _retry_knob(val: Merged) -> CiKnob | None:
     if count == 0:
         reason = "max: 0" if "max" in fields else "no max (GitLab reads it as 0)"
         return _knob("job-retry", val, False, attempts=1, note=f"{reason}: the job is not retried")
-    covers = any(reason in when for reason in _RETRIES_TESTS) or 1 in (codes or ())
+    covers = any(reason in when for reason in _RETRIES_TESTS) or (
+        bool(codes) and status() in (codes or ())
+    )
     if codes is None and not covers:
         return _retries(val, count, None, "exit_codes cannot be read")
     matched = [*when, *(f"exit status {code}" for code in codes or ())]
@@ -235,6 +262,18 @@ def _retries(val: Merged, count: int, covers: bool | None, note: str) -> CiKnob:
         clamp = f"retry {count} is invalid (GitLab allows 0, 1 or 2); read as 2"
         note, count = f"{note}; {clamp}" if note else clamp, 2
     return _knob("job-retry", val, covers, attempts=count + 1, note=note)
+
+
+def _status_of(commands: list[CiCommand]) -> Callable[[], int]:
+    """The exit status the job's script ends with when its tests fail, worked out when a
+    knob that names exit codes asks (``shell/exit_statuses.py``)."""
+
+    def status() -> int:
+        from detlint.readers.ci.shell.exit_statuses import failure_status
+
+        return failure_status([command.text for command in commands], pipefail=True)
+
+    return status
 
 
 def _variables(job: Tree, config: Tree) -> tuple[EnvSetting, ...]:
@@ -292,8 +331,9 @@ def _knob(
     attempts: int | None = None,
     condition: str | None = None,
     note: str = "",
+    optional: bool = False,
 ) -> CiKnob:
     return yaml_knob(
         kind, "gitlab", val.where, val.key, val.raw, val.path, covers,
-        attempts=attempts, condition=condition, note=note,
+        attempts=attempts, condition=condition, note=note, optional=optional,
     )  # fmt: skip

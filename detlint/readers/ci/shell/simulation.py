@@ -460,6 +460,10 @@ class Simulation:
             raise _Exit(OK)  # the shell becomes another (succeeding) command
         name = words[index].value
         args = words[index + 1 :]
+        if words[index].dynamic:  # a command held in a variable: OK=false; ...; $OK
+            held = literal(words[index], shell)
+            if held is not None and held.split():
+                name = held.split()[0]
         if name in ("true", ":"):
             return OK
         if name == "false":

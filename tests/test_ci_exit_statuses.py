@@ -1,0 +1,85 @@
+"""Whether a knob that names exit statuses acts on a test failure depends on the status
+the CI system sees, as it flows from the test runner through make, scripts and saved
+variables to the step: make turns pytest's 1 into 2, ctest fails with 8, a script may
+keep pytest's status and return it later, or run a variable that holds ``false``.
+"""
+
+from __future__ import annotations
+
+from repo_expectations import run_audit, run_check, written_repository
+
+TEST = "def test_a():\n    assert True\n"
+MAKEFILE = "test:\n\tpython -m pytest tests\n"
+
+
+def _ci_findings(tmp_path, files: dict[str, str]) -> list[dict]:
+    repo = written_repository(tmp_path, {"tests/test_a.py": TEST, **files})
+    _, document = run_check(repo)
+    return [f for f in document["findings"] if f["code"].startswith(("DET4", "DET5"))]
+
+
+def _buildkite(command: str, knob: str) -> dict[str, str]:
+    step = f"steps:\n  - label: unit\n    command: {command}\n"
+    return {".buildkite/pipeline.yml": step + knob}
+
+
+RETRY_ON_2 = "    retry:\n      automatic:\n        - exit_status: 2\n          limit: 2\n"
+
+
+def test_a_retry_on_exit_status_2_retries_a_failing_make_test(tmp_path):
+    files = {"Makefile": MAKEFILE, **_buildkite("make test", RETRY_ON_2)}
+    (one,) = _ci_findings(tmp_path, files)
+    assert one["code"] == "DET411"
+    assert "up to 3 times" in one["message"]
+    assert "tests/test_a.py" in one["message"]
+
+
+def test_a_retry_on_exit_status_2_does_not_retry_pytest_run_directly(tmp_path):
+    repo = written_repository(
+        tmp_path, {"tests/test_a.py": TEST, **_buildkite("pytest tests", RETRY_ON_2)}
+    )
+    assert [f for f in run_check(repo)[1]["findings"] if f["code"] == "DET411"] == []
+    (knob,) = run_audit(repo)["ci"]["knobs"]
+    assert (knob["verdict"], knob["cause"]) == ("no-finding", "infrastructure-statuses")
+
+
+def test_a_soft_fail_on_ctests_status_covers_ctest(tmp_path):
+    soft = "    soft_fail:\n      - exit_status: 8\n"
+    (one,) = _ci_findings(tmp_path, _buildkite("cd build && ctest --output-on-failure", soft))
+    assert one["code"] == "DET401"
+    assert "`ctest` runs" in one["message"]
+
+
+def _github_script(tmp_path, script: str) -> list[dict]:
+    files = {
+        "ci/test.sh": script,
+        ".github/workflows/ci.yml": """\
+            on: push
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: ./ci/test.sh
+        """,
+    }
+    return _ci_findings(tmp_path, files)
+
+
+def test_a_status_saved_in_a_variable_and_run_at_the_end_still_fails_the_step(tmp_path):
+    script = (
+        "#!/bin/bash\nset -e\nif pytest tests; then PASSED=true; else PASSED=false; fi\n"
+        "coverage xml\n$PASSED\n"
+    )
+    assert _github_script(tmp_path, script) == []
+
+
+def test_a_status_saved_and_returned_with_exit_still_fails_the_step(tmp_path):
+    script = "#!/bin/bash\npytest tests || status=$?\ncoverage xml\nexit ${status:-0}\n"
+    assert _github_script(tmp_path, script) == []
+
+
+def test_a_status_saved_and_never_returned_is_masked(tmp_path):
+    script = "#!/bin/bash\npytest tests || status=$?\ncoverage xml\n"
+    (one,) = _github_script(tmp_path, script)
+    assert one["code"] == "DET431"
+    assert one["path"] == "ci/test.sh"
