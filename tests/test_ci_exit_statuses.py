@@ -83,3 +83,31 @@ def test_a_status_saved_and_never_returned_is_masked(tmp_path):
     (one,) = _github_script(tmp_path, script)
     assert one["code"] == "DET431"
     assert one["path"] == "ci/test.sh"
+
+
+def test_a_failure_deferred_by_an_err_trap_and_re_raised_at_exit_still_fails_the_step(tmp_path):
+    script = (
+        "#!/bin/bash\nset -euo pipefail\nEXITCODE=0\ntrap 'EXITCODE=1' ERR\nset +e\n"
+        "timeout 40m pytest tests\ncoverage xml\nexit ${EXITCODE}\n"
+    )
+    assert _github_script(tmp_path / "a", script) == []
+    # Without the exit that re-raises it, the trap only records the failure.
+    (one,) = _github_script(tmp_path / "b", script.replace("exit ${EXITCODE}\n", ""))
+    assert one["code"] == "DET431"
+
+
+def test_a_script_masked_by_its_caller_masks_the_runs_it_holds(tmp_path):
+    files = {
+        "ci/run_unit.sh": "#!/bin/bash\nset -e\npytest tests\n",
+        ".github/workflows/ci.yml": """\
+            on: push
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: ./ci/run_unit.sh || true
+        """,
+    }
+    (one,) = _ci_findings(tmp_path, files)
+    assert (one["code"], one["path"]) == ("DET431", "ci/run_unit.sh")
+    assert "`|| true`" in one["message"]

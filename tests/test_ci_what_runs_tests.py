@@ -142,3 +142,71 @@ def test_a_sourced_file_that_sets_errexit_keeps_a_later_command_from_hiding_pyte
     files["ci/common.sh"] = "export A=1\n"
     (masked,) = _findings(tmp_path / "b", files)
     assert masked["code"] == "DET431"
+
+
+def test_commands_and_knobs_handed_to_a_shared_workflow_of_another_repository(tmp_path):
+    files = {
+        ".github/workflows/pr.yml": """\
+            on: pull_request
+            jobs:
+              third-party-tests:
+                uses: org/shared-workflows/.github/workflows/custom-job.yaml@main
+                with:
+                  node_type: gpu
+                  continue-on-error: true
+                  script: python -m pytest tests
+        """
+    }
+    (one,) = _findings(tmp_path, files)
+    assert one["code"] == "DET401"
+    assert "tests/test_a.py" in one["message"]
+    repo_knobs = run_audit(tmp_path)["ci"]["knobs"]
+    assert "passed to `org/shared-workflows" in repo_knobs[0]["note"]
+
+
+def test_a_test_command_handed_to_an_action_is_read(tmp_path):
+    files = {
+        ".github/workflows/ci.yml": """\
+            on: push
+            jobs:
+              sdist:
+                runs-on: ubuntu-latest
+                continue-on-error: true
+                steps:
+                  - uses: org/maintainer-tools/.github/actions/test-sdist@v1
+                    with:
+                      package_spec: -vv .
+                      test_command: python -m pytest tests
+        """
+    }
+    (one,) = _findings(tmp_path, files)
+    assert one["code"] == "DET401"
+    assert "tests/test_a.py" in one["message"]
+
+
+def test_a_continue_on_error_expression_with_functions_is_judged_per_matrix_entry(tmp_path):
+    files = {
+        ".github/workflows/ci.yml": """\
+            on: push
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                strategy:
+                  matrix:
+                    python: ["3.12", "3.13", "3.15-dev"]
+                continue-on-error: >-
+                  ${{
+                    endsWith(matrix.python, '-dev') || endsWith(matrix.python, '-nightly')
+                  }}
+                steps:
+                  - run: python -m pytest tests
+        """
+    }
+    (one,) = _findings(tmp_path / "a", files)
+    assert "python=3.15-dev" in one["message"]
+    assert "3.12" not in one["message"]
+    # No entry matches: the knob acts nowhere, and the audit says so.
+    files[".github/workflows/ci.yml"] = files[".github/workflows/ci.yml"].replace(
+        '"3.15-dev"', '"3.14"'
+    )
+    assert _findings(tmp_path / "b", files) == []

@@ -284,7 +284,9 @@ def test_wretry_action_form_and_uses_steps_have_no_command():
     facts = load(RETRY)
     texts = [c.text for c in job(facts, "retry").commands]
     assert not any("setup-python" in text or "cache" in text for text in texts)
-    assert "pytest tests/lookalike" not in texts  # not a retry action: its inputs are not run
+    # Not a retry action detlint knows: its `command:` input is read as what it runs
+    # (once: its max_attempts is not taken as a retry count).
+    assert "pytest tests/lookalike" in texts
     wrapped, cache = facts.knobs
     assert (wrapped.kind, wrapped.attempts, wrapped.span) == (
         "retry-action",
@@ -398,6 +400,16 @@ def test_wrong_type_fail_fast_expression_is_kept_with_its_text():
         ("matrix.a && 'yes'", {"a": 1}, True),
         ("matrix.cfg.name == 'x'", {"cfg": {"name": "X"}}, True),
         ("matrix.list[1] == 2", {"list": [1, 2]}, True),
+        # functions of values the file decides (GitHub's docs: case-insensitive)
+        ("contains(matrix.x, 'A')", {"x": "abc"}, True),
+        ("contains(fromJSON('[\"a\", 2]'), matrix.x)", {"x": 2}, True),
+        ("contains(fromJSON('[\"a\", 2]'), matrix.x)", {"x": 3}, False),
+        ("endsWith(matrix.python, '-DEV') || false", {"python": "3.15-dev"}, True),
+        ("startsWith(matrix.os, 'windows') && true", {"os": "ubuntu-latest"}, False),
+        ("format('{0}-{1}', matrix.os, 'x') == 'Ubuntu-X'", {"os": "ubuntu"}, True),
+        ("format('{{0}}', 1) == '{0}'", {}, True),
+        ("join(matrix.l, '+') == 'a+b'", {"l": ["a", "b"]}, True),
+        ("fromJSON('true')", {}, True),
     ],
 )
 def test_expression_semantics(expression, entry, expected):
@@ -406,11 +418,27 @@ def test_expression_semantics(expression, entry, expected):
 
 @pytest.mark.parametrize(
     "expression",
-    ["github.ref == 'x'", "contains(matrix.x, 'a')", "matrix.", "matrix.a ==", "(true"],
+    [
+        "github.ref == 'x'",
+        "needs.build.result == 'success'",
+        "success()",
+        "hashFiles('x') != ''",
+        "contains(matrix.x, 'a'",
+        "matrix.",
+        "matrix.a ==",
+        "(true",
+    ],
 )
 def test_expressions_outside_the_subset_are_unknown(expression):
     with pytest.raises(Unknown):
         parse_expression(expression)
+
+
+def test_env_and_inputs_are_known_only_when_the_caller_knows_them():
+    tree = parse_expression("inputs.soft || env.ALLOW == 'yes'")
+    with pytest.raises(Unknown):
+        evaluate(tree, {})
+    assert evaluate(tree, {}, {"inputs": {"soft": False}, "env": {"allow": "YES"}}) is True
 
 
 def test_matrix_limits_and_shapes():

@@ -4,15 +4,19 @@
 of a job's matrix, so whether it hides a test failure depends on which entries
 GitHub builds and what the expression is for each. This module builds the
 entries (``expand_matrix``) and evaluates expressions against them: literals,
-``matrix.<name>`` paths, ``! == != < <= > >= && ||`` and parentheses, with
-GitHub's loose comparison (case-insensitive strings, other mixed types compared
-as numbers). Any other context or a function call raises Unknown, so the caller
-reports the knob as undecidable.
+``matrix.<name>``, ``env.<name>`` and ``inputs.<name>`` paths (env and inputs when
+the caller knows their values), ``! == != < <= > >= && ||``, parentheses and the
+functions ``contains``, ``startsWith``, ``endsWith``, ``format``, ``join``,
+``toJSON`` and ``fromJSON``, with GitHub's loose comparison (case-insensitive
+strings, other mixed types compared as numbers). Any other context (``github``,
+``needs``, ``vars``...), a status function or a value the caller does not know
+raises Unknown, so the caller reports the knob as known only at run time.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import operator
 import re
@@ -37,7 +41,7 @@ class Unknown(Exception):
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<number>0x[0-9a-fA-F]+|[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)"
-    r"|(?P<string>'(?:[^']|'')*')|(?P<op>==|!=|<=|>=|&&|\|\||[()!<>.\[\]])"
+    r"|(?P<string>'(?:[^']|'')*')|(?P<op>==|!=|<=|>=|&&|\|\||[()!<>.,\[\]])"
     r"|(?P<name>[A-Za-z_][\w-]*))"
 )
 _COMPARE: dict[str, Callable[[Any, Any], bool]] = {
@@ -121,9 +125,11 @@ class _ExpressionParser:
             return ("lit", word[1:-1].replace("''", "'"))
         if kind == "name" and word.lower() in _LITERALS:
             return ("lit", _LITERALS[word.lower()])
-        if kind != "name" or word.lower() != "matrix":
-            raise Unknown  # another context (github, env, inputs...) or a function call
-        parts: list[object] = []
+        if kind == "name" and self._peek() == ("op", "("):
+            return self._call(word.lower())
+        if kind != "name" or word.lower() not in _CONTEXTS:
+            raise Unknown  # another context (github, needs, vars...): known at run time
+        parts: list[object] = [word.lower()]
         while self._peek() in (("op", "."), ("op", "[")):
             if self._take()[1] == ".":
                 kind, word = self._take()
@@ -137,31 +143,116 @@ class _ExpressionParser:
             parts.append(item[1])
         return ("ctx", tuple(parts))
 
+    def _call(self, name: str) -> Expr:
+        """``name(arg, ...)`` for a function whose value the file decides."""
+        if name not in _FUNCTIONS:
+            raise Unknown  # success(), always(), hashFiles()...: known at run time
+        self._take()  # "("
+        args: list[Expr] = []
+        if self._peek() != ("op", ")"):
+            args.append(self.expression())
+            while self._peek() == ("op", ","):
+                self._take()
+                args.append(self.expression())
+        if self._take() != ("op", ")"):
+            raise Unknown
+        return ("call", name, tuple(args))
 
-def evaluate(tree: Expr, entry: dict[str, object]) -> object:
-    """The value of ``tree`` for one matrix entry."""
+
+def evaluate(
+    tree: Expr, entry: dict[str, object], known: dict[str, dict[str, object]] | None = None
+) -> object:
+    """The value of ``tree`` for one matrix entry; ``known`` holds the ``env`` and
+    ``inputs`` values the caller knows (a name it does not know raises Unknown)."""
     if tree[0] == "lit":
         return tree[1]
     if tree[0] == "ctx":
+        context, *parts = tree[1]
         value: object = entry
-        for part in tree[1]:
+        if context != "matrix":
+            values = (known or {}).get(context)
+            name = str(parts[0]).lower() if parts else ""
+            if values is None or not any(str(key).lower() == name for key in values):
+                raise Unknown
+            value = values
+        for part in parts:
             value = _member(value, part)
         return value
+    if tree[0] == "call":
+        return _FUNCTIONS[tree[1]](*(evaluate(arg, entry, known) for arg in tree[2]))
     if tree[0] == "not":
-        return not truthy(evaluate(tree[1], entry))
-    operator_, left = tree[1], evaluate(tree[2], entry)
+        return not truthy(evaluate(tree[1], entry, known))
+    operator_, left = tree[1], evaluate(tree[2], entry, known)
     if operator_ == "&&":
-        return evaluate(tree[3], entry) if truthy(left) else left
+        return evaluate(tree[3], entry, known) if truthy(left) else left
     if operator_ == "||":
-        return left if truthy(left) else evaluate(tree[3], entry)
-    return _compare(operator_, left, evaluate(tree[3], entry))
+        return left if truthy(left) else evaluate(tree[3], entry, known)
+    return _compare(operator_, left, evaluate(tree[3], entry, known))
 
 
 def referenced_names(tree: Expr) -> set[str]:
     """The matrix keys an expression reads (lower-cased)."""
     if tree[0] == "ctx":
-        return {str(tree[1][0]).lower()} if tree[1] else set()
+        parts = tree[1]
+        return {str(parts[1]).lower()} if parts[0] == "matrix" and len(parts) > 1 else set()
+    if tree[0] == "call":
+        return set().union(*(referenced_names(arg) for arg in tree[2]))
     return set().union(*(referenced_names(t) for t in tree[1:] if isinstance(t, tuple)))
+
+
+_CONTEXTS = frozenset({"matrix", "env", "inputs"})
+
+
+def _text(value: object) -> str:
+    """A value as GitHub's string functions see it."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _contains(search: object, item: object) -> bool:
+    if isinstance(search, list):
+        return any(not {_kind(v), _kind(item)} & {"object"} and _compare("==", v, item)
+                   for v in search)  # fmt: skip
+    return _text(item).lower() in _text(search).lower()
+
+
+def _format(template: object, *args: object) -> str:
+    text = _text(template)
+
+    def fill(match: re.Match[str]) -> str:
+        if match.group(0) in ("{{", "}}"):
+            return match.group(0)[0]
+        index = int(match.group(1))
+        if index >= len(args):
+            raise Unknown
+        return _text(args[index])
+
+    return re.sub(r"\{\{|\}\}|\{(\d+)\}", fill, text)
+
+
+def _from_json(value: object) -> object:
+    try:
+        return json.loads(_text(value))
+    except ValueError:
+        raise Unknown from None
+
+
+_FUNCTIONS: dict[str, Callable[..., object]] = {
+    "contains": _contains,
+    "startswith": lambda text, start: _text(text).lower().startswith(_text(start).lower()),
+    "endswith": lambda text, end: _text(text).lower().endswith(_text(end).lower()),
+    "format": _format,
+    "join": lambda items, sep=",": (
+        _text(sep).join(_text(v) for v in items) if isinstance(items, list) else _text(items)
+    ),
+    "tojson": lambda value: json.dumps(value, indent=2),
+    "fromjson": _from_json,
+}
 
 
 def truthy(value: object) -> bool:
@@ -262,9 +353,14 @@ def _python(node: YNode) -> Any:
     return node.value
 
 
-def describe_entry(entry: dict[str, object], skip: set[str]) -> str:
-    """``python=3.13, os=ubuntu-latest``, without the keys in ``skip`` unless nothing remains."""
-    shown = {k: v for k, v in entry.items() if k.lower() not in skip} or entry
+def describe_entry(entry: dict[str, object], skip: set[str], only: set[str] | None = None) -> str:
+    """``python=3.13, os=ubuntu-latest``, without the keys in ``skip`` (or with those in
+    ``only`` alone) unless nothing remains."""
+    shown = {
+        k: v
+        for k, v in entry.items()
+        if k.lower() not in skip and (only is None or k.lower() in only)
+    } or entry
     return ", ".join(f"{k}={_show(v)}" for k, v in shown.items()) or "(empty)"
 
 

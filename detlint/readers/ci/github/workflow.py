@@ -39,6 +39,7 @@ from detlint.readers.ci.github.expressions import (
     truthy,
     unwrap,
 )
+from detlint.readers.ci.github.inputs import input_commands, input_knobs
 from detlint.readers.ci.github.retry_actions import RetryAction, read_retry_action
 from detlint.readers.ci.yaml_spans import env_settings, items_of, key_name, source_text, yaml_knob
 from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
@@ -105,13 +106,18 @@ def _workflow(root: YMap, out: _Collector) -> list[CiStep]:
         job_env = env_settings(job.get("env"), out.path)
         names = {setting.name for setting in job_env}
         name = text_of(job.get("name"))
+        commands = _steps(job.get("steps"), where, ctx)
+        if uses is not None and not uses.startswith("./"):
+            # A shared workflow of another repository: what its inputs say it runs.
+            knobs += list(input_knobs(job.get("with"), where, out.path, f"`{uses}`"))
+            commands += input_commands(job.get("with"), out.path, (), (), ctx.working_dir)
         steps.append(
             CiStep(
                 "github",
                 out.path,
                 key.position.span(out.path),
                 name if name is not None and "${{" not in name else job_id,
-                tuple(_steps(job.get("steps"), where, ctx)),
+                tuple(commands),
                 knobs=tuple(knobs),
                 env=tuple(s for s in workflow_env if s.name not in names) + job_env,
                 matrix=_describe_matrix(matrix, ctx.entries),
@@ -163,10 +169,16 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
             )
         elif uses is not None:
             retry = read_retry_action(step, uses, here, ctx.out.path, ctx.windows)
-            if retry is None:
-                _orphans(knobs, f"`uses: {uses}`", ctx.out)
-            else:
+            working_dir = text_of(step.get("working-directory")) or ctx.working_dir
+            handed = list(
+                input_commands(step.get("with"), ctx.out.path, tuple(knobs), env, working_dir)
+            )
+            if retry is not None:
                 commands += _retried(retry, knobs, env, ctx)
+            elif handed:  # an action handed the commands to run (test_command: ...)
+                commands += handed
+            else:
+                _orphans(knobs, f"`uses: {uses}`", ctx.out)
         made = commands[before] if len(commands) == before + 1 else None
         if made is not None:
             positions[len(attempts)] = before
@@ -222,7 +234,7 @@ def _continue_on_error(owner: YMap, where: str, ctx: _Context) -> CiKnob | None:
     inner = unwrap(value) if isinstance(value, str) else None
     if inner is None:
         return _knob("continue-on-error", name, key, node, path, None, note="not a boolean")
-    expression = inner.strip()
+    expression = " ".join(inner.split())
     try:
         tree = parse_expression(expression)
         names = referenced_names(tree)
@@ -239,7 +251,16 @@ def _continue_on_error(owner: YMap, where: str, ctx: _Context) -> CiKnob | None:
         return _knob("continue-on-error", name, key, node, path, True)
     single = re.fullmatch(r"matrix\.([A-Za-z_][\w-]*)", expression)
     head = f"with {single.group(1)}=true" if single else f"where {expression}"
-    described = "; ".join(describe_entry(entry, names) for entry in hits)
+    # A flag (matrix.experimental) or a comparison (matrix.python == '3.12') names the
+    # value it holds: the other keys tell the entries apart. A function of a value
+    # (endsWith(matrix.python, '-dev')) does not: the value itself is shown.
+    computed = re.search(r"[A-Za-z]\s*\(", expression) is not None
+    described = "; ".join(
+        dict.fromkeys(
+            describe_entry(entry, set(), only=names) if computed else describe_entry(entry, names)
+            for entry in hits
+        )
+    )
     condition = f"matrix entries {head}: {described}"
     note = f"{len(hits)} of {len(entries)} matrix entries"
     return _knob("continue-on-error", name, key, node, path, True, condition=condition, note=note)

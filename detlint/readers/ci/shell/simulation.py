@@ -19,9 +19,11 @@ literal or ``$?``-derived statuses, ``rc=$?``, ``[ "$rc" -ne 0 ]``-style tests,
 background jobs and ``wait``, command substitutions (errexit off inside, as
 bash does outside POSIX mode), ``bash -c`` and ``eval``. A ``for`` loop over
 literal words runs once per word (up to ``_MAX_ROUNDS``); other loops run their
-body once. Not modelled: ``trap``, ``source``d files, signals, arithmetic
-errors, and any command other than the target failing (a ``make`` or an upload
-script is taken to succeed).
+body once; an ERR trap (``trap 'EXITCODE=1' ERR``) runs where errexit would exit,
+and a command held in a variable runs as what it holds (``$OK`` after ``OK=false``).
+Not modelled: other traps, ``source``d files (the follower inlines the options they
+set), signals, arithmetic errors, and any command other than the target failing (a
+``make`` or an upload script is taken to succeed).
 
 The interpreter is one class whose methods recurse into each other along the
 tree, which is why this module is longer than most; the values it computes with
@@ -34,7 +36,7 @@ import fnmatch
 from dataclasses import replace
 
 from detlint.readers.ci.shell.effects import QUIET, SAFE, Analysis
-from detlint.readers.ci.shell.lexer import ASSIGNMENT, DECLARATIONS
+from detlint.readers.ci.shell.lexer import ASSIGNMENT, DECLARATIONS, Word
 from detlint.readers.ci.shell.nodes import (
     AndOr,
     Case,
@@ -49,6 +51,7 @@ from detlint.readers.ci.shell.nodes import (
     head,
     short,
 )
+from detlint.readers.ci.shell.parser import parse
 from detlint.readers.ci.shell.state import (
     OK,
     Reason,
@@ -160,6 +163,19 @@ class Simulation:
         if self.reason is None:
             self.reason = reason
 
+    def run_err_trap(self, status: Status, shell: Shell) -> None:
+        """``trap 'EXITCODE=1' ERR``: bash runs the trap where a failure would end the
+        script under errexit, whether errexit is on or not (``$?`` is the failure's)."""
+        trap = shell.err_trap
+        if trap is None or status.code == 0 or self.ignoring or status.exempt is not None:
+            return
+        shell.err_trap = None  # a failure inside the trap does not run it again
+        try:
+            shell.last = status
+            self.run_list(trap, shell)
+        finally:
+            shell.err_trap = trap
+
     def check_errexit(self, status: Status, shell: Shell) -> None:
         if status.code != 0 and shell.errexit and not self.ignoring and status.exempt is None:
             raise _Exit(status)
@@ -187,6 +203,7 @@ class Simulation:
                 status = OK
             else:
                 status = self.run_node(node, shell)
+                self.run_err_trap(status, shell)
                 self.check_errexit(status, shell)
             shell.last = status
             previous = status
@@ -477,6 +494,9 @@ class Simulation:
         if name == "set":
             set_options(args, command, shell)
             return OK
+        if name == "trap":
+            self.trap(args, shell)
+            return OK
         if name in ("[", "test", "[["):
             result = evaluate_test([w for w in args if w.value not in ("]", "]]")], shell)
             if result is None:
@@ -497,6 +517,17 @@ class Simulation:
         if function is not None:
             return self.call(function, shell)
         return OK
+
+    def trap(self, args: list[Word], shell: Shell) -> None:
+        """``trap ACTION ERR`` sets the ERR trap; ``trap - ERR`` or ``trap '' ERR`` clears it."""
+        if len(args) < 2 or all(word.value != "ERR" for word in args[1:]):
+            return
+        action = args[0].value
+        if action in ("-", ""):
+            shell.err_trap = None
+            return
+        program, unparsed = parse(action)
+        shell.err_trap = None if unparsed else program
 
     def call(self, body: Node, shell: Shell) -> Status:
         if self.calls >= _MAX_CALLS:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from detlint.readers.ci.shell.lexer import Word, split_assignment
-from detlint.readers.ci.shell.nodes import Node, Simple
+from detlint.readers.ci.shell.nodes import CommandList, Node, Simple
 from detlint.readers.ci.shell.wrappers import read_flags
 
 
@@ -59,6 +59,7 @@ class Shell:
     functions: dict[str, Node] = field(default_factory=dict)
     last: Status = OK  # $?
     background: Status = OK  # status of the last background job
+    err_trap: CommandList | None = None  # trap '...' ERR: run where errexit would exit
 
     def copy(self) -> Shell:
         return Shell(
@@ -69,6 +70,7 @@ class Shell:
             dict(self.functions),
             self.last,
             self.background,
+            self.err_trap,
         )
 
 
