@@ -19,7 +19,7 @@ from detlint.base.span import Span
 if TYPE_CHECKING:
     from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, TestCall
 
-System = Literal["buildkite", "github", "gitlab"]
+System = Literal["buildkite", "github", "gitlab", "circleci"]
 
 CiKnobKind = Literal[
     "soft-fail",  # Buildkite soft_fail (also in matrix adjustments and override blocks)

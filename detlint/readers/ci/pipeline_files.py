@@ -1,13 +1,16 @@
 """Which files are pipelines: by where they are, and by what their top level holds.
 
-Small repositories keep CI in the well-known places (``.buildkite/``,
-``.github/workflows/``, ``.gitlab-ci.yml``); large ones keep pipeline files and
-templates anywhere (a ``buildkite/`` folder, ``ci/``, generator inputs). So a
-file is a pipeline by its path, or by its content: a YAML (or templated YAML)
-file whose top level has ``steps:`` with command steps, ``jobs:`` with steps,
-or jobs with ``script:``. Some YAML is never read: the workflows of a nested
-project, test data, directories set aside, and Azure Pipelines (a system detlint
-does not read).
+A few places name their system for sure: ``.gitlab-ci.yml``, ``.github/workflows/``
+and ``action.yml``, ``.circleci/config.yml``. Everywhere else (large repositories keep
+pipeline files and templates in a ``buildkite/`` folder, ``ci/``, ``.gitlab/``,
+generator inputs) a file is a pipeline, and of which system, by its content: a YAML
+(or templated YAML) file whose top level has ``steps:`` with command steps
+(Buildkite), ``jobs:`` with ``runs-on``/``steps`` (GitHub), ``version`` and jobs with
+``docker``/``machine``/``executor`` (CircleCI), or jobs with ``script:`` and a GitLab
+key (GitLab). A name or folder that suggests Buildkite (``.buildkite/``,
+``pipeline.yml``) is only the fallback when the content names no system. Some YAML
+is never read: the workflows of a nested project, test data, directories set aside,
+and Azure Pipelines (a system detlint does not read).
 """
 
 from __future__ import annotations
@@ -33,11 +36,23 @@ def system_by_path(relative: str) -> System | None:
         return "gitlab"
     if "/.github/workflows/" in f"/{path}" or name in ("action.yml", "action.yaml"):
         return "github"
+    if path.endswith((".circleci/config.yml", ".circleci/config.yaml")):
+        return "circleci"
     if "/.buildkite/" in f"/{path}" or (
         name.startswith(("buildkite.", "pipeline")) and name.endswith(YAML_SUFFIXES)
     ):
-        return "buildkite"
+        return "buildkite"  # a guess by name: the content decides (``system_of``)
     return None
+
+
+def system_of(by_path: System | None, documents: Sequence[YNode]) -> System | None:
+    """A file's system: its content's, where the content names one, over a guess by
+    name (``.gitlab/tioga/pipeline.yml`` is GitLab's, whatever its name says); the
+    places that are certain (``.gitlab-ci.yml``, ``.github/workflows/``,
+    ``.circleci/config.yml``) are not second-guessed."""
+    if by_path is not None and by_path != "buildkite":
+        return by_path
+    return system_by_content(documents) or by_path
 
 
 _AZURE_NAME = re.compile(r"(?:^|[-_.])azure[-_.]?pipelines?(?:[-_.]|$)|^azure[-_.]")
@@ -123,7 +138,7 @@ def checkout_base(relative: str) -> str:
     """
     parts = _posix(relative).split("/")
     for index in range(len(parts) - 2, -1, -1):
-        if parts[index] in (".buildkite", ".github"):
+        if parts[index] in (".buildkite", ".github", ".circleci"):
             return "/".join(parts[:index])
     if parts[-1] in (".gitlab-ci.yml", ".gitlab-ci.yaml"):
         return "/".join(parts[:-1])
@@ -134,8 +149,54 @@ def is_yaml_name(name: str) -> bool:
     return name.lower().endswith(YAML_SUFFIXES)
 
 
+# Keys a GitLab job has beside ``script:`` (a conda recipe's ``build: {script: ...}``
+# has none of them), and top-level keys only a GitLab pipeline has.
+_GITLAB_JOB_KEYS = frozenset(
+    {
+        "stage", "image", "tags", "rules", "only", "except", "needs", "extends",
+        "before_script", "after_script", "artifacts", "when", "allow_failure", "retry",
+        "services", "parallel", "cache", "environment", "dependencies", "interruptible",
+        "timeout", "coverage", "trigger", "variables", "resource_group",
+    }
+)  # fmt: skip
+_GITLAB_TOP_KEYS = frozenset({"stages", "include", "default", "workflow"})
+# Keys only a CircleCI job has.
+_CIRCLECI_JOB_KEYS = frozenset({"docker", "machine", "macos", "executor", "resource_class"})
+
+
+def _circleci(document: YMap) -> bool:
+    jobs = document.get("jobs")
+    if not isinstance(jobs, YMap) or "version" not in document:
+        return False
+    return any(
+        isinstance(job, YMap) and not _CIRCLECI_JOB_KEYS.isdisjoint(key for key, _ in _keys(job))
+        for _, job in jobs.items
+    )
+
+
+def _keys(node: YMap) -> list[tuple[str, YNode]]:
+    return [(str(key.value), value) for key, value in node.items]
+
+
+def _gitlab(document: YMap) -> bool:
+    """GitLab's top-level keys, or a job with ``script:`` (or ``extends:``): with another
+    key only a GitLab job has, or in a document that describes no package (a conda
+    recipe's ``build: {script: ...}`` sits beside ``package:``)."""
+    keys = {key for key, _ in _keys(document)}
+    if not _GITLAB_TOP_KEYS.isdisjoint(keys):
+        return True
+    plain = "package" not in keys
+    return any(
+        isinstance(value, YMap)
+        and ("script" in value or "extends" in value)
+        and (plain or not _GITLAB_JOB_KEYS.isdisjoint(key for key, _ in _keys(value)))
+        for _, value in document.items
+    )
+
+
 def system_by_content(documents: Sequence[YNode]) -> System | None:
-    """The system by the top level: Buildkite ``steps:``, GitHub ``jobs:``, GitLab ``script:``."""
+    """The system by the top level: Buildkite ``steps:``, CircleCI ``version`` with jobs
+    on ``docker``..., GitHub ``jobs:`` with steps, GitLab jobs with ``script:``."""
     for document in documents:
         if isinstance(document, YSeq) and any(
             isinstance(item, YMap) and ("command" in item or "commands" in item)
@@ -147,15 +208,14 @@ def system_by_content(documents: Sequence[YNode]) -> System | None:
         steps = document.get("steps")
         if isinstance(steps, YSeq):
             return None if _azure_steps(steps) else "buildkite"
+        if _circleci(document):
+            return "circleci"
         jobs = document.get("jobs")
         if isinstance(jobs, YMap) and any(
             isinstance(job, YMap) and ("steps" in job or "uses" in job) for _, job in jobs.items
         ):
             return "github"
-        if any(
-            isinstance(value, YMap) and ("script" in value or "extends" in value)
-            for _, value in document.items
-        ):
+        if _gitlab(document):
             return "gitlab"
     return None
 

@@ -21,7 +21,7 @@ from detlint.base.paths import display_path, relativer
 from detlint.base.source import decode_text, read_bytes
 from detlint.base.span import Problem
 from detlint.readers.ci.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
-from detlint.readers.ci.pipeline_files import checkout_base, system_by_content
+from detlint.readers.ci.pipeline_files import checkout_base, system_of
 from detlint.readers.yaml.tree import YNode
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ KNOB_TOKENS = (
     b"set +e",
     b"tee",
     b"skip",
+    b"max_auto_reruns",
     b"upload",
     b"include",
     b"extends",
@@ -157,10 +158,9 @@ class PipelineReader:
                 return None
             data = read
         documents, problems = self.load(path, data)
+        system = system_of(system, documents)
         if system is None:
-            system = system_by_content(documents)
-            if system is None:
-                return None
+            return None
         self.problems += problems
         if not documents:
             return None
@@ -199,6 +199,10 @@ class PipelineReader:
             from detlint.readers.ci.github.workflow import read_github
 
             return read_github(documents, display)
+        if system == "circleci":
+            from detlint.readers.ci.circleci.config import read_circleci
+
+            return read_circleci(documents, display)
         from detlint.readers.ci.gitlab.pipeline import read_gitlab
 
         shown_base = display_path(self.root / base, self.cwd)

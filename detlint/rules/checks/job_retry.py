@@ -31,6 +31,7 @@ _RETRY_HELP = {
         "`retry: {max: 2, when: [runner_system_failure, stuck_or_timeout_failure]}`"
     ),
     "github": "retry timeouts only (`retry_on: timeout`), or drop the retry",
+    "circleci": "drop `max_auto_reruns`, or keep it only on steps that run no tests",
 }
 
 

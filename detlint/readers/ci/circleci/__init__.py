@@ -1,0 +1,1 @@
+"""CircleCI: ``.circleci/config.yml`` into the CI facts (``config.py``)."""
