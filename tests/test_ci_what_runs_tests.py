@@ -210,3 +210,84 @@ def test_a_continue_on_error_expression_with_functions_is_judged_per_matrix_entr
         '"3.15-dev"', '"3.14"'
     )
     assert _findings(tmp_path / "b", files) == []
+
+
+HATCH = """\
+[tool.hatch.envs.test.scripts]
+test = "python -m pytest tests {args}"
+cov = ["coverage erase", "test --cov"]
+"""
+
+
+def test_a_hatch_script_is_followed_to_pytest(tmp_path):
+    files = {"pyproject.toml": HATCH, **_github("hatch run test:test -x")}
+    (one,) = _findings(tmp_path, files)
+    assert one["code"] == "DET401"
+    assert "tests/test_a.py" in one["message"]
+
+
+def test_a_retry_written_around_a_task_is_a_retry_of_the_tests_it_runs(tmp_path):
+    files = {
+        "pyproject.toml": HATCH,
+        **_github("hatch run test:cov || hatch -v run test:test --lf", knob=""),
+    }
+    (one,) = _findings(tmp_path, files)
+    assert one["code"] == "DET411"
+    assert one["line"] == 7  # at the step's command, where the retry is written
+    assert "hatch run test:test --lf" in one["message"]
+    assert "tests/test_a.py" in one["message"]
+
+
+def test_a_make_goal_in_a_retry_loop_is_a_retry(tmp_path):
+    files = {
+        "Makefile": "test:\n\tpython -m pytest tests\n",
+        **_github("for i in 1 2 3; do make test && break; done", knob=""),
+    }
+    (one,) = _findings(tmp_path, files)
+    assert one["code"] == "DET411"
+    assert "3 rounds" in one["message"]
+
+
+def test_tasks_of_every_runner_are_followed(tmp_path):
+    cases = {
+        "pdm": ({"pyproject.toml": '[tool.pdm.scripts]\ntest = "pytest tests"\n'}, "pdm run test"),
+        "poe": (
+            {"pyproject.toml": '[tool.poe.tasks.test]\ncmd = "pytest tests"\n'},
+            "uv run poe test",
+        ),
+        "pixi": ({"pixi.toml": '[tasks]\ntest = "pytest tests"\n'}, "pixi run test"),
+        "npm": ({"package.json": '{"scripts": {"test": "pytest tests"}}\n'}, "npm test"),
+        "just": ({"justfile": "test:\n    pytest tests\n"}, "just test"),
+        "invoke": (
+            {
+                "tasks.py": "from invoke import task\n@task\n"
+                "def test(c):\n    c.run('pytest tests')\n"
+            },
+            "invoke test",
+        ),
+        "nox": (
+            {
+                "noxfile.py": "import nox\n@nox.session\ndef tests(session):\n"
+                "    session.run('pytest', 'tests', *session.posargs)\n"
+            },
+            "nox -s tests",
+        ),
+    }
+    for name, (files, command) in cases.items():
+        found = _findings(tmp_path / name, {**files, **_github(command)})
+        assert [f["code"] for f in found] == ["DET401"], name
+        assert "tests/test_a.py" in found[0]["message"], name
+
+
+def test_a_task_default_arguments_stand_when_the_call_gives_none(tmp_path):
+    files = {
+        "sub/tests/test_b.py": TEST,
+        "pyproject.toml": (
+            '[tool.hatch.envs.test.scripts]\nunit = "pytest --reruns 3 {args:sub/tests}"\n'
+        ),
+        **_github("hatch run test:unit", knob=""),
+    }
+    (one,) = _findings(tmp_path, files)
+    assert (one["code"], one["path"], one["line"]) == ("DET421", "pyproject.toml", 2)
+    assert "sub/tests/test_b.py" in one["message"]
+    assert "tests/test_a.py" not in one["message"]

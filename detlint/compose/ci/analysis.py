@@ -152,7 +152,7 @@ def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
             found = linker.runs(step, pipeline.base)
             runs += found
             for run in found:  # while the step and its runs are at hand
-                if run.run.retry_attempts is not None:  # a retry the script writes
+                if run.knobs:  # a retry the script writes is a knob of the run's own
                     knobs.update(dict.fromkeys(k for k in run.knobs if k.kind == "shell-retry"))
                 changes = run.changes_policy
                 if changes or run.env:
@@ -166,4 +166,6 @@ def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
             for command in step.commands:
                 if command.knobs:  # few commands have knobs of their own
                     knobs.update(dict.fromkeys(command.knobs))
+    for other in linker.others:
+        knobs.update(dict.fromkeys(k for k in other.knobs if k.kind == "shell-retry"))
     return _Linked(linker, runs, knobs, acting, changed, overridden)

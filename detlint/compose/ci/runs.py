@@ -139,21 +139,35 @@ class Linker:
                 )
                 seen = (*carried, *exports)
             if facts.calls:
-                calls = (
-                    zip(itertools.repeat(group[0]), facts.calls)
-                    if len(group) == 1
-                    else self._placed_calls(group, facts)
-                )
-                for command, call in calls:
-                    working = self._working(step, command, base)
-                    reach = self._reach_of(call, working)
-                    found += [self._run(step, command, c.run, base, seen, c) for c in reach.runs]
-                    if reach.ends:
-                        knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
-                        span = command.span_of(call)
-                        self.others += [
-                            OtherRun(step, command, end, span, knobs) for end in reach.ends
-                        ]
+                found += self._called_runs(step, group, facts, base, seen)
+        return found
+
+    def _called_runs(
+        self,
+        step: CiStep,
+        group: Sequence[CiCommand],
+        facts: CommandFacts,
+        base: str,
+        seen: tuple[EnvSetting, ...],
+    ) -> list[TestRun]:
+        """The pytest runs the calls of a group reach (through scripts, make, tasks),
+        keeping the ends that are not pytest runs in ``others``."""
+        found: list[TestRun] = []
+        calls = (
+            zip(itertools.repeat(group[0]), facts.calls)
+            if len(group) == 1
+            else self._placed_calls(group, facts)
+        )
+        for command, call in calls:
+            reach = self._reach_of(call, self._working(step, command, base))
+            span = command.span_of(call)
+            # `hatch run test || hatch run test --lf`: a retry of what the call runs.
+            extra = (_call_retry(step, call, span),) if call.retry_attempts else ()
+            found += [self._run(step, command, c.run, base, seen, c, extra) for c in reach.runs]
+            if reach.ends:
+                knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
+                knobs = (*knobs, *extra)
+                self.others += [OtherRun(step, command, end, span, knobs) for end in reach.ends]
         return found
 
     def _placed(
@@ -239,6 +253,7 @@ class Linker:
         base: str,
         exports: tuple[EnvSetting, ...],
         called: Followed | None = None,
+        extra: tuple[CiKnob, ...] = (),
     ) -> TestRun:
         start = self._working(step, command, base)
         span = command.span_of(run)
@@ -272,6 +287,8 @@ class Linker:
         knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
         if run.retry_attempts is not None:
             knobs = (*knobs, _shell_retry(step, run, span))
+        if extra:
+            knobs = (*knobs, *extra)
         return TestRun(step, command, run, span, reach[0], reach[1], knobs, env, options, reach[2])
 
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
@@ -290,6 +307,21 @@ def _shell_retry(step: CiStep, run: PytestRun, span: Span) -> CiKnob:
         value=shape,
         covers_tests=True,
         attempts=run.retry_attempts,
+    )
+
+
+def _call_retry(step: CiStep, call: TestCall, span: Span) -> CiKnob:
+    """A retry the script writes around a call that runs tests (``make test || make
+    test``, a loop of ``hatch run test``), as a knob of its own at the call."""
+    shape = call.retry_shape or "retry"
+    return CiKnob(
+        kind="shell-retry",
+        system=step.system,
+        key=shape,
+        span=span,
+        value=shape,
+        covers_tests=True,
+        attempts=call.retry_attempts,
     )
 
 

@@ -35,6 +35,15 @@ KNOB_TOKENS = (
     b"tox",
     b".sh",  # a script the step calls may run pytest
     b"make",  # and so may a make target
+    b"test",  # a test runner, a task or script named for tests (runners.py)
+    b"check",
+    b"hatch",
+    b"nox",
+    b"pdm",
+    b"poe",
+    b"invoke",
+    b"just",
+    b"pixi",
     b"soft_fail",
     b"retry",
     b"continue-on-error",

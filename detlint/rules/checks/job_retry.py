@@ -64,12 +64,13 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         help_text = _RETRY_HELP[knob.system]
         what = f"`{knob.key}`"
         if knob.kind == "shell-retry":
-            does = f"runs pytest again when it fails ({knob.attempts} attempts in all)"
-            if knob.key.startswith("|| pytest --lf"):
+            again = knob.key.removeprefix("|| ").removesuffix(" --lf")
+            does = f"runs {again} again when it fails ({knob.attempts} attempts in all)"
+            if knob.key.endswith(" --lf"):
                 does = f"reruns the tests that failed ({knob.attempts} attempts in all)"
             elif not knob.key.startswith("||"):
                 what = f"a `{knob.key.split()[0]}` loop of {knob.attempts} rounds"
-                does = "runs pytest again until it passes"
+                does = "runs the tests again until they pass"
             help_text = (
                 "drop the retry from the script, and give the flaky tests more in-test "
                 f"trials or quarantine them visibly: {QUARANTINE}"

@@ -54,7 +54,9 @@ def test_the_retry_says_which_shape_it_is(tmp_path):
         "`|| pytest --lf` reruns the tests that failed (2 attempts in all)"
     )
     (loop,) = _findings(tmp_path / "loop", "for i in 1 2 3; do pytest tests && break; done")
-    assert loop["message"].startswith("a `for` loop of 3 rounds runs pytest again until it passes")
+    assert loop["message"].startswith(
+        "a `for` loop of 3 rounds runs the tests again until they pass"
+    )
 
 
 @pytest.mark.parametrize(

@@ -27,6 +27,7 @@ from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.readers.ci.commands.follow import Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
+from detlint.readers.ci.commands.tasks import task_commands
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
 from detlint.readers.ci.shell.runners import Callee
 
@@ -42,7 +43,7 @@ _MAKE_TEST_GOAL = re.compile(r"(?:^|[-_./:])(?:unit|py)?(?:tests?|check)(?:$|[-_
 _PYTHON_RUNNER = re.compile(r"^(?:tests?|run[-_]?tests?(?:[-_.]\w+)*)\.py$")
 _TEST_MODULE = re.compile(r"^(?:test_\w+|\w+_test)\.py$")
 _TEST_DIRECTORIES = frozenset({"test", "tests", "testing"})
-_FOLLOWED_KINDS = frozenset({"script", "make"})
+_FOLLOWED_KINDS = frozenset({"script", "make", "task", "nox"})
 
 
 def _shell_script(path: str) -> bool:
@@ -180,6 +181,8 @@ def _inner(
     follower: Follower, call: TestCall, directory: str, seen: frozenset[str]
 ) -> _Inner | None:
     callee = call.callee
+    if callee.kind in ("task", "nox"):
+        return _tasks(follower, callee, directory, seen)
     if callee.kind == "script":
         path = callee.path
         if not _shell_script(path):
@@ -224,6 +227,32 @@ def _inner(
             )
         lines.append((facts, (shown, line.line - 1, line.column - 1), make_dir))
     return key, lines, make_dir
+
+
+def _tasks(
+    follower: Follower, callee: Callee, directory: str, seen: frozenset[str]
+) -> _Inner | None:
+    """The commands of a project's task (``hatch run test``) or nox sessions, each read
+    as a shell of its own, located where the task writes it."""
+    calls: list[tuple[str, tuple[str, ...]]]
+    if callee.kind == "nox":
+        sessions = _session_names(callee.words)
+        calls = [("nox", (session,)) for session in sessions]
+    else:
+        calls = [(callee.runner, callee.words)]
+    key = f"{callee.kind}:{callee.name}"
+    if not calls or key in seen:
+        return None
+    lines: list[tuple[CommandFacts, tuple[str, int, int], str | None]] = []
+    for runner, words in calls:
+        commands = task_commands(runner, words, directory, "", follower.text)
+        if commands is None:
+            return None
+        for command in commands:
+            shown = follower.display(command.path)
+            place = (shown, max(command.line - 1, 0), command.column)
+            lines.append((follower.line(command.text), place, None))
+    return key, lines, directory
 
 
 def _located(

@@ -251,6 +251,10 @@ class Follower:
             self._makefiles[path] = None if text is None else read_makefile(text)
         return self._makefiles[path]
 
+    def text(self, path: str) -> str | None:
+        """A repository file's text (read once), None when it is not there."""
+        return self._text(path)
+
     def _text(self, path: str) -> str | None:
         if path not in self._texts:
             self._texts[path] = self.read_file(path)

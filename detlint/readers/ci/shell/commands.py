@@ -1,29 +1,23 @@
 """Static reading of the shell text a CI step runs: the public API.
 
-A CI step's ``command``/``run:``/``script:`` is bash text, and two things in it
-decide what a test failure does: the pytest invocation (its rerun options) and
-the shell around it (``|| true``, ``| tee`` without pipefail, ``set +e``), which
-can keep pytest's failure out of the step's exit status altogether.
-``read_command`` reads both without running anything and returns them as plain
-frozen facts (``CommandFacts``); this module holds those facts and puts the
-reading together.
+A CI step's ``command``/``run:``/``script:`` is bash text, and what decides what a
+test failure does is in it: the pytest invocations (their rerun options), the other
+commands that run tests or hand control on (``runners.py``: ``python -m unittest``,
+``make test``, a script, a task), and the shell around them (``|| true``, ``| tee``
+without pipefail, ``set +e``), which can keep a failure out of the step's exit
+status. ``read_command`` reads all of it without running anything into frozen facts
+(``CommandFacts``). How it reads, one module each:
 
-How it reads, one module each:
-
-* ``lexer.py`` splits the text into words and operators with their source
-  offsets, and ``parser.py`` builds a syntax tree (``nodes.py``), with
-  command substitutions, ``bash -c '...'`` and ``eval`` strings parsed as
-  nested scripts. Text that is lines of plain words, most CI commands, takes a
-  shorter way to the same tree (``plain.py``).
+* ``lexer.py`` and ``parser.py`` build a syntax tree (``nodes.py``), with command
+  substitutions, ``bash -c '...'`` and ``eval`` strings parsed as nested scripts;
+  lines of plain words, most CI commands, take a shorter way (``plain.py``).
 * ``walk.py`` walks the tree in text order, finding pytest invocations
-  (``launchers.py``, ``wrappers.py``) and environment assignments, and
-  tracking the working directory (``cd``, ``pushd``/``popd``, subshells).
-* ``masking.py`` decides, for each invocation, whether the script still ends
-  with status 0 when that invocation fails, by running a small abstract
-  interpreter (``simulation.py``) under bash's errexit and pipefail rules.
-* ``readers/ci/pytest/arguments.py`` reads the words handed to pytest: here only its
-  options and knobs (``scan_pytest_args``, ``read_knobs``), which the run's facts take
-  over.
+  (``launchers.py``, ``wrappers.py``), other test commands (``runners.py``) and
+  environment assignments, and tracking the working directory.
+* ``masking.py`` decides whether the script still ends with status 0 when an
+  invocation fails, by a small abstract interpreter (``simulation.py``) under bash's
+  errexit and pipefail rules; ``retries.py`` finds the retries written around them.
+* ``readers/ci/pytest/arguments.py`` reads the words handed to pytest.
 
 Nothing here raises on odd input: text that cannot be tokenised or parsed is
 stepped over, and ``CommandFacts.unparsed`` says so.
@@ -164,6 +158,10 @@ class TestCall:
     cwd: str | None = None
     masked: str | None = None
     in_loop: bool = False
+    # A retry written around it (``hatch run test || hatch run test --lf``), as for a
+    # pytest run: the attempts in all, and how the retry reads.
+    retry_attempts: int | None = None
+    retry_shape: str | None = None
 
 
 @dataclass(frozen=True)
@@ -244,10 +242,19 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     lines = _Lines(text)
     masking = Masking(program, unparsed, errexit, pipefail)
     starts = [found.command.start for found in walker.found]
+    starts += [call.command.start for call in walker.calls]
     retries: dict[int, ShellRetry] = {}
-    if len(walker.found) > 1 or (walker.found and walker.found[0].in_loop):
+    tested = len(walker.found) + len(walker.calls)
+    looping = any(found.in_loop for found in walker.found) or any(
+        call.in_loop for call in walker.calls
+    )
+    if tested > 1 or looping:
         readers = {id(found.command): _reader(found.variables) for found in walker.found}
-        retries = find_retries(program, readers)
+        names = {}
+        for call in walker.calls:
+            readers[id(call.command)] = _reader({})
+            names[id(call.command)] = call.callee.name
+        retries = find_retries(program, readers, names)
     runs = [_run(found, masking, lines, starts, retries) for found in walker.found]
     if len(runs) > 1:
         runs.sort(key=lambda run: (run.line, run.column))
@@ -260,12 +267,13 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
         line, column = lines.point(call.command.start)
         end_line, end_column = lines.point(call.command.end)
         reason = masking.reason(call.command)
+        if reason is not None and _runs_pytest_again(reason, starts):
+            reason = None  # `make test || make test`: a retry, not a mask
         masked = reason.phrase if reason is not None else None
-        calls.append(
-            TestCall(
-                line, column, end_line, end_column, call.callee, call.cwd, masked, call.in_loop
-            )
-        )
+        retry = retries.get(id(call.command)) if masked is None else None
+        attempts, shape = (retry.attempts, retry.shape) if retry is not None else (None, None)
+        where = (line, column, end_line, end_column)
+        calls.append(TestCall(*where, call.callee, call.cwd, masked, call.in_loop, attempts, shape))
     return CommandFacts(tuple(runs), tuple(exports), unparsed, tuple(calls))
 
 

@@ -48,22 +48,29 @@ class ShellRetry:
 
 
 def find_retries(
-    program: CommandList, runs: dict[int, Callable[[Word], str]]
+    program: CommandList,
+    runs: dict[int, Callable[[Word], str]],
+    names: dict[int, str] | None = None,
 ) -> dict[int, ShellRetry]:
-    """The retries of the pytest runs in ``program``, by the id of the run retried
-    first. ``runs`` maps the ``id`` of each run's ``Simple`` to how a word of it
-    reads there (``$POLICY`` as the literal value assigned before it)."""
+    """The retries of the test commands in ``program``, by the id of the one retried
+    first. ``runs`` maps the ``id`` of each command's ``Simple`` (a pytest run, or a
+    call that runs tests otherwise: ``hatch run test || hatch run test --lf``) to how a
+    word of it reads there (``$POLICY`` as the literal value assigned before it);
+    ``names`` how a call other than pytest reads in a message."""
     found: dict[int, ShellRetry] = {}
     for node in _nodes(program):
         if isinstance(node, AndOr):
-            _or_chain(node, runs, found)
+            _or_chain(node, runs, found, names or {})
         elif isinstance(node, Loop):
             _loop(node, runs, found)
     return found
 
 
 def _or_chain(
-    node: AndOr, runs: dict[int, Callable[[Word], str]], found: dict[int, ShellRetry]
+    node: AndOr,
+    runs: dict[int, Callable[[Word], str]],
+    found: dict[int, ShellRetry],
+    names: dict[int, str],
 ) -> None:
     """``pytest A || pytest B [|| pytest C]``: each later run starts when the one before
     failed, and the last one's status is the chain's."""
@@ -78,7 +85,8 @@ def _or_chain(
         if isinstance(part, Simple)
     ]
     failed_only = all(not _LAST_FAILED.isdisjoint(each) for each in words[1:])
-    shown = "|| pytest --lf" if failed_only else "|| pytest"
+    program = names.get(id(parts[1]), "pytest")
+    shown = f"|| {program} --lf" if failed_only else f"|| {program}"
     same = all(each == words[0] for each in words)
     found[id(parts[0])] = ShellRetry(len(parts), shown, same)
 

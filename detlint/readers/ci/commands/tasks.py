@@ -1,0 +1,351 @@
+"""The commands a project's task runs: hatch, pdm, poe, pixi and rye scripts, npm
+scripts, just recipes, invoke tasks and nox sessions.
+
+CI often runs tests by a name the project defines (``hatch run test:cov``, ``pdm run
+test``, ``poe test``, ``just test``, ``nox -s tests``), so the test command is
+written in ``pyproject.toml``, ``hatch.toml``, ``pixi.toml``, ``package.json``, a
+``justfile``, ``tasks.py`` or ``noxfile.py``. ``task_commands`` finds the task where
+its runner looks for it (from the directory the call runs in, up to the checkout)
+and gives its commands as shell text, each with where it is written, for the caller
+to read like a recipe line. Python files are parsed, never run: an invoke task's
+``c.run("...")`` and a nox session's ``session.run("pytest", ...)`` count when their
+arguments are literals. The arguments the call adds are appended (hatch, pdm, poe,
+npm) or put where the task says (``{args}``).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import posixpath
+import shlex
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from detlint.base.paths import join
+from detlint.base.toml_positions import scan_toml
+from detlint.base.toml_reader import load_toml
+
+_MAX_REFERENCES = 8  # tasks that name other tasks (pdm composite, poe sequence, depends-on)
+
+
+@dataclass(frozen=True)
+class TaskCommand:
+    """One command a task runs, as shell text, and where it is written (1-based line,
+    0-based column of the value's start; 0 when only the line is known)."""
+
+    text: str
+    path: str
+    line: int
+    column: int = 0
+
+
+Reader = Callable[[str], str | None]
+
+
+def task_commands(
+    runner: str, words: tuple[str, ...], directory: str, top: str, read_file: Reader
+) -> list[TaskCommand] | None:
+    """The commands of the task ``words[0]`` (with ``words[1:]`` its arguments) of
+    ``runner`` as seen from ``directory``; None when detlint finds no such task."""
+    if not words:
+        return None
+    for folder in _upwards(directory, top):
+        found = _find(runner, words[0], list(words[1:]), folder, read_file)
+        if found is not None:
+            return found
+    return None
+
+
+def _upwards(directory: str, top: str) -> Iterator[str]:
+    current = directory
+    while True:
+        yield current
+        if current == top or not current:
+            return
+        current = posixpath.dirname(current)
+
+
+def _find(
+    runner: str, task: str, args: list[str], folder: str, read_file: Reader
+) -> list[TaskCommand] | None:
+    if runner in ("hatch", "pdm", "poe", "rye", "pixi"):
+        return _toml_task(runner, task, args, folder, read_file)
+    if runner in ("npm", "yarn", "pnpm", "bun"):
+        return _npm(task, args, folder, read_file)
+    if runner == "just":
+        return _just(task, args, folder, read_file)
+    if runner in ("invoke", "inv"):
+        return _python_task(join(folder, "tasks.py"), task, read_file, _invoke_runs)
+    if runner == "nox":
+        return _python_task(join(folder, "noxfile.py"), task, read_file, _nox_runs)
+    return None
+
+
+# --- TOML task tables ---------------------------------------------------------------------
+
+
+def _tables(runner: str, task: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(file, key path of the task) in the order the runner looks."""
+    if runner == "hatch":
+        env, colon, name = task.rpartition(":")
+        envs = [env] if colon else ["default"]
+        return [
+            *(("pyproject.toml", ("tool", "hatch", "envs", e, "scripts", name)) for e in envs),
+            *(("hatch.toml", ("envs", e, "scripts", name)) for e in envs),
+        ]
+    if runner == "pdm":
+        return [("pyproject.toml", ("tool", "pdm", "scripts", task))]
+    if runner == "poe":
+        return [("pyproject.toml", ("tool", "poe", "tasks", task))]
+    if runner == "rye":
+        return [("pyproject.toml", ("tool", "rye", "scripts", task))]
+    return [("pixi.toml", ("tasks", task)), ("pyproject.toml", ("tool", "pixi", "tasks", task))]
+
+
+def _toml_task(
+    runner: str, task: str, args: list[str], folder: str, read_file: Reader
+) -> list[TaskCommand] | None:
+    for name, keys in _tables(runner, task):
+        path = join(folder, name)
+        text = read_file(path)
+        if text is None:
+            continue
+        try:
+            document = load_toml(text)
+        except ValueError:
+            continue
+        value = _get(document, keys)
+        if value is None:
+            continue
+        positions, _ = scan_toml(text.splitlines())
+        found: list[TaskCommand] = []
+        _toml_value(runner, value, keys, document, positions, path, args, found, 0)
+        return found
+    return None
+
+
+def _get(document: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    value: Any = document
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def _toml_value(
+    runner: str,
+    value: Any,
+    keys: tuple[str, ...],
+    document: dict[str, Any],
+    positions: dict[tuple[str, ...], tuple[int, int, int]],
+    path: str,
+    args: list[str],
+    found: list[TaskCommand],
+    depth: int,
+) -> None:
+    """The commands of one task value: a string, a list of them, or a table with
+    ``cmd``/``shell``/``composite``/``sequence``/``chain``/``depends-on``."""
+    if depth > _MAX_REFERENCES:
+        return
+    line, _, column = positions.get(keys, (0, 0, 0))
+    if isinstance(value, str):
+        # A hatch or pdm composite may name another script of the same table.
+        sibling = (*keys[:-1], value.split()[0]) if value.split() else keys
+        other = _get(document, sibling) if sibling != keys and runner in ("hatch",) else None
+        if isinstance(other, str | list | dict):
+            rest = value.split()[1:]
+            _toml_value(
+                runner, other, sibling, document, positions, path, [*rest, *args], found, depth + 1
+            )
+            return
+        found.append(TaskCommand(_with_args(value, args), path, line, column))
+        return
+    if isinstance(value, list):
+        for item in value:
+            _toml_value(runner, item, keys, document, positions, path, args, found, depth + 1)
+        return
+    if isinstance(value, dict):
+        _toml_table(runner, value, keys, document, positions, path, args, found, depth)
+
+
+def _toml_table(
+    runner: str,
+    value: dict[str, Any],
+    keys: tuple[str, ...],
+    document: dict[str, Any],
+    positions: dict[tuple[str, ...], tuple[int, int, int]],
+    path: str,
+    args: list[str],
+    found: list[TaskCommand],
+    depth: int,
+) -> None:
+    """A task written as a table: its ``depends-on`` first, then ``cmd``/``shell``, then
+    the tasks or commands of ``composite``/``sequence``/``chain``."""
+    line, _, column = positions.get(keys, (0, 0, 0))
+    for key in ("depends-on", "depends_on"):
+        for name in value.get(key) or ():
+            other_keys = (*keys[:-1], str(name))
+            other = _get(document, other_keys)
+            if other is not None:
+                _toml_value(
+                    runner, other, other_keys, document, positions, path, [], found, depth + 1
+                )
+    for key in ("cmd", "shell"):
+        command = value.get(key)
+        if isinstance(command, list) and all(isinstance(c, str) for c in command):
+            command = shlex.join(command)
+        if isinstance(command, str):
+            where = positions.get((*keys, key), (line, line, column))
+            found.append(TaskCommand(_with_args(command, args), path, where[0], where[2]))
+    for key in ("composite", "sequence", "chain"):
+        for item in value.get(key) or ():
+            name = item if isinstance(item, str) else None
+            other_keys = (*keys[:-1], name.split()[0]) if name and name.split() else keys
+            other = _get(document, other_keys) if name else None
+            if other is not None and other_keys != keys:
+                _toml_value(
+                    runner, other, other_keys, document, positions, path, [], found, depth + 1
+                )
+            elif isinstance(item, str):
+                found.append(TaskCommand(item, path, line, column))
+            elif isinstance(item, dict):
+                _toml_value(runner, item, keys, document, positions, path, [], found, depth + 1)
+
+
+def _with_args(command: str, args: list[str]) -> str:
+    """``command`` with the call's arguments in its ``{args}`` (``{args:tests}`` names
+    what it holds when the call gives none), else after it."""
+    joined = shlex.join(args)
+    if "{args}" in command or "{args:" in command:
+        head, _, rest = command.partition("{args")
+        inside, _, tail = rest.partition("}")
+        default = inside[1:] if inside.startswith(":") else ""
+        return head + (joined if args else default) + tail
+    return f"{command} {joined}" if args else command
+
+
+# --- package.json and justfile ------------------------------------------------------------
+
+
+def _npm(task: str, args: list[str], folder: str, read_file: Reader) -> list[TaskCommand] | None:
+    path = join(folder, "package.json")
+    text = read_file(path)
+    if text is None:
+        return None
+    try:
+        scripts = json.loads(text).get("scripts")
+    except (ValueError, AttributeError):
+        return None
+    command = scripts.get(task) if isinstance(scripts, dict) else None
+    if not isinstance(command, str):
+        return None
+    line = next((n for n, row in enumerate(text.splitlines(), 1) if f'"{task}"' in row), 0)
+    return [TaskCommand(_with_args(command, args), path, line)]
+
+
+def _just(task: str, args: list[str], folder: str, read_file: Reader) -> list[TaskCommand] | None:
+    for name in ("justfile", "Justfile", ".justfile"):
+        path = join(folder, name)
+        text = read_file(path)
+        if text is None:
+            continue
+        lines = text.splitlines()
+        for number, row in enumerate(lines):
+            head = row.split(":", 1)[0].split()
+            if row and not row[0].isspace() and head and head[0].lstrip("@") == task and ":" in row:
+                found = []
+                for offset, body in enumerate(lines[number + 1 :], start=number + 2):
+                    if body and not body[0].isspace():
+                        break
+                    command = body.strip().lstrip("@-").strip()
+                    if command and not command.startswith("#"):
+                        indent = len(body) - len(body.lstrip())
+                        found.append(TaskCommand(command, path, offset, indent))
+                return found
+        return None
+    return None
+
+
+# --- tasks.py and noxfile.py --------------------------------------------------------------
+
+
+def _python_task(
+    path: str, task: str, read_file: Reader, runs: Callable[[ast.AST], Iterator[ast.Call]]
+) -> list[TaskCommand] | None:
+    text = read_file(path)
+    if text is None:
+        return None
+    try:
+        module = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(module):
+        if isinstance(node, ast.FunctionDef) and task in _names(node):
+            found = []
+            for call in runs(node):
+                command = _literal_command(call)
+                if command is not None:
+                    found.append(TaskCommand(command, path, call.lineno, call.col_offset))
+            return found
+    return None
+
+
+def _literal_command(call: ast.Call) -> str | None:
+    """``c.run("pytest tests")`` as written; ``session.run("pytest", "tests",
+    *session.posargs)`` as ``pytest tests`` with what the session is handed left out; an
+    argument computed otherwise as ``$ARG`` (unknown). None when the program itself is
+    not a literal."""
+    words: list[str] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            words.append(arg.value)
+        elif isinstance(arg, ast.Starred):
+            continue
+        elif words:
+            words.append("$ARG")
+        else:
+            return None
+    if not words:
+        return None
+    if len(words) == 1:
+        return words[0]
+    return " ".join(
+        [shlex.quote(words[0]), *(w if w == "$ARG" else shlex.quote(w) for w in words[1:])]
+    )
+
+
+def _names(function: ast.FunctionDef) -> set[str]:
+    """The names a task or session is called by: the function's, with ``_`` read as
+    ``-`` (invoke), and a ``name=`` its decorator gives (nox)."""
+    names = {function.name, function.name.replace("_", "-")}
+    for decorator in function.decorator_list:
+        if isinstance(decorator, ast.Call):
+            for keyword in decorator.keywords:
+                if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
+                    names.add(str(keyword.value.value))
+    return names
+
+
+def _invoke_runs(function: ast.AST) -> Iterator[ast.Call]:
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run", "sudo")
+            and node.args
+        ):
+            yield node
+
+
+def _nox_runs(function: ast.AST) -> Iterator[ast.Call]:
+    for node in ast.walk(function):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run", "run_always", "run_install")
+            and node.args
+        ):
+            yield node
