@@ -291,3 +291,32 @@ def test_a_task_default_arguments_stand_when_the_call_gives_none(tmp_path):
     assert (one["code"], one["path"], one["line"]) == ("DET421", "pyproject.toml", 2)
     assert "sub/tests/test_b.py" in one["message"]
     assert "tests/test_a.py" not in one["message"]
+
+
+WRAPPER = """\
+#!/usr/bin/env python
+import subprocess
+import sys
+
+args = sys.argv[1:]
+try:
+    subprocess.run([sys.executable, "-m", "pytest"] + args, check=True)
+    sys.exit(0)
+except subprocess.CalledProcessError:
+    pass
+subprocess.run([sys.executable, "-m", "pytest", "--lf"] + args, check=True)
+"""
+
+
+def test_a_python_wrapper_that_reruns_failed_tests_is_a_retry(tmp_path):
+    files = {"tools/pytest_wrapper.py": WRAPPER, **_github("tools/pytest_wrapper.py src -v", "")}
+    (one,) = _findings(tmp_path, files)
+    assert (one["code"], one["path"], one["line"]) == ("DET411", "tools/pytest_wrapper.py", 7)
+    assert "reruns the tests that failed (2 attempts in all)" in one["message"]
+
+
+def test_a_python_wrapper_that_runs_pytest_once_is_a_test_run(tmp_path):
+    once = WRAPPER.split("try:")[0] + "subprocess.run(['pytest', *args], check=True)\n"
+    (one,) = _findings(tmp_path, {"ci/wrap.py": once, **_github("python ci/wrap.py -x")})
+    assert one["code"] == "DET401"
+    assert "`python ci/wrap.py` runs (detlint links pytest runs" in one["message"]

@@ -11,7 +11,7 @@ with numbers that hold if that call runs tests.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from detlint.model import BLOCKING, Policy
@@ -114,11 +114,18 @@ def described(
     elif runs and not test_files(runs):
         return unlinked(runs[0]), where_it_acts(knob, runs, context)
     gated = reach(test_files(runs)) if runs else ""
-    return which, "; ".join(p for p in (where_it_acts(knob, runs, context), gated) if p)
+    acts = where_it_acts(knob, runs, context, calls)
+    return which, "; ".join(p for p in (acts, gated) if p)
 
 
-def where_it_acts(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> str:
-    steps = [run.step for run in runs] or list(context.ci_steps(knob))
+def where_it_acts(
+    knob: CiKnob, runs: list[TestRun], context: RuleContext, others: Sequence[OtherRun] = ()
+) -> str:
+    steps = (
+        [run.step for run in runs]
+        or list(context.ci_steps(knob))
+        or list(dict.fromkeys(other.step for other in others))
+    )
     parts = [f"step {steps[0].name!r}"] if steps else []
     if knob.platform:
         parts.append(f"platform {knob.platform}")

@@ -28,7 +28,7 @@ from detlint.compose.ci.gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
 from detlint.compose.ci.run_options import line_options, run_options
 from detlint.compose.ci.targets import TestFiles
 from detlint.compose.ci.test_run import OtherRun, TestRun
-from detlint.readers.ci.commands.calls import CallReach, follow_calls
+from detlint.readers.ci.commands.calls import CallEnd, CallReach, follow_calls
 from detlint.readers.ci.commands.follow import Followed, Follower, runs_tox_commands
 from detlint.readers.ci.facts import (
     CiCommand,
@@ -167,7 +167,10 @@ class Linker:
             if reach.ends:
                 knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
                 knobs = (*knobs, *extra)
-                self.others += [OtherRun(step, command, end, span, knobs) for end in reach.ends]
+                self.others += [
+                    OtherRun(step, command, end, span, (*knobs, *_end_retry(step, end)))
+                    for end in reach.ends
+                ]
         return found
 
     def _placed(
@@ -322,6 +325,26 @@ def _call_retry(step: CiStep, call: TestCall, span: Span) -> CiKnob:
         value=shape,
         covers_tests=True,
         attempts=call.retry_attempts,
+    )
+
+
+def _end_retry(step: CiStep, end: CallEnd) -> tuple[CiKnob, ...]:
+    """The retry a wrapper writes in its own code (a Python script that runs pytest again
+    with ``--lf``), as a knob where the first run is written."""
+    if end.retry is None:
+        return ()
+    attempts, span = end.retry
+    shape = f"{end.via[-1]} reruns the failed tests"
+    return (
+        CiKnob(
+            kind="shell-retry",
+            system=step.system,
+            key=shape,
+            span=span,
+            value=shape,
+            covers_tests=True,
+            attempts=attempts,
+        ),
     )
 
 

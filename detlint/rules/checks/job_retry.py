@@ -68,6 +68,9 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
             does = f"runs {again} again when it fails ({knob.attempts} attempts in all)"
             if knob.key.endswith(" --lf"):
                 does = f"reruns the tests that failed ({knob.attempts} attempts in all)"
+            elif knob.key.endswith(" reruns the failed tests"):  # a Python wrapper's own retry
+                what = f"`{knob.key.removesuffix(' reruns the failed tests')}`"
+                does = f"reruns the tests that failed ({knob.attempts} attempts in all)"
             elif not knob.key.startswith("||"):
                 what = f"a `{knob.key.split()[0]}` loop of {knob.attempts} rounds"
                 does = "runs the tests again until they pass"

@@ -27,6 +27,7 @@ from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.readers.ci.commands.follow import Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
+from detlint.readers.ci.commands.python_wrappers import PythonWrapper, read_wrapper
 from detlint.readers.ci.commands.tasks import task_commands
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
 from detlint.readers.ci.shell.runners import Callee
@@ -68,6 +69,9 @@ class CallEnd:
     span: Span | None
     certain: bool
     masked: str | None
+    # A retry the end writes itself (a Python wrapper that runs pytest again with
+    # --lf): the attempts in all, and where the retry is written.
+    retry: tuple[int, Span] | None = None
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,15 @@ def _follow(
     if callee.kind == "runner":
         ends.append(CallEnd(call, chain, span, True, call.masked))
         return
+    if callee.kind == "script" and callee.path.endswith(".py"):
+        wrapper = _python_wrapper(follower, callee.path, directory)
+        if wrapper is not None:
+            path, read = wrapper
+            retry = None
+            if read.attempts is not None and read.attempts > 1:
+                retry = (read.attempts, Span(follower.display(path), read.line, 1, read.line, 1))
+            ends.append(CallEnd(call, chain, span, True, call.masked, retry))
+            return
     if callee.kind in _FOLLOWED_KINDS and len(chain) <= _MAX_DEPTH:
         found = _inner(follower, call, directory, seen)
         if found is not None:
@@ -227,6 +240,18 @@ def _inner(
             )
         lines.append((facts, (shown, line.line - 1, line.column - 1), make_dir))
     return key, lines, make_dir
+
+
+def _python_wrapper(
+    follower: Follower, written: str, directory: str
+) -> tuple[str, PythonWrapper] | None:
+    """A repository Python script that runs pytest (``python_wrappers.py``), if it is one."""
+    path = join(directory, written) if not written.startswith("/") else follower.mounted(written)
+    text = follower.text(path) if path else None
+    if text is None or "pytest" not in text:
+        return None
+    read = read_wrapper(text)
+    return (path, read) if read.runs else None
 
 
 def _tasks(
