@@ -320,3 +320,47 @@ def test_a_python_wrapper_that_runs_pytest_once_is_a_test_run(tmp_path):
     (one,) = _findings(tmp_path, {"ci/wrap.py": once, **_github("python ci/wrap.py -x")})
     assert one["code"] == "DET401"
     assert "`python ci/wrap.py` runs (detlint links pytest runs" in one["message"]
+
+
+def test_a_knob_on_a_job_that_calls_a_reusable_workflow_acts_on_its_jobs(tmp_path):
+    files = {
+        ".github/workflows/nightly.yml": """\
+            on: schedule
+            jobs:
+              e2e:
+                continue-on-error: true
+                uses: ./.github/workflows/_e2e.yml
+        """,
+        ".github/workflows/_e2e.yml": """\
+            on: workflow_call
+            jobs:
+              run:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: python -m pytest tests
+        """,
+    }
+    (one,) = _findings(tmp_path, files)
+    assert (one["code"], one["path"]) == ("DET401", ".github/workflows/nightly.yml")
+    assert "tests/test_a.py" in one["message"]
+
+
+def test_a_gitlab_child_pipeline_that_the_job_depends_on_inherits_its_knobs(tmp_path):
+    files = {
+        ".gitlab-ci.yml": """\
+            gpu:
+              trigger:
+                include: ci/gpu.yml
+                strategy: depend
+              allow_failure: true
+            docs:
+              trigger:
+                include: ci/docs.yml
+              allow_failure: true
+        """,
+        "ci/gpu.yml": "unit:\n  stage: test\n  script:\n    - python -m pytest tests\n",
+        "ci/docs.yml": "build:\n  stage: test\n  script:\n    - python -m pytest tests\n",
+    }
+    (one,) = _findings(tmp_path, files)
+    assert (one["code"], one["line"]) == ("DET401", 5)
+    assert "tests/test_a.py" in one["message"]

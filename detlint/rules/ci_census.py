@@ -53,7 +53,7 @@ class KnobVerdict:
     not tell, and ``reason`` says what it would need). ``cause`` is the reason's
     kind, for machines: ``runs-no-tests``, ``infrastructure-statuses``, ``no-retry``,
     ``does-not-hide``, ``step-skipped``, ``manual-job``, ``infrastructure-reruns``,
-    ``run-time-value``,
+    ``run-time-value``, ``unseen-callee``,
     ``rule-not-selected``, ``unexplained``; empty for a finding.
     """
 
@@ -114,7 +114,8 @@ def _knob_verdict(
     if at.get(knob.span):
         return verdict("finding")
     cause, reason = _silent_reason(knob, ci, steps, selected)
-    kind: Verdict = "not-judged" if cause in ("run-time-value", "unexplained") else "no-finding"
+    unknown = ("run-time-value", "unseen-callee", "unexplained")
+    kind: Verdict = "not-judged" if cause in unknown else "no-finding"
     return verdict(kind, cause, reason)
 
 
@@ -151,6 +152,12 @@ def _silent_reason(
     if knob.kind in ("job-retry", "retry-action", "shell-retry") and (knob.attempts or 0) < 2:
         return "no-retry", f"gives a failing job no second attempt (`{knob.value}`)"
     runs = [run for run in ci.runs if knob in run.knobs]
+    remote = knob.note.partition("passed to ")[2]
+    if not runs and remote and not any(knob in other.knobs for other in ci.others):
+        return "unseen-callee", (
+            f"the commands it acts on are in {remote.split(',')[0]}, which detlint does not "
+            "read: whether they run tests is unknown"
+        )
     if not runs and not any(knob in other.knobs for other in ci.others):
         return "runs-no-tests", f"the step runs no tests: {_what_it_runs(knob, steps)}"
     return "unexplained", "no rule reported it and no reason is known: a gap in detlint"
@@ -167,7 +174,13 @@ def _what_it_runs(knob: CiKnob, steps: Sequence[CiStep]) -> str:
             if line and not line.startswith("#") and line not in lines:
                 lines.append(line)
     if not lines:
-        return "no command"
+        called = next((step.calls for step in steps if step.calls), None)
+        if called is not None:
+            return f"it calls the reusable workflow `{called}`, whose jobs run no tests"
+        action = knob.note.partition("on a step that runs ")[2]
+        if action:
+            return f"it runs {action.split(',')[0].split(';')[0]}"
+        return "it runs no command detlint can read"
     shown = [f"`{line[:60]}{'…' if len(line) > 60 else ''}`" for line in lines[:2]]
     more = f" and {len(lines) - 2} more lines" if len(lines) > 2 else ""
     return ", ".join(shown) + more

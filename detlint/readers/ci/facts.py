@@ -143,6 +143,9 @@ class CiStep:
     parallelism: int | None = None
     matrix: str | None = None  # a short description when the step is a matrix
     platform: str | None = None
+    # A reusable workflow of the repository the job runs in its place (GitHub ``uses:
+    # ./.github/workflows/x.yml``), relative to the checkout: its jobs inherit the knobs.
+    calls: str | None = None
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,7 @@ def _workflow(root: YMap, out: _Collector) -> list[CiStep]:
                 knobs=tuple(knobs),
                 env=tuple(s for s in workflow_env if s.name not in names) + job_env,
                 matrix=_describe_matrix(matrix, ctx.entries),
+                calls=uses[2:] if uses is not None and uses.startswith("./") else None,
             )
         )
     return steps

@@ -119,7 +119,35 @@ def _job(
         env=_variables(job, config),
         parallelism=count,
         matrix=_matrix(parallel.node) if parallel is not None and count is None else None,
+        calls=_child_pipeline(trigger),
     )
+
+
+def _child_pipeline(trigger: Merged | None) -> str | None:
+    """The local file of a child pipeline whose result is the job's (``trigger: {include:
+    ci/child.yml, strategy: depend}``): its jobs carry the job's knobs. Without
+    ``strategy: depend`` the job passes once the child starts, and the child's result
+    is its own."""
+    if trigger is None or not isinstance(trigger.node, dict):
+        return None
+    strategy = trigger.node.get("strategy")
+    if strategy is None or text_of(strategy.raw) != "depend":
+        return None
+    include = trigger.node.get("include")
+    if include is None:
+        return None
+    if isinstance(include.node, YScalar):
+        return text_of(include.node)
+    if isinstance(include.node, dict):
+        local = include.node.get("local")
+        return text_of(local.raw) if local is not None else None
+    items = include.node.items if isinstance(include.node, YSeq) else [include.raw]
+    for item in items:
+        if isinstance(item, YMap) and isinstance(item.get("local"), YScalar):
+            return text_of(item.get("local"))
+        if isinstance(item, YScalar):
+            return text_of(item)
+    return None
 
 
 def _commands(val: Merged, config: Tree, depth: int) -> list[CiCommand]:
