@@ -364,3 +364,27 @@ def test_a_gitlab_child_pipeline_that_the_job_depends_on_inherits_its_knobs(tmp_
     (one,) = _findings(tmp_path, files)
     assert (one["code"], one["line"]) == ("DET401", 5)
     assert "tests/test_a.py" in one["message"]
+
+
+def test_job_level_continue_on_error_says_what_it_hides_the_failure_from(tmp_path):
+    files = {
+        ".github/workflows/ci.yml": """\
+            on: pull_request
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                continue-on-error: true
+                steps:
+                  - run: python -m pytest tests
+              all-green:
+                needs: [test]
+                runs-on: ubuntu-latest
+                steps:
+                  - run: echo ok
+        """
+    }
+    (one,) = _findings(tmp_path, files)
+    message = one["message"]
+    assert "lets failing tests pass the workflow run" in message
+    assert "the job's own check run still fails" in message
+    assert "`needs.test.result` in `all-green` report success" in message

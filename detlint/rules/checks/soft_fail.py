@@ -42,9 +42,13 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
         plain = (Policy(gate=GATE_OF_KNOB[knob.kind]), Policy())
         numbers, which = quoted_cost(gates, pair, plain, context)
         which, details = described(knob, runs, calls, which, context)
+        passes, outcome = "the build", ""
+        own = knob.note.find("the job's own check run")
+        if knob.kind == "continue-on-error" and own >= 0:  # job level (GitHub)
+            passes, outcome = "the workflow run", f"; {knob.note[own:]}"
         message = (
-            f"`{knob.key}: {knob.value}` lets failing tests pass the build: "
-            f"{loss_phrase(numbers)} {which} ({details})"
+            f"`{knob.key}: {knob.value}` lets failing tests pass {passes}: "
+            f"{loss_phrase(numbers)} {which} ({details}){outcome}"
         )
         if knob.kind == "soft-fail" and knob.value.lstrip().startswith("["):
             first = "soft-fail infrastructure exit statuses only and drop exit status 1"

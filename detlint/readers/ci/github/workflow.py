@@ -100,7 +100,9 @@ def _workflow(root: YMap, out: _Collector) -> list[CiStep]:
             _default(job, root, "working-directory"),
             _is_windows(job.get("runs-on")),
         )
-        knobs = _maybe(_continue_on_error(job, where, ctx))
+        knobs = [
+            _job_level(knob, job_id, jobs) for knob in _maybe(_continue_on_error(job, where, ctx))
+        ]
         if strategy is not None:
             knobs += _maybe(_fail_fast(strategy, f"{where}.strategy", out.path))
         job_env = env_settings(job.get("env"), out.path)
@@ -265,6 +267,36 @@ def _continue_on_error(owner: YMap, where: str, ctx: _Context) -> CiKnob | None:
     condition = f"matrix entries {head}: {described}"
     note = f"{len(hits)} of {len(entries)} matrix entries"
     return _knob("continue-on-error", name, key, node, path, True, condition=condition, note=note)
+
+
+def _job_level(knob: CiKnob, job_id: str, jobs: YMap) -> CiKnob:
+    """A job's ``continue-on-error``, with what it hides from said: the job's own check
+    run still fails, while the workflow run's conclusion and ``needs.<job>.result`` of
+    the jobs that need it say success (GitHub's documented outcome/conclusion split)."""
+    if knob.covers_tests is not True:
+        return knob
+    dependents = [
+        key_name(key)
+        for key, other in jobs.items
+        if isinstance(other, YMap) and job_id in _needs(other.get("needs"))
+    ]
+    hidden = "the workflow run's conclusion reports"
+    if dependents:
+        names = ", ".join(f"`{name}`" for name in dependents[:3])
+        hidden = f"the workflow run's conclusion and `needs.{job_id}.result` in {names} report"
+    note = (
+        f"the job's own check run still fails; {hidden} success, so a required check on "
+        "the run or on a job that needs it does not see the failure"
+    )
+    return dataclasses.replace(knob, note=f"{knob.note}; {note}" if knob.note else note)
+
+
+def _needs(node: YNode | None) -> list[str]:
+    if isinstance(node, YScalar) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, YSeq):
+        return [str(item.value) for item in node.items if isinstance(item, YScalar)]
+    return []
 
 
 def _fail_fast(strategy: YMap, where: str, path: str) -> CiKnob | None:
