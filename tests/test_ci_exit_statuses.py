@@ -111,3 +111,26 @@ def test_a_script_masked_by_its_caller_masks_the_runs_it_holds(tmp_path):
     (one,) = _ci_findings(tmp_path, files)
     assert (one["code"], one["path"]) == ("DET431", "ci/run_unit.sh")
     assert "`|| true`" in one["message"]
+
+
+def test_reruns_with_fail_on_flaky_hide_no_failure(tmp_path):
+    files = {
+        ".github/workflows/ci.yml": """\
+            on: push
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: pytest tests --reruns 2 --fail-on-flaky
+                  - run: pytest tests --reruns 2
+                    env:
+                      PYTEST_ADDOPTS: --fail-on-flaky
+                  - run: pytest tests --reruns 2
+        """
+    }
+    (one,) = _ci_findings(tmp_path, files)
+    assert (one["code"], one["line"]) == ("DET421", 10)
+    assert "`--fail-on-flaky`" in one["help"]
+    repo = tmp_path
+    knobs = {k["line"]: k for k in run_audit(repo)["ci"]["knobs"]}
+    assert knobs[6]["cause"] == knobs[7]["cause"] == "visible-reruns"

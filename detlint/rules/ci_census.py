@@ -53,7 +53,7 @@ class KnobVerdict:
     not tell, and ``reason`` says what it would need). ``cause`` is the reason's
     kind, for machines: ``runs-no-tests``, ``infrastructure-statuses``, ``no-retry``,
     ``does-not-hide``, ``step-skipped``, ``manual-job``, ``infrastructure-reruns``,
-    ``run-time-value``, ``unseen-callee``,
+    ``run-time-value``, ``unseen-callee``, ``visible-reruns``,
     ``rule-not-selected``, ``unexplained``; empty for a finding.
     """
 
@@ -191,7 +191,7 @@ def _run_verdicts(
 ) -> list[KnobVerdict]:
     """Rerun options on CI pytest commands and masked exit statuses: one entry per place
     they are written, however many steps run that place."""
-    from detlint.rules.ci_costs import reruns_no_violation
+    from detlint.rules.ci_costs import reruns_no_violation, reruns_visible
 
     found: dict[tuple[str, Span], KnobVerdict] = {}
     for run in runs:
@@ -202,6 +202,14 @@ def _run_verdicts(
             if not at.get(options.span):
                 if not _selected("DET421", selected):
                     cause, reason = "rule-not-selected", "DET421 is not among the rules selected"
+                elif reruns_visible(options):
+                    cause, reason = (
+                        "visible-reruns",
+                        (
+                            "--fail-on-flaky makes a test that passes only on a rerun fail the "
+                            "step (exit 7): the reruns hide no failure"
+                        ),
+                    )
                 elif reruns_no_violation(options):
                     cause, reason = (
                         "infrastructure-reruns",

@@ -146,6 +146,13 @@ def gates_by_run(context: RuleContext) -> dict[int, list[CiGate]]:
     return found
 
 
+def reruns_visible(options: RunOptions) -> bool:
+    """Whether the command line's reruns are pytest-rerunfailures' alone under
+    ``--fail-on-flaky``: a test that passes only on a rerun makes the run exit 7, so the
+    step still fails on it and the reruns hide nothing."""
+    return options.fail_on_flaky and options.retries is None and options.force_flaky is None
+
+
 def reruns_no_violation(options: RunOptions) -> bool:
     """Whether the command line's reruns are pytest-rerunfailures' alone and its
     ``--only-rerun``/``--rerun-except`` keep an assertion violation from being rerun

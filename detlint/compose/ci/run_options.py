@@ -40,6 +40,9 @@ class RunOptions:
     # they decide whether an assertion violation is rerun at all.
     only_rerun: tuple[str, ...] | None = None
     rerun_except: tuple[str, ...] | None = None
+    # pytest-rerunfailures' --fail-on-flaky: a test that passes only on a rerun makes
+    # the run exit 7, so its reruns hide no failure from the step.
+    fail_on_flaky: bool = False
 
     @functools.cached_property
     def span(self) -> Span | None:
@@ -82,6 +85,7 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
     the line in tox.ini and the words after ``--`` that replace ``{posargs}``."""
     setting = _addopts(env)
     args = _addopts_args(setting.value) if setting is not None else None
+    visible = args is not None and args.fail_on_flaky
     if args is not None and not _sets(args):
         args = None  # merging words that set nothing changes nothing
     written = [(run, span) for run, span in sources if _sets(run)]
@@ -120,6 +124,8 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
             run.only_rerun,
             run.rerun_except,
         )
+    if visible or any(run.fail_on_flaky for run in lines):
+        options = dataclasses.replace(options, fail_on_flaky=True)
     return options
 
 
@@ -217,6 +223,10 @@ def with_options(config: PytestConfig, options: RunOptions) -> PytestConfig:
     """The config as a run sees it: its options after the ini ``addopts``."""
     # max_runs and min_passes are the flaky package's: they count only under --force-flaky.
     names: tuple[str, ...] = ("reruns", "retries", "force_reruns", "force_flaky")
+    if options.fail_on_flaky:
+        # A rerun that passes still fails the run (exit 7): the command line's reruns
+        # leave every failure visible, as if they were not there.
+        names = ("retries", "force_flaky")
     if options.force_flaky is not None:
         names += ("max_runs", "min_passes")
     changes: dict[str, object] = {

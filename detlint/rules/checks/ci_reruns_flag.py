@@ -27,6 +27,7 @@ from detlint.rules.ci_costs import (
     gates_by_run,
     quoted_cost,
     reruns_no_violation,
+    reruns_visible,
     without_gate,
 )
 from detlint.rules.context import QUARANTINE
@@ -47,8 +48,8 @@ def ci_reruns_flag(context: RuleContext) -> Iterator[Finding]:
         options = runs[0].options
         span = options.span
         assert span is not None
-        if reruns_no_violation(options):
-            continue  # --only-rerun OSError ...: infrastructure failures only
+        if reruns_no_violation(options) or reruns_visible(options):
+            continue  # --only-rerun OSError ... or --fail-on-flaky: no failure is hidden
         affected = [
             g for run in runs for g in by_run.get(id(run), ()) if g.inside.layers != g.own.layers
         ]
@@ -62,7 +63,9 @@ def ci_reruns_flag(context: RuleContext) -> Iterator[Finding]:
         )
         help_text = (
             "drop the flag and give the tests that need it more in-test trials, or quarantine "
-            f"the known-flaky ones visibly: {QUARANTINE}"
+            f"the known-flaky ones visibly: {QUARANTINE}; or keep the reruns visible with "
+            "`--fail-on-flaky` (pytest-rerunfailures: a test that passes only on a rerun "
+            "makes the run exit 7)"
         )
         plan = rerun_options_plan(options, span, runs[0])
         yield finding("DET421", span, message, help_text, numbers, fix=plan)
