@@ -388,3 +388,24 @@ def test_job_level_continue_on_error_says_what_it_hides_the_failure_from(tmp_pat
     assert "lets failing tests pass the workflow run" in message
     assert "the job's own check run still fails" in message
     assert "`needs.test.result` in `all-green` report success" in message
+
+
+def test_a_knob_on_tests_that_also_run_blocking_elsewhere_says_it_costs_nothing_there(tmp_path):
+    files = {
+        ".github/workflows/ci.yml": """\
+            on: push
+            jobs:
+              nightly-python:
+                runs-on: ubuntu-latest
+                continue-on-error: true
+                steps:
+                  - run: python -m pytest tests
+              stable:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: python -m pytest tests
+        """
+    }
+    (one,) = _findings(tmp_path, files)
+    assert "also run in step 'stable' with no knob" in one["message"]
+    assert "for them the knob costs nothing" in one["message"]

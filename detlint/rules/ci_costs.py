@@ -79,6 +79,31 @@ def quoted_cost(
     return numbers, f"in {gate.label}"
 
 
+def blocking_elsewhere(
+    knob: CiKnob, gates: list[CiGate], pair: Callable[[CiGate], Pair], context: RuleContext
+) -> str:
+    """When the tests the numbers are quoted for also run in another step of the same
+    pipeline with no knob, no rerun option, no selection and a status that reaches that
+    step, a clause that says so: a violation is reported there, in the same build, and
+    the knob costs nothing for those tests."""
+    found = costliest(gates, pair, context)
+    if found is None:
+        return ""
+    gate = found[0]
+    files = set(gate.files)
+    for run in context.ci_runs:
+        if run.step is gate.run.step or run.step.path != gate.run.step.path or run.knobs:
+            continue  # another pipeline runs on other triggers: it reports other builds
+        if run.run.masked is not None or run.options.span is not None or run.selection:
+            continue
+        if not files.isdisjoint(run.test_files):
+            return (
+                f"; the same tests also run in step {run.step.name!r} with no knob, which "
+                "reports a violation: for them the knob costs nothing"
+            )
+    return ""
+
+
 def runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
     return [run for run in context.ci_runs if knob in run.knobs]
 

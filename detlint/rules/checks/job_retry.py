@@ -18,7 +18,14 @@ from detlint.rules.fix_plans import (
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.readers.ci.facts import CiKnob
-from detlint.rules.ci_costs import Pair, described, quoted_cost, runs_of, unseen_calls
+from detlint.rules.ci_costs import (
+    Pair,
+    blocking_elsewhere,
+    described,
+    quoted_cost,
+    runs_of,
+    unseen_calls,
+)
 from detlint.rules.context import QUARANTINE
 
 _RETRY_HELP = {
@@ -86,5 +93,6 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
             )
         else:
             does = f"runs a failing job up to {knob.attempts} times"
-        message = f"{what} {does}: {loss_phrase(numbers)} {which} ({details})"
+        elsewhere = blocking_elsewhere(knob, gates, _retry_pair(knob), context)
+        message = f"{what} {does}: {loss_phrase(numbers)} {which} ({details}){elsewhere}"
         yield finding("DET411", knob.span, message, help_text, numbers, fix=job_retry_plan(knob))

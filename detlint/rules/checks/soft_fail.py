@@ -17,7 +17,14 @@ from detlint.rules.fix_plans import (
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
-from detlint.rules.ci_costs import Pair, described, quoted_cost, runs_of, unseen_calls
+from detlint.rules.ci_costs import (
+    Pair,
+    blocking_elsewhere,
+    described,
+    quoted_cost,
+    runs_of,
+    unseen_calls,
+)
 from detlint.rules.context import QUARANTINE
 
 
@@ -46,9 +53,10 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
         own = knob.note.find("the job's own check run")
         if knob.kind == "continue-on-error" and own >= 0:  # job level (GitHub)
             passes, outcome = "the workflow run", f"; {knob.note[own:]}"
+        elsewhere = blocking_elsewhere(knob, gates, pair, context)
         message = (
             f"`{knob.key}: {knob.value}` lets failing tests pass {passes}: "
-            f"{loss_phrase(numbers)} {which} ({details}){outcome}"
+            f"{loss_phrase(numbers)} {which} ({details}){outcome}{elsewhere}"
         )
         if knob.kind == "soft-fail" and knob.value.lstrip().startswith("["):
             first = "soft-fail infrastructure exit statuses only and drop exit status 1"
