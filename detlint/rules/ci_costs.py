@@ -91,10 +91,13 @@ def blocking_elsewhere(
         return ""
     gate = found[0]
     files = set(gate.files)
-    for run in context.ci_runs:
-        if run.step is gate.run.step or run.step.path != gate.run.step.path or run.knobs:
-            continue  # another pipeline runs on other triggers: it reports other builds
-        if run.run.masked is not None or run.options.span is not None or run.selection:
+    path = gate.run.step.path  # another pipeline runs on other triggers, in other builds
+    runs = [run for run in context.ci_runs if run.step.path == path]
+    # A step with any knob, rerun option or hidden status anywhere (the `pytest --lf` of
+    # a retry is a run of its own) does not block plainly.
+    changed = {id(run.step) for run in runs if run.changes_policy}
+    for run in runs:
+        if run.step is gate.run.step or id(run.step) in changed or run.selection:
             continue
         if not files.isdisjoint(run.test_files):
             return (
