@@ -16,6 +16,7 @@ npm) or put where the task says (``{args}``).
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import posixpath
 import shlex
@@ -25,7 +26,7 @@ from typing import Any
 
 from detlint.base.paths import join
 from detlint.base.toml_positions import scan_toml
-from detlint.base.toml_reader import load_toml
+from detlint.base.toml_reader import shared_toml
 
 _MAX_REFERENCES = 8  # tasks that name other tasks (pdm composite, poe sequence, depends-on)
 
@@ -112,18 +113,31 @@ def _toml_task(
         text = read_file(path)
         if text is None:
             continue
-        try:
-            document = load_toml(text)
-        except ValueError:
+        document = _document(text)
+        if document is None:
             continue
         value = _get(document, keys)
         if value is None:
             continue
-        positions, _ = scan_toml(text.splitlines())
+        positions = _positions(text)
         found: list[TaskCommand] = []
         _toml_value(runner, value, keys, document, positions, path, args, found, 0)
         return found
     return None
+
+
+@functools.lru_cache(maxsize=64)
+def _document(text: str) -> dict[str, Any] | None:
+    """A TOML file's values, parsed once however many steps call its tasks."""
+    try:
+        return shared_toml(text)
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _positions(text: str) -> dict[tuple[str, ...], tuple[int, int, int]]:
+    return scan_toml(text.splitlines())[0]
 
 
 def _get(document: dict[str, Any], keys: tuple[str, ...]) -> Any:
