@@ -24,6 +24,7 @@ both detlint and ``tree-sitter``/``tree-sitter-bash`` installed, e.g.::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 from collections.abc import Iterator
@@ -32,8 +33,8 @@ from pathlib import Path
 
 def _texts(checkouts: list[Path]) -> list[str]:
     from detlint.readers.ci.facts import script_groups, script_key
-    from detlint.readers.ci.pipeline_reader import PipelineReader
     from detlint.readers.ci.pipeline_files import is_yaml_name, system_by_path
+    from detlint.readers.ci.pipeline_reader import PipelineReader
 
     texts: dict[str, None] = {}
     for root in checkouts:
@@ -42,10 +43,8 @@ def _texts(checkouts: list[Path]) -> list[str]:
             if ".git" in path.parts or not path.is_file():
                 continue
             if path.suffix == ".sh":
-                try:
+                with contextlib.suppress(UnicodeDecodeError, OSError):
                     texts[path.read_text(encoding="utf-8")] = None
-                except (UnicodeDecodeError, OSError):
-                    pass
                 continue
             if not is_yaml_name(path.name):
                 continue
