@@ -409,3 +409,31 @@ def test_a_knob_on_tests_that_also_run_blocking_elsewhere_says_it_costs_nothing_
     (one,) = _findings(tmp_path, files)
     assert "also run in step 'stable' with no knob" in one["message"]
     assert "for them the knob costs nothing" in one["message"]
+
+
+def test_a_working_directory_set_from_env_or_a_one_valued_matrix_resolves(tmp_path):
+    files = {
+        "pkg/tests/test_b.py": TEST,
+        ".github/workflows/ci.yml": """\
+            on: push
+            env:
+              PKG_DIR: pkg
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                continue-on-error: true
+                strategy:
+                  matrix:
+                    sub: [tests]
+                defaults:
+                  run:
+                    working-directory: ${{ env.PKG_DIR }}
+                steps:
+                  - run: python -m pytest ${{ matrix.sub }}
+                  - working-directory: ${{ env.PKG_DIR }}/${{ matrix.sub }}
+                    run: python -m pytest .
+        """,
+    }
+    (one,) = _findings(tmp_path, files)
+    assert "pkg/tests/test_b.py" in one["message"]
+    assert "tests/test_a.py" not in one["message"].replace("pkg/tests/test_a", "")

@@ -29,6 +29,7 @@ from detlint.readers.ci.facts import (
     PipelineFacts,
 )
 from detlint.readers.ci.github.chains import AttemptStep, chain_commands
+from detlint.readers.ci.github.contexts import job_level, resolved
 from detlint.readers.ci.github.expressions import (
     Unknown,
     describe_entry,
@@ -74,6 +75,7 @@ class _Context:
     shell: str | None  # defaults.run.shell
     working_dir: str | None  # defaults.run.working-directory
     windows: bool  # runs-on names a Windows runner (default shell pwsh)
+    env: tuple[EnvSetting, ...] = ()  # the workflow's and job's env, closest last
 
 
 def _workflow(root: YMap, out: _Collector) -> list[CiStep]:
@@ -92,20 +94,22 @@ def _workflow(root: YMap, out: _Collector) -> list[CiStep]:
         strategy = job.get("strategy")
         strategy = strategy if isinstance(strategy, YMap) else None
         matrix = strategy.get("matrix") if strategy is not None else None
+        job_env = env_settings(job.get("env"), out.path)
+        entries = expand_matrix(matrix)
         ctx = _Context(
             out,
-            expand_matrix(matrix),
+            entries,
             matrix is not None,
             _default(job, root, "shell"),
-            _default(job, root, "working-directory"),
+            resolved(_default(job, root, "working-directory"), (*workflow_env, *job_env), entries),
             _is_windows(job.get("runs-on")),
+            (*workflow_env, *job_env),
         )
         knobs = [
-            _job_level(knob, job_id, jobs) for knob in _maybe(_continue_on_error(job, where, ctx))
+            job_level(knob, job_id, jobs) for knob in _maybe(_continue_on_error(job, where, ctx))
         ]
         if strategy is not None:
             knobs += _maybe(_fail_fast(strategy, f"{where}.strategy", out.path))
-        job_env = env_settings(job.get("env"), out.path)
         names = {setting.name for setting in job_env}
         name = text_of(job.get("name"))
         commands = _steps(job.get("steps"), where, ctx)
@@ -164,7 +168,8 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
         uses = text_of(step.get("uses"))
         if isinstance(run, YScalar) and text_of(run) is not None:
             errexit, pipefail = _shell_options(text_of(step.get("shell")) or ctx.shell, ctx.windows)
-            working_dir = text_of(step.get("working-directory")) or ctx.working_dir
+            written = text_of(step.get("working-directory"))
+            working_dir = resolved(written, (*ctx.env, *env), ctx.entries) or ctx.working_dir
             span = run.position.span(ctx.out.path)
             text = text_of(run) or ""
             commands.append(
@@ -267,36 +272,6 @@ def _continue_on_error(owner: YMap, where: str, ctx: _Context) -> CiKnob | None:
     condition = f"matrix entries {head}: {described}"
     note = f"{len(hits)} of {len(entries)} matrix entries"
     return _knob("continue-on-error", name, key, node, path, True, condition=condition, note=note)
-
-
-def _job_level(knob: CiKnob, job_id: str, jobs: YMap) -> CiKnob:
-    """A job's ``continue-on-error``, with what it hides from said: the job's own check
-    run still fails, while the workflow run's conclusion and ``needs.<job>.result`` of
-    the jobs that need it say success (GitHub's documented outcome/conclusion split)."""
-    if knob.covers_tests is not True:
-        return knob
-    dependents = [
-        key_name(key)
-        for key, other in jobs.items
-        if isinstance(other, YMap) and job_id in _needs(other.get("needs"))
-    ]
-    hidden = "the workflow run's conclusion reports"
-    if dependents:
-        names = ", ".join(f"`{name}`" for name in dependents[:3])
-        hidden = f"the workflow run's conclusion and `needs.{job_id}.result` in {names} report"
-    note = (
-        f"the job's own check run still fails; {hidden} success, so a required check on "
-        "the run or on a job that needs it does not see the failure"
-    )
-    return dataclasses.replace(knob, note=f"{knob.note}; {note}" if knob.note else note)
-
-
-def _needs(node: YNode | None) -> list[str]:
-    if isinstance(node, YScalar) and isinstance(node.value, str):
-        return [node.value]
-    if isinstance(node, YSeq):
-        return [str(item.value) for item in node.items if isinstance(item, YScalar)]
-    return []
 
 
 def _fail_fast(strategy: YMap, where: str, path: str) -> CiKnob | None:
