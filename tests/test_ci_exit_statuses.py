@@ -134,3 +134,28 @@ def test_reruns_with_fail_on_flaky_hide_no_failure(tmp_path):
     repo = tmp_path
     knobs = {k["line"]: k for k in run_audit(repo)["ci"]["knobs"]}
     assert knobs[6]["cause"] == knobs[7]["cause"] == "visible-reruns"
+
+
+def test_test_service_retries_configured_in_env_are_retries(tmp_path):
+    files = {
+        ".buildkite/pipeline.yml": """\
+            steps:
+              - label: bktec
+                command: bktec run
+                env:
+                  BUILDKITE_TEST_ENGINE_TEST_RUNNER: pytest
+                  BUILDKITE_TEST_ENGINE_RETRY_COUNT: 2
+              - label: datadog
+                command: pytest --ddtrace tests
+                env:
+                  DD_CIVISIBILITY_FLAKY_RETRY_ENABLED: "true"
+              - label: plain
+                command: pytest tests
+                env:
+                  BUILDKITE_TEST_ENGINE_RETRY_COUNT: 2
+        """
+    }
+    found = {f["line"]: f for f in _ci_findings(tmp_path, files)}
+    assert sorted(found) == [6, 10]
+    assert "up to 3 times" in found[6]["message"]
+    assert "up to 6 times" in found[10]["message"]

@@ -22,6 +22,7 @@ from detlint.base.source import decode_text, read_bytes
 from detlint.base.span import Problem
 from detlint.readers.ci.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
 from detlint.readers.ci.pipeline_files import checkout_base, system_of
+from detlint.readers.ci.test_services import with_service_retries
 from detlint.readers.yaml.tree import YNode
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ KNOB_TOKENS = (
     b"tee",
     b"skip",
     b"max_auto_reruns",
+    b"retry_count",  # a test service's retries (BUILDKITE_TEST_ENGINE_RETRY_COUNT)
+    b"flaky_retry",  # DD_CIVISIBILITY_FLAKY_RETRY_*
     b"upload",
     b"include",
     b"extends",
@@ -174,7 +177,7 @@ class PipelineReader:
         if not documents:
             return None
         base = checkout_base(self.relative(path))
-        facts = self._facts(display, system, documents, base)
+        facts = with_service_retries(self._facts(display, system, documents, base))
         return dataclasses.replace(facts, base=base, shell=self._shell(facts))
 
     def _shell(self, facts: PipelineFacts) -> tuple[tuple[ScriptKey, CommandFacts], ...]:

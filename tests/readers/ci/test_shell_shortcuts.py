@@ -26,6 +26,7 @@ from detlint.readers.ci.pytest.arguments import (
 )
 from detlint.readers.ci.shell.commands import (
     _ASSIGNMENT_HINT,
+    _CALL_HINT,
     PytestRun,
     _Lines,
     _worth_reading,
@@ -131,7 +132,8 @@ def test_launcher_hint_substrings_match_the_pattern(text: str) -> None:
 @given(st.text(alphabet="pytoxhacGITHUB_ENV=a1 \n;'-", max_size=16))
 def test_prefilter_asks_what_one_search_would(text: str) -> None:
     pattern = f"{LAUNCHER_HINT.pattern}|GITHUB_ENV|{_ASSIGNMENT_HINT.pattern}"
-    assert _worth_reading(text) == bool(re.search(pattern, text))
+    expected = bool(re.search(pattern, text)) or _CALL_HINT.search(text) is not None
+    assert _worth_reading(text) == expected
 
 
 # ------------------------------------------------------------- pytest words

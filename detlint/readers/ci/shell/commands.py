@@ -36,7 +36,7 @@ from detlint.readers.ci.shell.lexer import Word
 from detlint.readers.ci.shell.masking import Masking
 from detlint.readers.ci.shell.parser import parse
 from detlint.readers.ci.shell.retries import ShellRetry, find_retries
-from detlint.readers.ci.shell.runners import Callee
+from detlint.readers.ci.shell.runners import PROGRAM_NAMES, Callee
 from detlint.readers.ci.shell.state import Reason
 from detlint.readers.ci.shell.walk import ExportVia, Found, Walker, WalkState, resolve
 
@@ -181,10 +181,9 @@ _ASSIGNMENT_HINT = re.compile(r"(?:^|[\s;&|(){}'\"`])[A-Za-z_][A-Za-z0-9_]*=")
 # A text may call a test runner or a delegate (``runners.py``) only when one of these is in
 # it: a path or script, a test word, or a program that hands control on.
 _CALL_HINT = re.compile(
-    r"/|\.(?:sh|py|bash)\b|test|make|MAKE|nox|tox|just|invoke|\binv\b|poe|docker|podman"
-    r"|compose|kubectl|ssh|singularity|apptainer|hatch|pdm|pixi|rye|npm|yarn|pnpm|nose|trial"
-    r"|green|stestr|ward|cargo|\bgo\b|bazel|mvn|gradle|dotnet|meson|jest|mocha|vitest|rspec"
-    r"|prove|source|-m\s|^\s*\.\s",
+    r"/|\.(?:sh|py|bash)\b|test|check|MAKE|-m\s|^\s*\.\s|\b(?:"
+    + "|".join(sorted(map(re.escape, PROGRAM_NAMES)))
+    + r")\b",
     re.M,
 )
 

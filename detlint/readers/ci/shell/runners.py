@@ -110,6 +110,7 @@ _TEST_SUBCOMMANDS: dict[str, tuple[frozenset[str], int]] = {
     "flutter": (word_set("test"), 1),
     "deno": (word_set("test"), 1),
     "bun": (word_set("test"), 1),
+    "bktec": (word_set("run"), 1),  # the Buildkite Test Engine client runs the suite
 }
 # Task runners whose tasks are defined in the project: name -> options taking a value.
 _TASK_RUNNERS: dict[str, frozenset[str]] = {
@@ -142,6 +143,15 @@ _MANAGERS: dict[str, tuple[str, frozenset[str]]] = {
 _TASKS_OF_MANAGER = frozenset({"hatch", "pdm", "rye", "pixi", "npm", "yarn", "pnpm"})
 _NODE_TEST = frozenset({"test", "t", "tst"})
 
+# Every program name a callee may start with, for the shell reader's cheap test of
+# whether a text is worth parsing at all.
+PROGRAM_NAMES = frozenset(
+    {
+        *_TEST_PROGRAMS, *_TEST_SUBCOMMANDS, *_TASK_RUNNERS, *_MANAGERS, *CONTAINERS,
+        "make", "gmake", "nox", "tox", "kubectl", "oc", "ssh", "singularity", "apptainer",
+        "buildkite-agent", "source",
+    }
+)  # fmt: skip
 _PYTHON = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*t?)?(?:\.exe)?")
 _MAKE = re.compile(r"g?make|mingw32-make|\$\(MAKE\)|\$\{MAKE\}|\$MAKE")
 _PATH_SCRIPT = re.compile(r"(?:\.{1,2}/|/)?[\w.@+-]+(?:/[\w.@+-]+)+|\.{1,2}/[\w.@+-]+")

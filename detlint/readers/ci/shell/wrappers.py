@@ -83,6 +83,8 @@ _WRAPPERS: dict[str, _Wrapper] = {
 }
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
+# Test services' clients that run the command after "--" and report its results.
+_DASHDASH_WRAPPERS = frozenset({"trunk-analytics-cli", "trunk", "buildkite-test-collector"})
 _SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 _SCRIPT_RUNNER_ENDINGS = ("sh", "eval")  # how "eval" and every name in _SHELLS end
 
@@ -120,6 +122,12 @@ def unwrap(values: Sequence[str], i: int, wrapped: Wrapped) -> int | None:
         name = basename(values[i])
         if name == "env":
             i = _skip_env(values, i + 1, wrapped)
+            continue
+        if name in _DASHDASH_WRAPPERS and "--" in values[i + 1 :]:
+            # trunk-analytics-cli test [options] -- pytest ...: the command after "--".
+            j = list(values).index("--", i + 1) + 1
+            wrapped.wrappers.append(" ".join(values[i : j - 1]))
+            i = j
             continue
         wrapper = _WRAPPERS.get(name)
         if wrapper is None:
