@@ -437,3 +437,34 @@ def test_a_working_directory_set_from_env_or_a_one_valued_matrix_resolves(tmp_pa
     (one,) = _findings(tmp_path, files)
     assert "pkg/tests/test_b.py" in one["message"]
     assert "tests/test_a.py" not in one["message"].replace("pkg/tests/test_a", "")
+
+
+def test_inputs_of_a_reusable_workflow_are_judged_against_each_caller(tmp_path):
+    called = """\
+        on:
+          workflow_call:
+            inputs:
+              experimental: {type: boolean, default: false}
+        jobs:
+          run:
+            runs-on: ubuntu-latest
+            continue-on-error: ${{ inputs.experimental }}
+            steps:
+              - run: python -m pytest tests
+    """
+    caller = """\
+        on: push
+        jobs:
+          stable:
+            uses: ./.github/workflows/_tests.yml
+            with: {experimental: false}
+          nightly:
+            uses: ./.github/workflows/_tests.yml
+            with: {experimental: true}
+    """
+    files = {".github/workflows/_tests.yml": called, ".github/workflows/ci.yml": caller}
+    (one,) = _findings(tmp_path / "a", files)
+    assert (one["path"], one["line"]) == (".github/workflows/_tests.yml", 8)
+    assert "when called by nightly" in one["message"]
+    files[".github/workflows/ci.yml"] = caller.replace("experimental: true", "experimental: false")
+    assert _findings(tmp_path / "b", files) == []

@@ -11,15 +11,14 @@ reported, since they were not linted.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.base.gc_pause import cyclic_gc_paused
 from detlint.base.paths import displayer, relativer
+from detlint.compose.ci.callers import with_callers
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
@@ -79,7 +78,7 @@ def link_ci(
     (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
     ruled out that pass the trial prefilter (``LoopOnly``).
     """
-    pipelines = _with_callers_knobs(pipelines, relativer(repository.root, repository.cwd))
+    pipelines = with_callers(pipelines, relativer(repository.root, repository.cwd))
     linked = _link_runs(pipelines, _linker(repository))
     changed, overridden = linked.changed, linked.overridden - linked.changed
     if only is not None:
@@ -106,33 +105,6 @@ def link_ci(
         tuple(gates),
         tuple(linked.linker.others),
     )
-
-
-def _with_callers_knobs(
-    pipelines: Sequence[PipelineFacts], relative: Callable[[str], str]
-) -> Sequence[PipelineFacts]:
-    """The pipelines, each reusable workflow's jobs carrying the knobs of the jobs that
-    call it (``continue-on-error`` on a job with ``uses: ./.github/workflows/x.yml``
-    acts on every job of x.yml): the called workflow's tests are the caller's."""
-    inherited: dict[str, list[CiKnob]] = {}
-    for pipeline in pipelines:
-        for step in pipeline.steps:
-            if step.calls is not None and step.knobs:
-                called = posixpath.normpath(posixpath.join(pipeline.base, step.calls.lstrip("/")))
-                inherited.setdefault(called, []).extend(step.knobs)
-    if not inherited:
-        return pipelines
-    found: list[PipelineFacts] = []
-    for pipeline in pipelines:
-        knobs = inherited.get(relative(pipeline.path))
-        if knobs:
-            extra = tuple(dict.fromkeys(knobs))
-            steps = tuple(
-                dataclasses.replace(step, knobs=(*step.knobs, *extra)) for step in pipeline.steps
-            )
-            pipeline = dataclasses.replace(pipeline, steps=steps)
-        found.append(pipeline)
-    return found
 
 
 def _linker(repository: Repository) -> Linker:

@@ -146,6 +146,8 @@ class CiStep:
     # A reusable workflow of the repository the job runs in its place (GitHub ``uses:
     # ./.github/workflows/x.yml``), relative to the checkout: its jobs inherit the knobs.
     calls: str | None = None
+    # The literal inputs it hands that workflow (``with:``), for ``${{ inputs.x }}`` there.
+    passes: tuple[tuple[str, bool | int | float | str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -128,6 +128,7 @@ def _workflow(root: YMap, out: _Collector) -> list[CiStep]:
                 env=tuple(s for s in workflow_env if s.name not in names) + job_env,
                 matrix=_describe_matrix(matrix, ctx.entries),
                 calls=uses[2:] if uses is not None and uses.startswith("./") else None,
+                passes=_passes(job.get("with")) if uses is not None else (),
             )
         )
     return steps
@@ -340,6 +341,18 @@ def _describe_matrix(matrix: YNode | None, entries: list[dict[str, object]] | No
     shown = "; ".join(describe_entry(entry, set()) for entry in entries[:8])
     more = f"; and {len(entries) - 8} more" if len(entries) > 8 else ""
     return f"{len(entries)} {'entry' if len(entries) == 1 else 'entries'}: {shown}{more}"
+
+
+def _passes(node: YNode | None) -> tuple[tuple[str, bool | int | float | str], ...]:
+    """The literal inputs of a job's ``with:`` (an expression is left out: unknown)."""
+    if not isinstance(node, YMap):
+        return ()
+    found: list[tuple[str, bool | int | float | str]] = []
+    for key, value in node.items:
+        held = value.value if isinstance(value, YScalar) else None
+        if isinstance(held, bool | int | float | str) and "${{" not in str(held):
+            found.append((key_name(key), held))
+    return tuple(found)
 
 
 def _maybe(knob: CiKnob | None) -> list[CiKnob]:
