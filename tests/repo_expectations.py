@@ -81,6 +81,12 @@ def reported_findings(document: dict) -> set[tuple[str, int, str]]:
 
 def run_audit(repo: Path, *args: str) -> dict:
     """``detlint audit`` (JSON) in ``repo``; the document."""
+    return json.loads(run_audit_output(repo, *args))
+
+
+def run_audit_output(repo: Path, *args: str) -> str:
+    """``detlint audit`` in ``repo`` with ``args`` (``--output-format markdown``...); what
+    it prints."""
     previous = Path.cwd()
     os.chdir(repo)
     try:
@@ -88,4 +94,4 @@ def run_audit(repo: Path, *args: str) -> dict:
     finally:
         os.chdir(previous)
     assert result.exit_code == 0, result.output + result.stderr
-    return json.loads(result.output)
+    return result.output

@@ -3,12 +3,7 @@ or carries the reason it is not one, and a knob detlint cannot judge says so."""
 
 from __future__ import annotations
 
-import os
-
-from click.testing import CliRunner
-from repo_expectations import run_audit, written_repository
-
-from detlint.cli.main import cli
+from repo_expectations import run_audit, run_audit_output, written_repository
 
 TEST = "def test_a():\n    assert True\n"
 
@@ -137,7 +132,7 @@ def test_markdown_lists_the_knobs_without_a_finding_with_their_reasons(tmp_path)
     repo = written_repository(
         tmp_path, {"tests/test_a.py": TEST, ".buildkite/pipeline.yml": BUILDKITE}
     )
-    text = run_audit_text(repo, "--output-format", "markdown")
+    text = run_audit_output(repo, "--output-format", "markdown")
     heading = "### CI knobs without a finding (4 of 4; 2 of 6 CI knobs are findings)"
     assert heading in text
     section = text.split(heading)[1]
@@ -146,22 +141,11 @@ def test_markdown_lists_the_knobs_without_a_finding_with_their_reasons(tmp_path)
     assert "not judged: whether it acts on a test failure depends on `$SOFT`" in section
 
 
-def run_audit_text(repo, *args: str) -> str:
-    previous = os.getcwd()
-    os.chdir(repo)
-    try:
-        result = CliRunner().invoke(cli, ["audit", *args], prog_name="detlint")
-    finally:
-        os.chdir(previous)
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
 def test_the_html_audit_has_every_ci_knob_with_its_verdict(tmp_path):
     repo = written_repository(
         tmp_path, {"tests/test_a.py": TEST, ".buildkite/pipeline.yml": BUILDKITE}
     )
-    page = run_audit_text(repo, "--output-format", "html")
+    page = run_audit_output(repo, "--output-format", "html")
     section = page.split('<section id="ci-knobs">')[1].split("</section>")[0]
     assert "2 of 6 are findings" in section
     assert section.count("<tr><td") == 6

@@ -299,9 +299,12 @@ class Linker:
         return self.composer.gates(run, tests)
 
 
-def _shell_retry(step: CiStep, run: PytestRun, span: Span) -> CiKnob:
-    """The retry a script writes around ``run`` as a knob of its own, at the run."""
-    shape = run.retry_shape or "retry"
+def _retry_knob(step: CiStep, shape: str | None, attempts: int | None, span: Span) -> CiKnob:
+    """A retry written around what runs tests, as a knob of its own where it is written:
+    the script's around a run (``pytest || pytest --lf``) or a call (``make test || make
+    test``, a loop of ``hatch run test``), or a wrapper's own (a Python script that runs
+    pytest again with ``--lf``)."""
+    shape = shape or "retry"
     return CiKnob(
         kind="shell-retry",
         system=step.system,
@@ -309,43 +312,23 @@ def _shell_retry(step: CiStep, run: PytestRun, span: Span) -> CiKnob:
         span=span,
         value=shape,
         covers_tests=True,
-        attempts=run.retry_attempts,
+        attempts=attempts,
     )
+
+
+def _shell_retry(step: CiStep, run: PytestRun, span: Span) -> CiKnob:
+    return _retry_knob(step, run.retry_shape, run.retry_attempts, span)
 
 
 def _call_retry(step: CiStep, call: TestCall, span: Span) -> CiKnob:
-    """A retry the script writes around a call that runs tests (``make test || make
-    test``, a loop of ``hatch run test``), as a knob of its own at the call."""
-    shape = call.retry_shape or "retry"
-    return CiKnob(
-        kind="shell-retry",
-        system=step.system,
-        key=shape,
-        span=span,
-        value=shape,
-        covers_tests=True,
-        attempts=call.retry_attempts,
-    )
+    return _retry_knob(step, call.retry_shape, call.retry_attempts, span)
 
 
 def _end_retry(step: CiStep, end: CallEnd) -> tuple[CiKnob, ...]:
-    """The retry a wrapper writes in its own code (a Python script that runs pytest again
-    with ``--lf``), as a knob where the first run is written."""
     if end.retry is None:
         return ()
     attempts, span = end.retry
-    shape = f"{end.via[-1]} reruns the failed tests"
-    return (
-        CiKnob(
-            kind="shell-retry",
-            system=step.system,
-            key=shape,
-            span=span,
-            value=shape,
-            covers_tests=True,
-            attempts=attempts,
-        ),
-    )
+    return (_retry_knob(step, f"{end.via[-1]} reruns the failed tests", attempts, span),)
 
 
 def _env(

@@ -21,7 +21,7 @@ import json
 import posixpath
 import shlex
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from detlint.base.paths import join
@@ -119,10 +119,9 @@ def _toml_task(
         value = _get(document, keys)
         if value is None:
             continue
-        positions = _positions(text)
-        found: list[TaskCommand] = []
-        _toml_value(runner, value, keys, document, positions, path, args, found, 0)
-        return found
+        tasks = _TomlTasks(runner, document, _positions(text), path)
+        tasks.value(value, keys, args, 0)
+        return tasks.found
     return None
 
 
@@ -149,84 +148,71 @@ def _get(document: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return value
 
 
-def _toml_value(
-    runner: str,
-    value: Any,
-    keys: tuple[str, ...],
-    document: dict[str, Any],
-    positions: dict[tuple[str, ...], tuple[int, int, int]],
-    path: str,
-    args: list[str],
-    found: list[TaskCommand],
-    depth: int,
-) -> None:
-    """The commands of one task value: a string, a list of them, or a table with
-    ``cmd``/``shell``/``composite``/``sequence``/``chain``/``depends-on``."""
-    if depth > _MAX_REFERENCES:
-        return
-    line, _, column = positions.get(keys, (0, 0, 0))
-    if isinstance(value, str):
-        # A hatch or pdm composite may name another script of the same table.
-        sibling = (*keys[:-1], value.split()[0]) if value.split() else keys
-        other = _get(document, sibling) if sibling != keys and runner in ("hatch",) else None
-        if isinstance(other, str | list | dict):
-            rest = value.split()[1:]
-            _toml_value(
-                runner, other, sibling, document, positions, path, [*rest, *args], found, depth + 1
-            )
+@dataclass
+class _TomlTasks:
+    """The tasks of one TOML file, read for one call: the commands found so far."""
+
+    runner: str
+    document: dict[str, Any]
+    positions: dict[tuple[str, ...], tuple[int, int, int]]
+    path: str
+    found: list[TaskCommand] = field(default_factory=list)
+
+    def value(self, value: Any, keys: tuple[str, ...], args: list[str], depth: int) -> None:
+        """The commands of one task value: a string, a list of them, or a table with
+        ``cmd``/``shell``/``composite``/``sequence``/``chain``/``depends-on``."""
+        if depth > _MAX_REFERENCES:
             return
-        found.append(TaskCommand(_with_args(value, args), path, line, column))
-        return
-    if isinstance(value, list):
-        for item in value:
-            _toml_value(runner, item, keys, document, positions, path, args, found, depth + 1)
-        return
-    if isinstance(value, dict):
-        _toml_table(runner, value, keys, document, positions, path, args, found, depth)
+        line, _, column = self.positions.get(keys, (0, 0, 0))
+        if isinstance(value, str):
+            # A hatch script may name another script of the same table.
+            words = value.split()
+            sibling = (*keys[:-1], words[0]) if words else keys
+            other = (
+                _get(self.document, sibling) if sibling != keys and self.runner == "hatch" else None
+            )
+            if isinstance(other, str | list | dict):
+                self.value(other, sibling, [*words[1:], *args], depth + 1)
+                return
+            self.found.append(TaskCommand(_with_args(value, args), self.path, line, column))
+        elif isinstance(value, list):
+            for item in value:
+                self.value(item, keys, args, depth + 1)
+        elif isinstance(value, dict):
+            self.table(value, keys, args, depth)
 
-
-def _toml_table(
-    runner: str,
-    value: dict[str, Any],
-    keys: tuple[str, ...],
-    document: dict[str, Any],
-    positions: dict[tuple[str, ...], tuple[int, int, int]],
-    path: str,
-    args: list[str],
-    found: list[TaskCommand],
-    depth: int,
-) -> None:
-    """A task written as a table: its ``depends-on`` first, then ``cmd``/``shell``, then
-    the tasks or commands of ``composite``/``sequence``/``chain``."""
-    line, _, column = positions.get(keys, (0, 0, 0))
-    for key in ("depends-on", "depends_on"):
-        for name in value.get(key) or ():
-            other_keys = (*keys[:-1], str(name))
-            other = _get(document, other_keys)
-            if other is not None:
-                _toml_value(
-                    runner, other, other_keys, document, positions, path, [], found, depth + 1
+    def table(
+        self, value: dict[str, Any], keys: tuple[str, ...], args: list[str], depth: int
+    ) -> None:
+        """A task written as a table: its ``depends-on`` first, then ``cmd``/``shell``,
+        then the tasks or commands of ``composite``/``sequence``/``chain``."""
+        line, _, column = self.positions.get(keys, (0, 0, 0))
+        for key in ("depends-on", "depends_on"):
+            for name in value.get(key) or ():
+                other_keys = (*keys[:-1], str(name))
+                other = _get(self.document, other_keys)
+                if other is not None:
+                    self.value(other, other_keys, [], depth + 1)
+        for key in ("cmd", "shell"):
+            command = value.get(key)
+            if isinstance(command, list) and all(isinstance(c, str) for c in command):
+                command = shlex.join(command)
+            if isinstance(command, str):
+                where = self.positions.get((*keys, key), (line, line, column))
+                self.found.append(
+                    TaskCommand(_with_args(command, args), self.path, where[0], where[2])
                 )
-    for key in ("cmd", "shell"):
-        command = value.get(key)
-        if isinstance(command, list) and all(isinstance(c, str) for c in command):
-            command = shlex.join(command)
-        if isinstance(command, str):
-            where = positions.get((*keys, key), (line, line, column))
-            found.append(TaskCommand(_with_args(command, args), path, where[0], where[2]))
-    for key in ("composite", "sequence", "chain"):
-        for item in value.get(key) or ():
-            name = item if isinstance(item, str) else None
-            other_keys = (*keys[:-1], name.split()[0]) if name and name.split() else keys
-            other = _get(document, other_keys) if name else None
-            if other is not None and other_keys != keys:
-                _toml_value(
-                    runner, other, other_keys, document, positions, path, [], found, depth + 1
-                )
-            elif isinstance(item, str):
-                found.append(TaskCommand(item, path, line, column))
-            elif isinstance(item, dict):
-                _toml_value(runner, item, keys, document, positions, path, [], found, depth + 1)
+        for key in ("composite", "sequence", "chain"):
+            for item in value.get(key) or ():
+                name = item.split()[0] if isinstance(item, str) and item.split() else None
+                other_keys = (*keys[:-1], name) if name else keys
+                other = _get(self.document, other_keys) if name else None
+                if other is not None and other_keys != keys:
+                    self.value(other, other_keys, [], depth + 1)
+                elif isinstance(item, str):
+                    self.found.append(TaskCommand(item, self.path, line, column))
+                elif isinstance(item, dict):
+                    self.value(item, keys, [], depth + 1)
 
 
 def _with_args(command: str, args: list[str]) -> str:
