@@ -468,3 +468,38 @@ def test_inputs_of_a_reusable_workflow_are_judged_against_each_caller(tmp_path):
     assert "when called by nightly" in one["message"]
     files[".github/workflows/ci.yml"] = caller.replace("experimental: true", "experimental: false")
     assert _findings(tmp_path / "b", files) == []
+
+
+def test_a_run_with_a_project_option_is_not_taken_for_the_same_tests(tmp_path):
+    # --integration_tests=true is the project's own option: it may select other tests.
+    files = {
+        ".github/workflows/ci.yml": """\
+            on: push
+            jobs:
+              nightly-python:
+                runs-on: ubuntu-latest
+                continue-on-error: true
+                steps:
+                  - run: python -m pytest tests
+              integration:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: python -m pytest tests --integration_tests=true -v
+        """
+    }
+    (one,) = _findings(tmp_path, files)
+    assert "costs nothing" not in one["message"]
+
+
+def test_a_hatch_script_that_names_another_hands_it_its_words(tmp_path):
+    files = {
+        "pyproject.toml": (
+            "[tool.hatch.envs.test.scripts]\n"
+            'test = "python -m pytest -vv {args}"\n'
+            'nowarn = "test -W default {args}"\n'
+        ),
+        **_github("hatch run test:nowarn || hatch run test:nowarn --lf", knob=""),
+    }
+    (one,) = _findings(tmp_path, files)
+    assert "tests/test_a.py" in one["message"]
+    assert "{args}" not in one["message"]

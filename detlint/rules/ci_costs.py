@@ -79,6 +79,16 @@ def quoted_cost(
     return numbers, f"in {gate.label}"
 
 
+# pytest options that report, parallelise or time a run without selecting its tests: a
+# run with any other option (a project's --integration_tests=true) may run other tests.
+_NEUTRAL_OPTIONS = (
+    "-v", "-q", "-s", "-x", "-r", "-n", "-p", "-W", "--verbose", "--quiet", "--cov",
+    "--no-cov", "--junit", "--durations", "--timeout", "--color", "--tb", "--dist",
+    "--numprocesses", "--maxfail", "--basetemp", "--import-mode", "--strict", "--capture",
+    "--showlocals", "-l", "--log", "--benchmark-disable", "--html", "--self-contained-html",
+)  # fmt: skip
+
+
 def blocking_elsewhere(
     knob: CiKnob, gates: list[CiGate], pair: Callable[[CiGate], Pair], context: RuleContext
 ) -> str:
@@ -99,6 +109,8 @@ def blocking_elsewhere(
     for run in runs:
         if run.step is gate.run.step or id(run.step) in changed or run.selection:
             continue
+        if not all(option.name.startswith(_NEUTRAL_OPTIONS) for option in run.run.options):
+            continue  # an option of the project's own may select other tests
         if not files.isdisjoint(run.test_files):
             return (
                 f"; the same tests also run in step {run.step.name!r} with no knob, which "

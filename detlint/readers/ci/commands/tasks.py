@@ -165,14 +165,15 @@ class _TomlTasks:
             return
         line, _, column = self.positions.get(keys, (0, 0, 0))
         if isinstance(value, str):
-            # A hatch script may name another script of the same table.
-            words = value.split()
+            # A hatch script may name another script of the same table, handing it the rest
+            # of its words (its own {args} filled in first).
+            words = _with_args(value, args).split()
             sibling = (*keys[:-1], words[0]) if words else keys
             other = (
                 _get(self.document, sibling) if sibling != keys and self.runner == "hatch" else None
             )
             if isinstance(other, str | list | dict):
-                self.value(other, sibling, [*words[1:], *args], depth + 1)
+                self.value(other, sibling, words[1:], depth + 1)
                 return
             self.found.append(TaskCommand(_with_args(value, args), self.path, line, column))
         elif isinstance(value, list):
