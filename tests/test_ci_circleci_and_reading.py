@@ -56,7 +56,7 @@ def test_circleci_step_and_workflow_reruns_are_job_retries(tmp_path):
     assert len(found) == 2
 
 
-def test_the_audit_says_why_a_workflow_rerun_on_a_lint_job_costs_no_test(tmp_path):
+def test_the_audit_lists_both_circleci_reruns_as_findings(tmp_path):
     repo = written_repository(tmp_path, {"tests/test_a.py": TEST, ".circleci/config.yml": CIRCLECI})
     knobs = run_audit(repo)["ci"]["knobs"]
     assert {(k["system"], k["kind"], k["line"], k["verdict"]) for k in knobs} == {

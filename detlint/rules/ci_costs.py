@@ -63,20 +63,23 @@ def costliest(
 
 def quoted_cost(
     gates: list[CiGate], pair: Callable[[CiGate], Pair], plain: Pair, context: RuleContext
-) -> tuple[Loss, str]:
-    """The numbers a message quotes, and for which test."""
+) -> tuple[Loss, str, CiGate | None]:
+    """The numbers a message quotes, for which test, and the gate that costs most (None
+    when the knob gates no test detlint links)."""
     found = costliest(gates, pair, context)
     if found is None:
-        return ci_loss(None, plain, context), "in a single-attempt test"
+        return ci_loss(None, plain, context), "in a single-attempt test", None
     gate, numbers = found
     if numbers.reported_without == 0:
         # Every test the knob reaches is xfail or skipped: "0% instead of 0%" says
         # nothing, while the knob still acts on any test the step runs next.
-        return ci_loss(None, plain, context), (
+        return (
+            ci_loss(None, plain, context),
             "in a single-attempt test (the tests it runs now are never reported either way: "
-            "xfail or skipped)"
+            "xfail or skipped)",
+            gate,
         )
-    return numbers, f"in {gate.label}"
+    return numbers, f"in {gate.label}", gate
 
 
 # pytest options that report, parallelise or time a run without selecting its tests: a
@@ -89,17 +92,13 @@ _NEUTRAL_OPTIONS = (
 )  # fmt: skip
 
 
-def blocking_elsewhere(
-    knob: CiKnob, gates: list[CiGate], pair: Callable[[CiGate], Pair], context: RuleContext
-) -> str:
+def blocking_elsewhere(gate: CiGate | None, context: RuleContext) -> str:
     """When the tests the numbers are quoted for also run in another step of the same
     pipeline with no knob, no rerun option, no selection and a status that reaches that
     step, a clause that says so: a violation is reported there, in the same build, and
     the knob costs nothing for those tests."""
-    found = costliest(gates, pair, context)
-    if found is None:
+    if gate is None:
         return ""
-    gate = found[0]
     files = set(gate.files)
     path = gate.run.step.path  # another pipeline runs on other triggers, in other builds
     runs = [run for run in context.ci_runs if run.step.path == path]

@@ -184,9 +184,7 @@ class Linker:
         key = (tuple(map(_TEXT, group)), group[0].errexit, group[0].pipefail)
         found = self._placed_runs.get(key)
         if found is None:
-            starts = [0]
-            for command in group[:-1]:
-                starts.append(starts[-1] + command.text.count("\n") + 1)
+            starts = _starts(group)
             places = [bisect.bisect_right(starts, e.line) - 1 for e in facts.exports]
             runs: list[tuple[int, PytestRun]] = []
             for run in facts.runs:
@@ -209,9 +207,7 @@ class Linker:
     ) -> list[tuple[CiCommand, TestCall]]:
         """Each call of a group's script with the command it sits in, its line counted
         from that command's first line."""
-        starts = [0]
-        for command in group[:-1]:
-            starts.append(starts[-1] + command.text.count("\n") + 1)
+        starts = _starts(group)
         placed = []
         for call in facts.calls:
             index = bisect.bisect_right(starts, call.line) - 1
@@ -297,6 +293,14 @@ class Linker:
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
         """The tests whose policy this run changes (``Composer.gates``)."""
         return self.composer.gates(run, tests)
+
+
+def _starts(group: Sequence[CiCommand]) -> list[int]:
+    """The line of a group's script each of its commands starts on."""
+    starts = [0]
+    for command in group[:-1]:
+        starts.append(starts[-1] + command.text.count("\n") + 1)
+    return starts
 
 
 def _retry_knob(step: CiStep, shape: str | None, attempts: int | None, span: Span) -> CiKnob:

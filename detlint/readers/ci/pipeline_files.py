@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from detlint.readers.ci import YAML_SUFFIXES
 from detlint.readers.ci.facts import System
+from detlint.readers.ci.yaml_spans import key_name
 from detlint.readers.yaml.tree import YMap, YNode, YSeq
 
 
@@ -169,27 +170,27 @@ def _circleci(document: YMap) -> bool:
     if not isinstance(jobs, YMap) or "version" not in document:
         return False
     return any(
-        isinstance(job, YMap) and not _CIRCLECI_JOB_KEYS.isdisjoint(key for key, _ in _keys(job))
+        isinstance(job, YMap) and not _CIRCLECI_JOB_KEYS.isdisjoint(_keys(job))
         for _, job in jobs.items
     )
 
 
-def _keys(node: YMap) -> list[tuple[str, YNode]]:
-    return [(str(key.value), value) for key, value in node.items]
+def _keys(node: YMap) -> set[str]:
+    return {key_name(key) for key, _ in node.items}
 
 
 def _gitlab(document: YMap) -> bool:
     """GitLab's top-level keys, or a job with ``script:`` (or ``extends:``): with another
     key only a GitLab job has, or in a document that describes no package (a conda
     recipe's ``build: {script: ...}`` sits beside ``package:``)."""
-    keys = {key for key, _ in _keys(document)}
+    keys = _keys(document)
     if not _GITLAB_TOP_KEYS.isdisjoint(keys):
         return True
     plain = "package" not in keys
     return any(
         isinstance(value, YMap)
         and ("script" in value or "extends" in value)
-        and (plain or not _GITLAB_JOB_KEYS.isdisjoint(key for key, _ in _keys(value)))
+        and (plain or not _GITLAB_JOB_KEYS.isdisjoint(_keys(value)))
         for _, value in document.items
     )
 

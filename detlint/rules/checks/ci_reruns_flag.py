@@ -56,7 +56,7 @@ def ci_reruns_flag(context: RuleContext) -> Iterator[Finding]:
         setting = options.reruns or options.retries
         count = setting.value if setting is not None and setting.value else 1
         plain = (Policy(layers=(Reruns(count),)), Policy())
-        numbers, which = quoted_cost(affected, pair, plain, context)
+        numbers, which, _ = quoted_cost(affected, pair, plain, context)
         message = (
             f"`{', '.join(options.flags)}` reruns every failing test of {steps_phrase(runs)}: "
             f"{loss_phrase(numbers)} {group_reach(which, runs)}"

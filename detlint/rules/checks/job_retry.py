@@ -66,7 +66,7 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
             continue
         gates = [gate for gate in context.ci_gates if any(k == knob for k, _ in gate.retries)]
         plain = (Policy(layers=(JobRetries((knob.attempts or 1) - 1, knob.system),)), Policy())
-        numbers, which = quoted_cost(gates, _retry_pair(knob), plain, context)
+        numbers, which, costliest = quoted_cost(gates, _retry_pair(knob), plain, context)
         which, details = described(knob, runs, calls, which, context)
         help_text = _RETRY_HELP[knob.system]
         what = f"`{knob.key}`"
@@ -93,6 +93,6 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
             )
         else:
             does = f"runs a failing job up to {knob.attempts} times"
-        elsewhere = blocking_elsewhere(knob, gates, _retry_pair(knob), context)
+        elsewhere = blocking_elsewhere(costliest, context)
         message = f"{what} {does}: {loss_phrase(numbers)} {which} ({details}){elsewhere}"
         yield finding("DET411", knob.span, message, help_text, numbers, fix=job_retry_plan(knob))

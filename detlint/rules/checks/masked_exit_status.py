@@ -40,7 +40,7 @@ def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
 
     for runs in by_place(context.ci_runs, place):
         gates = [g for run in runs for g in by_run.get(id(run), ()) if g.inside.gate.blocks]
-        numbers, which = quoted_cost(gates, pair, (Policy(gate=MASKED_EXIT), Policy()), context)
+        numbers, which, _ = quoted_cost(gates, pair, (Policy(gate=MASKED_EXIT), Policy()), context)
         message = (
             f"{runs[0].run.masked} hides pytest's exit status in {steps_phrase(runs)}: "
             f"{loss_phrase(numbers)} {group_reach(which, runs)}"

@@ -47,13 +47,13 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
             return gate.policy, dataclasses.replace(gate.policy, gate=gate.inside.gate)
 
         plain = (Policy(gate=GATE_OF_KNOB[knob.kind]), Policy())
-        numbers, which = quoted_cost(gates, pair, plain, context)
+        numbers, which, costliest = quoted_cost(gates, pair, plain, context)
         which, details = described(knob, runs, calls, which, context)
         passes, outcome = "the build", ""
         own = knob.note.find("the job's own check run")
         if knob.kind == "continue-on-error" and own >= 0:  # job level (GitHub)
             passes, outcome = "the workflow run", f"; {knob.note[own:]}"
-        elsewhere = blocking_elsewhere(knob, gates, pair, context)
+        elsewhere = blocking_elsewhere(costliest, context)
         message = (
             f"`{knob.key}: {knob.value}` lets failing tests pass {passes}: "
             f"{loss_phrase(numbers)} {which} ({details}){outcome}{elsewhere}"

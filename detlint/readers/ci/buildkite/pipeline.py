@@ -15,7 +15,7 @@ on a test failure in ``retry.py``, and which files a step uploads in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
@@ -30,6 +30,7 @@ from detlint.readers.ci.buildkite.knobs import (
 from detlint.readers.ci.buildkite.retry import KnobSite, skip_knob, soft_fail_knob
 from detlint.readers.ci.buildkite.upload import plugin_strings, upload_paths
 from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep, EnvSetting, PipelineFacts
+from detlint.readers.ci.shell.exit_statuses import status_of
 from detlint.readers.ci.yaml_spans import env_settings, key_name
 from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
@@ -169,7 +170,7 @@ class _Reader:
         label = _first_text(node, ("label", "name", "key", "identifier", "id"))
         name = context.prefix + (label or f"step {index}")
         commands = _commands(node, self.path)
-        knobs = step_knobs(node, self.path, "", None, _status_of(commands))
+        knobs = step_knobs(node, self.path, "", None, status_of(commands))
         for matrix_knob in matrix_knobs(node.get("matrix"), self.path):
             knobs.add("matrix", matrix_knob)
         base = CiStep(
@@ -209,9 +210,7 @@ class _Reader:
             override = YMap((), platform_key.position)
         has_commands = any(key in override for key in _COMMAND_KEYS)
         commands = _commands(override, self.path) if has_commands else base.commands
-        own = step_knobs(
-            override, self.path, f"{block}.{platform}.", platform, _status_of(commands)
-        )
+        own = step_knobs(override, self.path, f"{block}.{platform}.", platform, status_of(commands))
         parallelism = _parallelism(override.get("parallelism"))
         return replace(
             base,
@@ -229,18 +228,6 @@ class _Reader:
             text = command.text if isinstance(command, CiCommand) else command
             if "pipeline" in text and "upload" in text:
                 self.references.extend(upload_paths(text))
-
-
-def _status_of(commands: tuple[CiCommand, ...]) -> Callable[[], int]:
-    """The exit status the commands end with when their tests fail, worked out when a
-    knob that names exit statuses asks (``shell/exit_statuses.py``)."""
-
-    def status() -> int:
-        from detlint.readers.ci.shell.exit_statuses import failure_status
-
-        return failure_status([command.text for command in commands])
-
-    return status
 
 
 # --- classifying and naming steps -----------------------------------------------------------

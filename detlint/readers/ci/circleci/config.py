@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from detlint.base.span import Span
 from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep, EnvSetting, PipelineFacts
+from detlint.readers.ci.shell.wrappers import shell_options
 from detlint.readers.ci.yaml_spans import env_settings, key_name, yaml_knob
 from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
@@ -168,8 +169,4 @@ def _shell(shell: str | None) -> tuple[bool, bool]:
     pipefail``; a ``shell:`` of its own sets only what its flags say."""
     if shell is None:
         return True, True
-    words = shell.split()
-    flags = "".join(
-        word[1:] for word in words[1:] if word.startswith("-") and not word.startswith("--")
-    )
-    return "e" in flags, "pipefail" in words
+    return shell_options(shell.split())

@@ -1,17 +1,16 @@
-"""Following what a CI command hands control to: a script, tox's commands, a make recipe.
+"""The files a CI command hands control to, read once each: scripts, tox, Makefiles.
 
 A step often runs pytest one level down: ``./ci/test.sh``, ``tox -e py311``,
-``make test``. The pytest runs are then written in that file, with the rerun
-options and targets that matter, so each is read here into a ``Followed`` run
-located in that file: a shell script as a script (a new bash without errexit),
+``make test``. ``Follower`` reads those files for ``calls.py``, which follows a
+command's calls through them (and through tasks and Python wrappers) to the runs
+they hold: a shell script as a script (a new bash without errexit, with the options
+the files it sources set), a Makefile's recipe lines (each a shell of its own), and
 ``tox -e ENV`` as the ``commands`` of that environment in tox's configuration
 (``tox.ini``, else ``setup.cfg``, pyproject.toml's ``[tool.tox]`` or ``tox.toml``) with
 ``{posargs}`` replaced by what follows ``--`` (in ``changedir``, seeing only the
 variables tox passes; a bare ``tox`` runs the envlist, or the environments a
-``[gh-actions]`` mapping names for tox-gh-actions), ``make TARGET`` as the recipe
-lines of the target and its prerequisites, each line a shell of its own. One level
-only: what those files call in turn is not followed. Files are read once however
-many steps call them.
+``[gh-actions]`` mapping names for tox-gh-actions). Files are read once however many
+steps call them.
 """
 
 from __future__ import annotations
@@ -19,13 +18,12 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-import shlex
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from detlint.base.paths import join, mounted_tail
 from detlint.base.span import Span
-from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES, Makefile, read_makefile
+from detlint.readers.ci.commands.makefile import Makefile, read_makefile
 from detlint.readers.ci.commands.sourced import inline_sourced_options
 from detlint.readers.ci.facts import EnvSetting
 from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, read_command
@@ -36,16 +34,6 @@ from detlint.readers.tox.ini_format import (
     substitute,
 )
 
-# A shell script called directly: `./ci/test.sh`, `bash -x scripts/run.sh`, `&& ci/t.sh`.
-_SCRIPT_CALL = re.compile(
-    r"(?:^|&&|\|\||;|\b(?:bash|sh)(?:\s+-\w+)*\s)\s*((?:\.{1,2}/|/)?[\w.-]+(?:/[\w.-]+)*\.sh)\b",
-    re.M,
-)
-# `make test`, `make -C sub test lint`, `FOO=1 gmake`: the words up to the end of the command.
-_MAKE_CALL = re.compile(
-    r"(?:^|&&|\|\||;|\|)[ \t]*(?:[A-Za-z_]\w*=\S*[ \t]+)*g?make((?:[ \t]+[^\s;&|]+)*)",
-    re.M,
-)
 _MAKE_VALUES = frozenset({"-C", "--directory", "-f", "--file", "--makefile", "-o", "-W", "-I"})
 _PYTEST_NAME = re.compile(r"py\.?test(?:-?3(?:\.\d+)?)?(?:\.exe)?")
 
@@ -92,26 +80,6 @@ class Follower:
         self._makefiles: dict[str, Makefile | None] = {}
         self._lines: dict[str, CommandFacts] = {}
         self._texts: dict[str, str | None] = {}
-        self._make_calls: dict[tuple[str, str], list[Followed]] = {}
-
-    def scripts(self, text: str, working: str) -> list[Followed]:
-        """Runs inside the shell scripts ``text`` calls directly, found from ``working``.
-        A script runs in a new bash without errexit unless it sets it, so a later
-        command can hide pytest's status."""
-        if ".sh" not in text:
-            return []
-        found: list[Followed] = []
-        for match in _SCRIPT_CALL.finditer(text):
-            written = match.group(1)
-            path = join(working, written) if not written.startswith("/") else self.mounted(written)
-            facts = self.script(path) if path else None
-            if facts is None:
-                continue
-            shown = self.display(path)
-            for run in facts.runs:
-                at = Span(shown, run.line + 1, run.column + 1, run.end_line + 1, run.end_column + 1)
-                found.append(Followed(run, at))
-        return found
 
     def mounted(self, written: str) -> str:
         """An absolute script path as a repository path: the longest tail of it that is a
@@ -162,47 +130,6 @@ class Follower:
                     masked, where = _tox_masking(run, command, tox_env, inner, file)
                     inner = dataclasses.replace(inner, masked=masked, masked_at=None)
                     found.append(Followed(inner, at if where else span, start, seen, sources))
-        return found
-
-    def make(self, text: str, working: str) -> list[Followed]:
-        """Runs in the recipes ``make TARGET...`` calls in ``text`` run, from ``working``."""
-        if "make" not in text:
-            return []
-        found: list[Followed] = []
-        for match in _MAKE_CALL.finditer(text):
-            key = (match.group(1), working)
-            called = self._make_calls.get(key)
-            if called is None:
-                called = self._make_calls[key] = self._make(match.group(1), working)
-            found += called
-        return found
-
-    def _make(self, written: str, working: str) -> list[Followed]:
-        """The runs of one make call, its arguments as written."""
-        try:
-            call = make_call(shlex.split(written), working)
-        except ValueError:
-            return []
-        if call is None:
-            return []
-        directory, file, goals, overrides, ignore = call
-        names = (file,) if file else MAKEFILE_NAMES
-        path = self.find(directory, directory, names)
-        makefile = self.makefile(path) if path is not None else None
-        if path is None or makefile is None:
-            return []
-        shown = self.display(path)
-        found: list[Followed] = []
-        for line in makefile.recipe(goals, overrides):
-            span = Span(shown, line.line, line.column, line.end_line, line.end_column)
-            for run in self.line(line.text).runs:
-                masked = run.masked
-                if masked is None and line.ignore_status:
-                    masked = "`-` before the recipe line"
-                elif masked is None and ignore:
-                    masked = "`make -i`"
-                run = dataclasses.replace(run, masked=masked, masked_at=None)
-                found.append(Followed(run, span, directory))
         return found
 
     def _tox_env(

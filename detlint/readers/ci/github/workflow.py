@@ -16,7 +16,6 @@ evaluator cannot decide (other contexts, functions) stays unknown (None).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -42,6 +41,7 @@ from detlint.readers.ci.github.expressions import (
 )
 from detlint.readers.ci.github.inputs import input_commands, input_knobs
 from detlint.readers.ci.github.retry_actions import RetryAction, read_retry_action
+from detlint.readers.ci.shell.wrappers import shell_options
 from detlint.readers.ci.yaml_spans import env_settings, items_of, key_name, source_text, yaml_knob
 from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
@@ -306,13 +306,7 @@ def _shell_options(shell: str | None, windows: bool) -> tuple[bool, bool]:
         return True, False
     if not words or words[0].rsplit("/", 1)[-1] not in ("bash", "sh"):
         return True, True
-    errexit = pipefail = False
-    for word, following in itertools.zip_longest(words[1:], words[2:]):
-        if not word.startswith("-") or word.startswith("--"):
-            continue
-        errexit = errexit or "e" in word[1:] or (word.endswith("o") and following == "errexit")
-        pipefail = pipefail or (word.endswith("o") and following == "pipefail")
-    return errexit, pipefail
+    return shell_options(words)
 
 
 def _default(job: YMap, root: YMap, name: str) -> str | None:

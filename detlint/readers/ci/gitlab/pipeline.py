@@ -38,6 +38,7 @@ from detlint.readers.ci.gitlab.merge import (
     load_config,
     strings_of,
 )
+from detlint.readers.ci.shell.exit_statuses import status_of
 from detlint.readers.ci.yaml_spans import items_of, knob_span, source_text, yaml_knob
 from detlint.readers.yaml.tree import YMap, YNode, YScalar, YSeq, text_of
 
@@ -101,7 +102,7 @@ def _job(
     for part in ("before_script", "script"):  # after_script cannot change the job's status
         if part in effective and trigger is None:
             commands += _commands(effective[part], config, 0)
-    status = _status_of(commands)
+    status = status_of(commands, pipefail=True)
     knobs = _allow_failure(job, status)
     retry = effective.get("retry") if trigger is None else None
     if retry is not None:
@@ -290,18 +291,6 @@ def _retries(val: Merged, count: int, covers: bool | None, note: str) -> CiKnob:
         clamp = f"retry {count} is invalid (GitLab allows 0, 1 or 2); read as 2"
         note, count = f"{note}; {clamp}" if note else clamp, 2
     return _knob("job-retry", val, covers, attempts=count + 1, note=note)
-
-
-def _status_of(commands: list[CiCommand]) -> Callable[[], int]:
-    """The exit status the job's script ends with when its tests fail, worked out when a
-    knob that names exit codes asks (``shell/exit_statuses.py``)."""
-
-    def status() -> int:
-        from detlint.readers.ci.shell.exit_statuses import failure_status
-
-        return failure_status([command.text for command in commands], pipefail=True)
-
-    return status
 
 
 def _variables(job: Tree, config: Tree) -> tuple[EnvSetting, ...]:

@@ -15,9 +15,10 @@ run (1) before a make goal (2) before another runner (its own).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 
-from detlint.readers.ci.facts import PYTEST_FAILED
+from detlint.readers.ci.facts import PYTEST_FAILED, CiCommand
 from detlint.readers.ci.shell.commands import read_command
 from detlint.readers.ci.shell.runners import MAKE_FAILED
 
@@ -33,3 +34,14 @@ def failure_status(texts: Sequence[str], errexit: bool = True, pipefail: bool = 
     if MAKE_FAILED in statuses:
         return MAKE_FAILED
     return statuses[0] if statuses else PYTEST_FAILED
+
+
+def status_of(commands: Sequence[CiCommand], pipefail: bool = False) -> Callable[[], int]:
+    """``failure_status`` of a step's commands, worked out once, when a knob that names
+    exit statuses first asks (most steps have none, and their text is not read here)."""
+
+    @functools.cache
+    def status() -> int:
+        return failure_status([command.text for command in commands], pipefail=pipefail)
+
+    return status

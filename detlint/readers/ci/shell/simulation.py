@@ -33,6 +33,7 @@ are in ``state.py`` and the static grading of subtrees in ``effects.py``.
 from __future__ import annotations
 
 import fnmatch
+import functools
 from dataclasses import replace
 
 from detlint.readers.ci.shell.effects import QUIET, SAFE, Analysis
@@ -68,6 +69,13 @@ _MAX_STEPS = 20_000  # commands run per path
 _MAX_CHOICES = 48  # unknown conditions met on one path
 _MAX_CALLS = 8  # nested shell-function calls
 _MAX_ROUNDS = 8  # iterations of a for loop over literal words that are simulated
+
+
+@functools.lru_cache(maxsize=32)
+def _trap_program(action: str) -> CommandList | None:
+    """A trap's action parsed once, however many paths the simulation runs it on."""
+    program, unparsed = parse(action)
+    return None if unparsed else program
 
 
 class GiveUp(Exception):
@@ -526,8 +534,7 @@ class Simulation:
         if action in ("-", ""):
             shell.err_trap = None
             return
-        program, unparsed = parse(action)
-        shell.err_trap = None if unparsed else program
+        shell.err_trap = _trap_program(action)
 
     def call(self, body: Node, shell: Shell) -> Status:
         if self.calls >= _MAX_CALLS:

@@ -246,6 +246,22 @@ def script_argument(values: Sequence[str]) -> tuple[int, tuple[bool, bool] | Non
     return i, (errexit, pipefail)
 
 
+def shell_options(words: Sequence[str]) -> tuple[bool, bool]:
+    """(errexit, pipefail) a shell's command line sets (``/bin/bash -eo pipefail``,
+    ``bash --noprofile --norc -e -o pipefail {0}``): its flag words, each read as
+    ``set`` reads it."""
+    errexit = pipefail = False
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if len(word) > 1 and word[0] in "-+" and not word.startswith("--"):
+            settings, _, i = read_flags(words, i)
+            errexit = settings.get("errexit", errexit)
+            pipefail = settings.get("pipefail", pipefail)
+        i += 1
+    return errexit, pipefail
+
+
 def read_flags(values: Sequence[str], i: int) -> tuple[dict[str, bool], str, int]:
     """Read the flag word ``values[i]`` of ``set`` or of a shell's command line
     (``-e``, ``+e``, ``-eo pipefail``, ``-ec``), which use the same letters.
