@@ -22,15 +22,17 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.readers.ci.commands.follow import Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
-from detlint.readers.ci.commands.python_wrappers import PythonWrapper, read_wrapper
-from detlint.readers.ci.commands.tasks import task_commands
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
 from detlint.readers.ci.shell.runners import Callee
+
+if TYPE_CHECKING:
+    from detlint.readers.ci.commands.python_wrappers import PythonWrapper
 
 _MAX_DEPTH = 4
 # "test" or "tests" as a word of a name: run-amd-test.sh, standalone_tests, unittest,
@@ -250,6 +252,8 @@ def _python_wrapper(
     text = follower.text(path) if path else None
     if text is None or "pytest" not in text:
         return None
+    from detlint.readers.ci.commands.python_wrappers import read_wrapper  # parses with ast
+
     read = read_wrapper(text)
     return (path, read) if read.runs else None
 
@@ -268,6 +272,8 @@ def _tasks(
     key = f"{callee.kind}:{callee.name}"
     if not calls or key in seen:
         return None
+    from detlint.readers.ci.commands.tasks import task_commands  # parses TOML, JSON, ast
+
     lines: list[tuple[CommandFacts, tuple[str, int, int], str | None]] = []
     for runner, words in calls:
         commands = task_commands(runner, words, directory, "", follower.text)
