@@ -159,3 +159,34 @@ def test_test_service_retries_configured_in_env_are_retries(tmp_path):
     assert sorted(found) == [6, 10]
     assert "up to 3 times" in found[6]["message"]
     assert "up to 6 times" in found[10]["message"]
+
+
+def test_a_failure_caught_and_re_raised_later_is_named_deferred_in_the_census(tmp_path):
+    workflow = """\
+        on: push
+        jobs:
+          test:
+            runs-on: ubuntu-latest
+            steps:
+              - run: |
+                  set +e
+                  pytest tests
+                  rc=$?
+                  set -e
+                  coverage xml
+                  exit $rc
+        """
+    repo = written_repository(
+        tmp_path, {"tests/test_a.py": TEST, ".github/workflows/ci.yml": workflow}
+    )
+    assert [f for f in run_check(repo)[1]["findings"] if f["code"].startswith("DET4")] == []
+    (knob,) = run_audit(repo)["ci"]["knobs"]
+    assert (knob["verdict"], knob["cause"]) == ("no-finding", "deferred")
+    assert knob["value"].startswith("`set +e`")
+    # Without the exit that re-raises it, the same catch hides the failure.
+    repo = written_repository(
+        tmp_path / "b",
+        {"tests/test_a.py": TEST, ".github/workflows/ci.yml": workflow.replace("exit $rc", "true")},
+    )
+    (knob,) = run_audit(repo)["ci"]["knobs"]
+    assert (knob["verdict"], knob["codes"]) == ("finding", ["DET431"])

@@ -53,7 +53,7 @@ class KnobVerdict:
     not tell, and ``reason`` says what it would need). ``cause`` is the reason's
     kind, for machines: ``runs-no-tests``, ``infrastructure-statuses``, ``no-retry``,
     ``does-not-hide``, ``step-skipped``, ``manual-job``, ``infrastructure-reruns``,
-    ``run-time-value``, ``unseen-callee``, ``visible-reruns``,
+    ``run-time-value``, ``unseen-callee``, ``visible-reruns``, ``deferred``,
     ``rule-not-selected``, ``unexplained``; empty for a finding.
     """
 
@@ -229,6 +229,14 @@ def _run_verdicts(
                     cause, reason = "unexplained", "no rule reported it: a gap in detlint"
             found["masked-status", run.span] = _run_entry(
                 run, "masked-status", run.span, run.run.masked, at, cause, reason
+            )
+        if run.run.deferred is not None and ("masked-status", run.span) not in found:
+            reason = (
+                f"{run.run.deferred} catches pytest's failure and the script still fails "
+                "the step on every path: deferred, not hidden"
+            )
+            found["masked-status", run.span] = _run_entry(
+                run, "masked-status", run.span, run.run.deferred, at, "deferred", reason
             )
     return list(found.values())
 

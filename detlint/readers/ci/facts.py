@@ -106,6 +106,9 @@ class CiCommand:
     knobs: tuple[CiKnob, ...] = ()  # e.g. a GitHub step's continue-on-error or a retry action
     env: tuple[EnvSetting, ...] = ()  # the step's own env (GitHub step env:)
     working_dir: str | None = None  # GitHub working-directory of this step
+    # What the CI system did to the text before the shell read it (Buildkite's upload
+    # interpolation), for a finding on this command to say.
+    note: str | None = None
 
     def span_of(self, run: PytestRun | TestCall) -> Span:
         """Where a pytest invocation read from this text sits in the pipeline file.

@@ -41,8 +41,10 @@ def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
     for runs in by_place(context.ci_runs, place):
         gates = [g for run in runs for g in by_run.get(id(run), ()) if g.inside.gate.blocks]
         numbers, which, _ = quoted_cost(gates, pair, (Policy(gate=MASKED_EXIT), Policy()), context)
+        # What the CI system did to the text first (Buildkite's upload interpolation).
+        note = f" ({runs[0].command.note})" if runs[0].command.note else ""
         message = (
-            f"{runs[0].run.masked} hides pytest's exit status in {steps_phrase(runs)}: "
+            f"{runs[0].run.masked}{note} hides pytest's exit status in {steps_phrase(runs)}: "
             f"{loss_phrase(numbers)} {group_reach(which, runs)}"
         )
         help_text = (

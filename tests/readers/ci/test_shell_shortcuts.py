@@ -39,7 +39,7 @@ from detlint.readers.ci.shell.launchers import (
     launcher_of,
     read_launcher,
 )
-from detlint.readers.ci.shell.masking import Masking, masking_reason
+from detlint.readers.ci.shell.masking import Masking, masking_verdict
 from detlint.readers.ci.shell.parser import parse
 from detlint.readers.ci.shell.walk import Walker, WalkState
 
@@ -52,8 +52,9 @@ def _runs_with_and_without_shortcut(text: str, errexit: bool, pipefail: bool):
     walker.walk(program, WalkState())
     masking = Masking(program, unparsed, errexit, pipefail)
     for found in walker.found:
-        simulated = masking_reason(program, Analysis(program), found.command, errexit, pipefail)
-        yield masking.reason(found.command), simulated
+        simulated = masking_verdict(program, Analysis(program), found.command, errexit, pipefail)
+        # Both the masking and the deferral: the shortcut must agree on each.
+        yield masking.verdict(found.command), simulated
 
 
 _LINES = [

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
+from detlint.readers.ci.buildkite.interpolation import uploaded
 from detlint.readers.ci.buildkite.knobs import (
     StepKnobs,
     continue_on_failure_knobs,
@@ -169,7 +170,7 @@ class _Reader:
         """A command step, then one copy per platform of any vendor override block."""
         label = _first_text(node, ("label", "name", "key", "identifier", "id"))
         name = context.prefix + (label or f"step {index}")
-        commands = _commands(node, self.path)
+        commands = _commands(node, self.path, context.env)
         knobs = step_knobs(node, self.path, "", None, status_of(commands))
         for matrix_knob in matrix_knobs(node.get("matrix"), self.path):
             knobs.add("matrix", matrix_knob)
@@ -209,7 +210,7 @@ class _Reader:
         if not isinstance(override, YMap):
             override = YMap((), platform_key.position)
         has_commands = any(key in override for key in _COMMAND_KEYS)
-        commands = _commands(override, self.path) if has_commands else base.commands
+        commands = _commands(override, self.path, ()) if has_commands else base.commands
         own = step_knobs(override, self.path, f"{block}.{platform}.", platform, status_of(commands))
         parallelism = _parallelism(override.get("parallelism"))
         return replace(
@@ -297,24 +298,31 @@ def _matrix_text(matrix: YNode | None) -> str | None:
 # --- commands, env, parallelism --------------------------------------------------------------
 
 
-def _commands(node: YMap, path: str) -> tuple[CiCommand, ...]:
+def _commands(node: YMap, path: str, pipeline_env: tuple[EnvSetting, ...]) -> tuple[CiCommand, ...]:
     """``command``/``commands``: one command per list item, or the whole string (a ``|``
-    block stays one command). Nested lists, as anchors produce, are flattened."""
+    block stays one command). Nested lists, as anchors produce, are flattened. Each
+    text is the one the step's shell receives after the upload's interpolation
+    (``interpolation.py``) with the pipeline's top-level ``env:``."""
     found: list[CiCommand] = []
+    env = {setting.name: setting.value for setting in pipeline_env}
     for key, value in node.items:
         if key.value in _COMMAND_KEYS and value is node.get(str(key.value)):
-            found.extend(_command_values(value, path, 0))
+            found.extend(_command_values(value, path, env, 0))
     return tuple(found)
 
 
-def _command_values(node: YNode | None, path: str, depth: int) -> Iterator[CiCommand]:
+def _command_values(
+    node: YNode | None, path: str, env: dict[str, str], depth: int
+) -> Iterator[CiCommand]:
     if isinstance(node, YScalar):
         text = text_of(node)
         if text and text.strip():
-            yield CiCommand(text=text, span=node.position.span(path), errexit=True, pipefail=False)
+            shell = uploaded(text, env)
+            span = node.position.span(path)
+            yield CiCommand(shell.text, span, errexit=True, pipefail=False, note=shell.note)
     elif isinstance(node, YSeq) and depth < _MAX_DEPTH:
         for item in node.items:
-            yield from _command_values(item, path, depth + 1)
+            yield from _command_values(item, path, env, depth + 1)
 
 
 def _merge_env(

@@ -103,6 +103,7 @@ class PytestRun:
     end_line: int = 0
     reruns_at: Place | None = None  # where the winning --reruns option is written
     masked_at: Place | None = None  # where the construct named by ``masked`` is
+    deferred: str | None = None  # what catches a failure the script re-raises later
     force_reruns: int | None = None
     reruns_mode: str | None = None
     rerun_except: tuple[str, ...] = ()
@@ -320,7 +321,7 @@ def _run(
     reruns_text = reruns_at = None
     if reruns_option is not None:
         reruns_text, reruns_at = _as_written(reruns_option, found, lines)
-    reason = masking.reason(command)
+    reason, caught = masking.verdict(command)
     if reason is not None and _runs_pytest_again(reason, starts):
         reason = None
     retry = _counted_retry(retries.get(id(command)), reason, knobs)
@@ -343,6 +344,7 @@ def _run(
         end_line=end_line,
         reruns_at=reruns_at,
         masked_at=lines.place(reason.start, reason.end) if reason is not None else None,
+        deferred=caught.phrase if caught is not None else None,
         options=tuple(options),
         wrappers=launch.wrappers,
         in_loop=found.in_loop,

@@ -40,10 +40,17 @@ class Masking:
         self.errexit_kept = -1  # leading top-level items that keep errexit on; -1: not counted
 
     def reason(self, command: Simple) -> Reason | None:
+        """What keeps ``command``'s failure from failing the step, if anything does."""
+        return self.verdict(command)[0]
+
+    def verdict(self, command: Simple) -> tuple[Reason | None, Reason | None]:
+        """(what masks ``command``'s failure, what catches it without masking it): the
+        second is set when the script goes on after the failure (``|| status=$?``,
+        ``set +e``) and still fails the step on every path: a deferred failure."""
         # bash stops at a syntax error with status 2, so on text that did not parse
         # the simulation's verdict would describe a script that never runs as read.
         if self.unparsed:
-            return None
+            return None, None
         # A script that is the run alone (no "&", substitution or nested script)
         # ends with the run's failure: the simulation would find no reason.
         items = self.program.items
@@ -54,12 +61,12 @@ class Masking:
             and not command.subs
             and command.nested is None
         ):
-            return None
+            return None, None
         if self.errexit and self._stops_script(command):
-            return None
+            return None, None
         if self.analysis is None:
             self.analysis = Analysis(self.program)
-        return masking_reason(self.program, self.analysis, command, self.errexit, self.pipefail)
+        return masking_verdict(self.program, self.analysis, command, self.errexit, self.pipefail)
 
     def _stops_script(self, command: Simple) -> bool:
         """Whether errexit surely ends the script when ``command`` fails: it is a
@@ -83,25 +90,26 @@ class Masking:
         return False
 
 
-def masking_reason(
+def masking_verdict(
     program: CommandList, analysis: Analysis, target: Simple, errexit: bool, pipefail: bool
-) -> Reason | None:
-    """Why the script ends with status 0 on every path on which ``target`` fails,
-    or None when some path fails the step (or the target never runs, or the
-    paths are too many to follow)."""
+) -> tuple[Reason | None, Reason | None]:
+    """(why the script ends with status 0 on every path on which ``target`` fails, or
+    None when some path fails the step, the target never runs, or the paths are too
+    many to follow; what first caught the failure on a path that still failed the
+    step, when every path was followed and none masked it)."""
     enclosing = analysis.enclosing(target)
     pending: list[list[int]] = [[]]
     reason = None
     paths = 0
     while pending:
         if paths >= _MAX_PATHS:
-            return None
+            return None, None
         prefix = pending.pop()
         simulation = Simulation(target, prefix, analysis, enclosing)
         try:
             status = simulation.run(program, errexit, pipefail)
         except GiveUp:
-            return None
+            return None, None
         paths += 1
         for index in range(len(prefix), len(simulation.taken)):
             for alternative in range(1, simulation.widths[index]):
@@ -109,10 +117,15 @@ def masking_reason(
         if not simulation.ran:
             continue
         if status.code != 0:
-            return None
+            # Not masked. A deferred failure is named only when this was the last path
+            # to follow and none before it masked: following the rest would cost as
+            # much again for every run, and a script that saves a status is most often
+            # one path.
+            deferred = not pending and reason is None and status.code is not None
+            return None, simulation.reason if deferred else None
         if reason is None:
             reason = simulation.reason or Reason("exit status replaced", target.start, target.end)
-    return reason
+    return reason, None
 
 
 def _keeps_errexit(node: Node) -> bool:
