@@ -6,6 +6,7 @@ keep pytest's status and return it later, or run a variable that holds ``false``
 
 from __future__ import annotations
 
+import pytest
 from repo_expectations import run_audit, run_check, written_repository
 
 TEST = "def test_a():\n    assert True\n"
@@ -190,3 +191,45 @@ def test_a_failure_caught_and_re_raised_later_is_named_deferred_in_the_census(tm
     )
     (knob,) = run_audit(repo)["ci"]["knobs"]
     assert (knob["verdict"], knob["codes"]) == ("finding", ["DET431"])
+
+
+def _python_findings(tmp_path, files: dict[str, str]) -> list[tuple[str, str]]:
+    repo = written_repository(tmp_path, {"tests/test_a.py": TEST, **files})
+    return [(f["code"], f["path"]) for f in run_check(repo)[1]["findings"]]
+
+
+FLAKY_TEST = "import pytest\n\n@pytest.mark.flaky(reruns=3)\ndef test_b():\n    assert True\n"
+CI_RERUNS = """\
+    on: push
+    jobs:
+      test:
+        runs-on: ubuntu-latest
+        steps:
+          - run: pytest tests --reruns 2
+    """
+
+
+@pytest.mark.parametrize("visible", [False, True])
+def test_fail_on_flaky_in_the_pytest_config_makes_every_rerun_visible(tmp_path, visible):
+    addopts = "--reruns 1 --fail-on-flaky" if visible else "--reruns 1"
+    files = {
+        "pyproject.toml": f'[tool.pytest.ini_options]\naddopts = "{addopts}"\n',
+        "requirements.txt": "pytest-rerunfailures\n",
+        "tests/test_b.py": FLAKY_TEST,
+        ".github/workflows/ci.yml": CI_RERUNS,
+    }
+    codes = {code for code, _ in _python_findings(tmp_path, files)}
+    if visible:  # the config's, the marker's and the command line's reruns alike
+        assert codes == set()
+        knob = next(k for k in run_audit(tmp_path)["ci"]["knobs"] if k["kind"] == "rerun-option")
+        assert knob["cause"] == "visible-reruns"
+    else:
+        assert {"DET101", "DET104", "DET421"} <= codes
+
+
+def test_fail_on_flaky_does_not_make_pytest_retry_visible(tmp_path):
+    files = {
+        "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "--retries 2 --fail-on-flaky"\n',
+        "requirements.txt": "pytest-retry\n",
+    }
+    assert ("DET104", "pyproject.toml") in _python_findings(tmp_path, files)

@@ -239,6 +239,8 @@ class Composition:
         if layer is None:
             return []
         plugin = choice.plugin
+        if plugin == RERUNFAILURES and self._reruns_visible():
+            return []
         filtered = (
             rerunfailures_filter(marker, self.config.only_rerun, self.config.rerun_except)
             if plugin == RERUNFAILURES
@@ -252,6 +254,16 @@ class Composition:
         else:
             keeps = self._keeps(marker, filtered, plugin)
         return [layer] if keeps else []
+
+    def _reruns_visible(self) -> bool:
+        """pytest-rerunfailures' ``--fail-on-flaky``: a test that passes only on a rerun
+        fails the run (exit 7), so its reruns hide no failure and are no layer."""
+        if self.config.fail_on_flaky is None:
+            return False
+        self.notes.append(
+            "--fail-on-flaky: a test that passes only on a rerun fails the run (exit 7)"
+        )
+        return True
 
     def _keeps_forced(self, filtered: Filtered) -> bool:
         if filtered.masks is False:
@@ -274,8 +286,11 @@ class Composition:
             self.knobs.append(
                 Knob("config-reruns", setting.span, f"{setting.source} {setting.value}")
             )
-            if not self._keeps_forced(
-                rerunfailures_filter(None, config.only_rerun, config.rerun_except)
+            if (
+                not self._keeps_forced(
+                    rerunfailures_filter(None, config.only_rerun, config.rerun_except)
+                )
+                or self._reruns_visible()
             ):
                 return None
             return Reruns(setting.value)

@@ -238,4 +238,6 @@ def with_options(config: PytestConfig, options: RunOptions) -> PytestConfig:
         changes["only_rerun"] = options.only_rerun
     if options.rerun_except is not None:
         changes["rerun_except"] = options.rerun_except
+    if options.fail_on_flaky and config.fail_on_flaky is None and options.span is not None:
+        changes["fail_on_flaky"] = options.span  # the markers' reruns are visible too
     return dataclasses.replace(config, **changes) if changes else config  # type: ignore[arg-type]

@@ -283,6 +283,12 @@ class Linker:
                 self.targets.reached(directory, run.targets, ignored),
                 self.targets.nodes(directory, run.targets),
             )
+        if (
+            options.span is not None
+            and not options.fail_on_flaky
+            and self.config_for(reach[0]).fail_on_flaky is not None  # in the ini addopts
+        ):
+            options = dataclasses.replace(options, fail_on_flaky=True)
         knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
         if run.retry_attempts is not None:
             knobs = (*knobs, _shell_retry(step, run, span))

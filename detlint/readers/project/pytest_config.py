@@ -46,7 +46,7 @@ _FALSE = frozenset({"n", "no", "f", "false", "off", "0"})
 _INT_OPTIONS = frozenset({"--reruns", "--force-reruns", "--retries", "--max-runs", "--min-passes"})
 _LIST_OPTIONS = frozenset({"--only-rerun", "--rerun-except"})
 _VALUE_OPTIONS = _INT_OPTIONS | _LIST_OPTIONS | {"--reruns-mode", "--override-ini"}
-_FLAG_OPTIONS = frozenset({"--force-flaky", "--strict"})
+_FLAG_OPTIONS = frozenset({"--force-flaky", "--strict", "--fail-on-flaky"})
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")  # what argparse accepts as a value
 
 
@@ -92,6 +92,9 @@ class PytestConfig:
     python_classes: tuple[str, ...] = DEFAULT_PYTHON_CLASSES
     python_functions: tuple[str, ...] = DEFAULT_PYTHON_FUNCTIONS
     norecursedirs: tuple[str, ...] = DEFAULT_NORECURSEDIRS
+    # pytest-rerunfailures' --fail-on-flaky in addopts: a pass on a rerun fails the run
+    # (exit 7), so its reruns hide no failure.
+    fail_on_flaky: Span | None = None
 
 
 EMPTY_CONFIG = PytestConfig(
@@ -129,6 +132,7 @@ class _Addopts:
     ints: dict[str, tuple[int, int]] = field(default_factory=dict)
     reruns_mode: str = "strict"
     force_flaky: int | None = None
+    fail_on_flaky: int | None = None
     lists: dict[str, list[str]] = field(default_factory=dict)
     disabled: set[str] = field(default_factory=set)
 
@@ -190,6 +194,7 @@ class ConfigReader:
             python_classes=self.words("python_classes") or DEFAULT_PYTHON_CLASSES,
             python_functions=self.words("python_functions") or DEFAULT_PYTHON_FUNCTIONS,
             norecursedirs=self.words("norecursedirs") or DEFAULT_NORECURSEDIRS,
+            fail_on_flaky=None if opts.fail_on_flaky is None else self.span(opts.fail_on_flaky),
         )
 
     def words(self, key: str) -> tuple[str, ...]:
@@ -319,6 +324,8 @@ class ConfigReader:
                     self.problem(line, f"addopts {option} takes no value: {token!r}")
                 elif option == "--force-flaky":
                     opts.force_flaky = line
+                elif option == "--fail-on-flaky":
+                    opts.fail_on_flaky = line
                 else:  # --strict is pytest's shorthand for -o strict=true
                     self.overrides["strict"] = RawValue("true", False, line, ((line, token),))
             elif option == "-p":

@@ -28,6 +28,8 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
             (config.reruns, RERUNFAILURES, "every test without its own marker"),
             (config.retries, RETRY, "every test, and bare markers too"),
         ):
+            if plugin == RERUNFAILURES and config.fail_on_flaky is not None:
+                continue  # a pass on a rerun fails the run (exit 7): nothing is hidden
             if setting is not None and setting.value > 0:
                 what = f"{setting.source} {setting.value} reruns {reach}"
                 knobs.setdefault(setting.span, (what, Reruns(setting.value, plugin)))
