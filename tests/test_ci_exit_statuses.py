@@ -233,3 +233,22 @@ def test_fail_on_flaky_does_not_make_pytest_retry_visible(tmp_path):
         "requirements.txt": "pytest-retry\n",
     }
     assert ("DET104", "pyproject.toml") in _python_findings(tmp_path, files)
+
+
+def test_a_step_run_through_trunks_client_lists_its_quarantine_with_the_reason(tmp_path):
+    files = {
+        ".github/workflows/ci.yml": """\
+            on: push
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                steps:
+                  - run: trunk-analytics-cli test --org-url-slug acme -- pytest tests
+                  - run: pytest tests --junitxml=out.xml
+        """
+    }
+    assert _ci_findings(tmp_path, files) == []
+    (knob,) = run_audit(tmp_path)["ci"]["knobs"]
+    assert (knob["kind"], knob["line"], knob["verdict"]) == ("service-quarantine", 6, "no-finding")
+    assert knob["cause"] == "service-quarantine"
+    assert "quarantined in Trunk" in knob["reason"]

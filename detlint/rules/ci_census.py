@@ -53,7 +53,7 @@ class KnobVerdict:
     not tell, and ``reason`` says what it would need). ``cause`` is the reason's
     kind, for machines: ``runs-no-tests``, ``infrastructure-statuses``, ``no-retry``,
     ``does-not-hide``, ``step-skipped``, ``manual-job``, ``infrastructure-reruns``,
-    ``run-time-value``, ``unseen-callee``, ``visible-reruns``, ``deferred``,
+    ``run-time-value``, ``unseen-callee``, ``visible-reruns``, ``deferred``, ``service-quarantine``,
     ``rule-not-selected``, ``unexplained``; empty for a finding.
     """
 
@@ -131,6 +131,8 @@ def _silent_reason(
         return "does-not-hide", (
             "lets the steps after the wait start; the failed step still fails the build"
         )
+    if knob.kind == "service-quarantine":
+        return "service-quarantine", knob.note
     if knob.kind == "skip":
         return "step-skipped", "the step does not run, so there is no failure of it to hide"
     code = _CODE_OF_KIND.get(knob.kind)

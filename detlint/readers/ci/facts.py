@@ -31,6 +31,7 @@ CiKnobKind = Literal[
     "fail-fast-off",  # GitHub strategy.fail-fast: false (informational)
     "continue-on-failure",  # Buildkite wait step continue_on_failure (not a soft fail)
     "skip",  # a step skipped by configuration
+    "service-quarantine",  # a test service's client passes a step whose failures it quarantined
 ]
 
 PYTEST_FAILED = 1  # pytest's exit status when tests failed

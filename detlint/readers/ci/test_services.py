@@ -9,11 +9,18 @@ test retries (the ``ddtrace`` pytest plugin, ``--ddtrace``) retry a failed test 
 only when every attempt fails, so each is a retry knob of the step, at the variable
 that sets it, counted when the step runs that service's client; the numbers rest on
 the attempts being independent, as for every retry.
+
+Trunk's client (``trunk-analytics-cli test -- pytest ...``) retries nothing: it uploads
+the results and, when every failing test is one quarantined in Trunk, makes the step
+pass. Which tests are quarantined is kept in the service, where they are shown, so the
+knob is listed with that reason rather than priced: a quarantined test is reported 0%
+of the time by the step, every other test as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterator
 
 from detlint.readers.ci.facts import CiKnob, CiStep, EnvSetting, PipelineFacts
@@ -29,12 +36,13 @@ _SERVICES = (
 
 def with_service_retries(facts: PipelineFacts) -> PipelineFacts:
     """``facts`` with a retry knob on each step whose environment configures a test
-    service's retries and whose commands run that service's client."""
-    if not any(_names(step) for step in facts.steps):
+    service's retries and whose commands run that service's client, and a quarantine
+    knob on each step that runs its tests through Trunk's client."""
+    if not any(_names(step) or _trunk(step) for step in facts.steps):
         return facts
     steps = []
     for step in facts.steps:
-        knobs = tuple(_knobs(step))
+        knobs = (*_knobs(step), *_trunk_knobs(step))
         steps.append(dataclasses.replace(step, knobs=(*step.knobs, *knobs)) if knobs else step)
     return dataclasses.replace(facts, steps=tuple(steps))
 
@@ -42,6 +50,33 @@ def with_service_retries(facts: PipelineFacts) -> PipelineFacts:
 def _names(step: CiStep) -> bool:
     return any(setting.name.startswith(("BUILDKITE_TEST_ENGINE_RETRY", "DD_CIVISIBILITY_FLAKY"))
                for setting in _settings(step))  # fmt: skip
+
+
+_TRUNK_TEST = re.compile(r"\btrunk(?:-analytics-cli|\s+flakytests)\s+test\b")
+
+
+def _trunk(step: CiStep) -> bool:
+    return any("trunk" in command.text for command in step.commands)
+
+
+def _trunk_knobs(step: CiStep) -> Iterator[CiKnob]:
+    for command in step.commands:
+        match = _TRUNK_TEST.search(command.text) if "trunk" in command.text else None
+        if match is not None:
+            yield CiKnob(
+                kind="service-quarantine",
+                system=step.system,
+                key="trunk test",
+                span=command.span,
+                value=match.group(0),
+                covers_tests=True,
+                note=(
+                    "when every failing test is one quarantined in Trunk, the step passes: "
+                    "a quarantined test is reported 0% of the time by this step and shown in "
+                    "Trunk; which tests are quarantined is kept in the service"
+                ),
+            )
+            return
 
 
 def _settings(step: CiStep) -> Iterator[EnvSetting]:
