@@ -53,7 +53,7 @@ def main() -> int:
         counts: collections.Counter[str] = collections.Counter()
         matched: set[tuple[str, int]] = set()
         for knob in knobs:
-            hides = knob["runs_tests"] == "yes" and knob["covers_test_failure"] == "yes"
+            hides = knob["runs_tests"] == "yes" and knob["covers_test_failure"] in ("yes", "partly")
             written = {(knob["path"], knob["line"]), (knob["path"], knob["line"] + 1)}
             for place in knob.get("also", ()):  # where the knob is written, when elsewhere
                 path, _, line = place.rpartition(":")
