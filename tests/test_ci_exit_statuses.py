@@ -252,3 +252,60 @@ def test_a_step_run_through_trunks_client_lists_its_quarantine_with_the_reason(t
     assert (knob["kind"], knob["line"], knob["verdict"]) == ("service-quarantine", 6, "no-finding")
     assert knob["cause"] == "service-quarantine"
     assert "quarantined in Trunk" in knob["reason"]
+
+
+@pytest.mark.parametrize(
+    ("script", "retried"),
+    [
+        ("#!/bin/bash\nset -euo pipefail\nsource ci/env.sh\nmake test\n", True),
+        ("#!/bin/bash\nset -e\n./ci/inner.sh\n", True),  # a script that runs the one above
+        ("#!/bin/bash\nset -e\npython -m pytest tests\n", False),  # pytest's 1 is not 2
+    ],
+)
+def test_the_status_a_step_script_gives_decides_a_retry_on_exit_status_2(tmp_path, script, retried):
+    files = {
+        "Makefile": MAKEFILE,
+        "ci/env.sh": "export A=1\n",
+        "ci/inner.sh": "#!/bin/bash\nset -euo pipefail\nmake test\n",
+        "ci/run_tests.sh": script,
+        **_buildkite("ci/run_tests.sh", RETRY_ON_2),
+    }
+    found = [f["code"] for f in _ci_findings(tmp_path, files)]
+    assert found == (["DET411"] if retried else [])
+
+
+def test_a_gitlab_retry_on_makes_status_covers_a_script_that_runs_make(tmp_path):
+    pipeline = """\
+        unit:
+          script:
+            - ./ci/run_tests.sh
+          retry:
+            max: 2
+            exit_codes: [2]
+        """
+    files = {
+        "Makefile": MAKEFILE,
+        "ci/run_tests.sh": "#!/bin/bash\nset -e\nmake test\n",
+        ".gitlab-ci.yml": pipeline,
+    }
+    (one,) = _ci_findings(tmp_path, files)
+    assert (one["code"], one["line"]) == ("DET411", 4)
+
+
+def test_a_shared_retry_names_the_step_whose_tests_it_retries(tmp_path):
+    pipeline = """\
+        retries: &retries
+          retry:
+            automatic: true
+        steps:
+          - label: lint
+            <<: *retries
+            command: flake8 .
+          - label: functional
+            <<: *retries
+            command: nose2 -v
+        """
+    (one,) = _ci_findings(tmp_path, {".buildkite/pipeline.yml": pipeline})
+    assert one["code"] == "DET411"
+    assert "step 'functional'" in one["message"]
+    assert "step 'lint'" not in one["message"]

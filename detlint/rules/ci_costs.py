@@ -160,10 +160,10 @@ def described(
 def where_it_acts(
     knob: CiKnob, runs: list[TestRun], context: RuleContext, others: Sequence[OtherRun] = ()
 ) -> str:
-    steps = (
+    steps = (  # the step whose tests the numbers are for, first
         [run.step for run in runs]
-        or list(context.ci_steps(knob))
         or list(dict.fromkeys(other.step for other in others))
+        or list(context.ci_steps(knob))
     )
     parts = [f"step {steps[0].name!r}"] if steps else []
     if knob.platform:

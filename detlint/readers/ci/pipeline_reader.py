@@ -70,6 +70,7 @@ KNOB_TOKENS = (
 
 # What a pipeline's top level looks like, as bytes: only a file that matches is
 # parsed to decide by content (most YAML in a repository is not CI).
+_MAX_SCRIPT_BYTES = 1 << 20  # a step's script larger than this is not read for its status
 _TOP_LEVEL_HINT = re.compile(
     rb"^(?:steps|jobs|commands?)[ \t]*:"
     rb"|^-[ \t]+(?:command|commands|label|group|wait|block|trigger)\b"
@@ -177,7 +178,10 @@ class PipelineReader:
         if not documents:
             return None
         base = checkout_base(self.relative(path))
-        facts = with_service_retries(self._facts(display, system, documents, base))
+        from detlint.readers.ci.shell.exit_statuses import reading_scripts
+
+        with reading_scripts(self._script_reader(base)):
+            facts = with_service_retries(self._facts(display, system, documents, base))
         return dataclasses.replace(facts, base=base, shell=self._shell(facts))
 
     def _shell(self, facts: PipelineFacts) -> tuple[tuple[ScriptKey, CommandFacts], ...]:
@@ -219,6 +223,26 @@ class PipelineReader:
 
         shown_base = display_path(self.root / base, self.cwd)
         return read_gitlab(documents, display, self._local_loader(base), shown_base)
+
+    def _script_reader(self, base: str) -> Callable[[str], str | None]:
+        """The text of a script a step runs (for the exit status its tests fail with),
+        from the checkout; a path outside it, or a file too large for a script, is None.
+        Each file read is an input of the pipeline's facts, as an include is."""
+
+        def read(relative: str) -> str | None:
+            if relative.startswith(("/", "$", "~")) or relative.startswith("../"):
+                return None
+            target = self.root / base / relative
+            try:
+                if not target.is_file() or target.stat().st_size > _MAX_SCRIPT_BYTES:
+                    return None
+            except OSError:
+                return None
+            data = read_bytes(target, "")
+            self.inputs.append(Input(os.path.abspath(target), content_digest(data)))
+            return data.decode("utf-8", "replace") if isinstance(data, bytes) else None
+
+        return read
 
     def _local_loader(self, base: str) -> Callable[[str], tuple[YNode, ...] | None]:
         def load(relative: str) -> tuple[YNode, ...] | None:

@@ -30,7 +30,8 @@ from detlint.rules.context import QUARANTINE
 
 _RETRY_HELP = {
     "buildkite": (
-        "keep retrying infrastructure failures and stop retrying exit status 1: "
+        "keep retrying infrastructure failures and stop retrying the status failing tests "
+        "give (pytest's 1, make's 2): "
         "`retry: {automatic: [{exit_status: -1, limit: 2}, {exit_status: 255, limit: 2}]}`"
     ),
     "gitlab": (
