@@ -2,10 +2,10 @@
 
 pytest is rarely run as plain ``pytest``: CI commands go through ``python -m``, ``uv
 run``, ``tox -e ENV --``, ``hatch test``, ``coverage run -m``, a container... behind
-``timeout 600`` or ``xvfb-run`` (``wrappers.py``). Each launcher has options of its
-own, and only the words after them reach pytest; ``hatch test`` renames some (its
-``--retries N`` is ``--reruns N``). Words are read after quote removal; ``dynamic[i]``
-says that word ``i`` holds a shell expansion.
+``timeout 600`` or ``xvfb-run`` (``wrappers.py``), or ``python -m uv``. Each launcher
+has options of its own, and only the words after them reach pytest; ``hatch test``
+renames some (``--retries N`` is ``--reruns N``). Words are read after quote removal;
+``dynamic[i]`` says that word ``i`` holds a shell expansion.
 """
 
 from __future__ import annotations
@@ -45,17 +45,15 @@ class _Builder(Wrapped):
     tox_env: str | None = None
 
     def found(self, launcher: str, values: Sequence[str], start: int) -> bool:
-        self.launcher = launcher
-        self.args = [(values[k], k) for k in range(start, len(values))]
+        self.launcher, self.args = launcher, [(values[k], k) for k in range(start, len(values))]
         return True
 
 
 _PYTEST_NAME = re.compile(r"py\.?test(?:-?3(?:\.\d+)?)?(?:\.exe)?")
 _PYTEST_MODULES = frozenset({"pytest", "py.test"})  # what python -m accepts
 _PYTHON_NAME = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*t?)?(?:\.exe)?|py")
-# Text without any of these runs no pytest: recognise_launcher (and the shell
-# reader, before lexing) need not look further. ``has_launcher_hint`` asks the
-# same with substring tests, which are cheaper than the search.
+# Text without any of these runs no pytest: recognise_launcher (and the shell reader,
+# before lexing) need not look further; ``has_launcher_hint`` asks it without a regex.
 LAUNCHER_HINT = re.compile(r"py\.?test|tox|hatch")
 
 
@@ -289,6 +287,9 @@ def _python(
         return _coverage(values, j, builder, f"{head} -m coverage")
     if module == "tox":
         return _tox(values, dynamic, j, builder, f"{head} -m tox")
+    if module == "hatch" or module in _RUNNERS:  # python -m uv run pytest: as uv run pytest
+        words = [*values[: j - 1], module, *values[j:]]
+        return _launch(words, dynamic, j - 1, builder, f"{head} -m ")
     return False
 
 

@@ -108,17 +108,31 @@ def _loop(node: Loop, runs: dict[int, Callable[[Word], str]], found: dict[int, S
 
 
 def _breaks_on_success(item: Node) -> Simple | None:
-    """The pytest run of ``pytest && break``. (``if pytest; then break; fi`` ends the
-    last round with status 0, whatever pytest said: a mask, not a retry.)"""
+    """The pytest run of a round that leaves the loop when it passes: ``pytest && break``,
+    ``pytest && exit 0``, or ``if pytest; then ...; exit 0; fi``. Whether the last
+    round's failure then reaches the step (``if pytest; then break; fi`` with nothing
+    after the loop ends it with status 0) is the masking analysis's question."""
     if isinstance(item, AndOr) and isinstance(item.first, Simple) and len(item.rest) == 1:
         op, then = item.rest[0]
-        if op.op == "&&" and _is_break(then):
+        if op.op == "&&" and _leaves_loop(then):
             return item.first
+    if isinstance(item, If) and item.clauses:
+        condition, body, _ = item.clauses[0]
+        tested = condition.items[-1][0] if condition.items else None
+        last = body.items[-1][0] if body.items else None
+        if isinstance(tested, Simple) and last is not None and _leaves_loop(last):
+            return tested
     return None
 
 
-def _is_break(node: Node) -> bool:
-    return isinstance(node, Simple) and bool(node.words) and node.words[0].value == "break"
+def _leaves_loop(node: Node) -> bool:
+    """``break``, or ``exit``/``return`` with status 0 (or none, after a passing run)."""
+    if not isinstance(node, Simple) or not node.words:
+        return False
+    words = [word.value for word in node.words]
+    if words[0] == "break":
+        return True
+    return words[0] in ("exit", "return") and words[1:] in ([], ["0"])
 
 
 def _nodes(program: CommandList) -> Iterator[Node]:

@@ -171,7 +171,7 @@ def callee_of(values: Sequence[str], depth: int = 0) -> Callee | None:
     name = basename(values[index])
     rest = values[index + 1 :]
     if _PYTHON.fullmatch(name):
-        return _python(rest)
+        return _python(rest, depth)
     if _MAKE.fullmatch(values[index]) or _MAKE.fullmatch(name):
         return _make(rest)
     if name in _TEST_PROGRAMS:
@@ -202,15 +202,15 @@ def callee_of(values: Sequence[str], depth: int = 0) -> Callee | None:
     return None
 
 
-def _python(rest: Sequence[str]) -> Callee | None:
+def _python(rest: Sequence[str], depth: int = 0) -> Callee | None:
     """``python [options] -m MODULE`` or ``python SCRIPT``."""
     j = 0
     while j < len(rest) and rest[j].startswith("-") and rest[j] != "-":
         word = rest[j]
         if word == "-m" and j + 1 < len(rest):
-            return _module(rest[j + 1], rest[j + 2 :])
+            return _module(rest[j + 1], rest[j + 2 :], depth)
         if word.startswith("-m") and len(word) > 2:
-            return _module(word[2:], rest[j + 1 :])
+            return _module(word[2:], rest[j + 1 :], depth)
         if word.startswith("-c"):
             return None
         j += 2 if word in ("-W", "-X") else 1
@@ -225,7 +225,7 @@ def _python(rest: Sequence[str]) -> Callee | None:
     return None
 
 
-def _module(module: str, rest: Sequence[str]) -> Callee | None:
+def _module(module: str, rest: Sequence[str], depth: int = 0) -> Callee | None:
     if module in _TEST_MODULES:
         return Callee("runner", f"python -m {module}", tuple(rest), 1)
     parts = module.split(".")
@@ -236,6 +236,8 @@ def _module(module: str, rest: Sequence[str]) -> Callee | None:
         return Callee(kind, f"python -m {module}", tuple(rest))
     if module == "invoke":
         return _task("invoke", rest, _TASK_RUNNERS["invoke"])
+    if module in _MANAGERS:  # python -m uv run ..., python -m hatch run TASK
+        return _manager(module, rest, depth)
     return None
 
 
@@ -275,10 +277,14 @@ def _manager(name: str, rest: Sequence[str], depth: int) -> Callee | None:
             return Callee("task", f"{name} {rest[j]}", tuple(rest[j:]), runner=name)
         return None
     j += 1
+    module = False  # uv run -m MODULE, pdm run -m MODULE: the operand is a module
     while j < len(rest) and rest[j].startswith(("-", "+")):
+        module = module or rest[j] in ("-m", "--module")
         j += 2 if rest[j] in values and "=" not in rest[j] else 1
     if j >= len(rest):
         return None
+    if module:
+        return _module(rest[j], rest[j + 1 :], depth + 1)
     inner = callee_of(rest[j:], depth + 1)
     if inner is not None or name not in _TASKS_OF_MANAGER:
         return inner

@@ -1,0 +1,74 @@
+"""What runs tests, however the launcher is spelled: an environment manager run as a
+Python module (``python -m uv run pytest``, ``python -m hatch run test``), a module run
+by a manager (``uv run -m mypkg.tests``), and a retry loop whose round leaves the loop
+when the tests pass (``if pytest; then exit 0; fi``), as ``pytest && break`` does.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+from repo_expectations import run_check, written_repository
+
+TEST = "def test_a():\n    assert True\n"
+
+
+def _ci_codes(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
+    repo = written_repository(tmp_path, {"tests/test_a.py": TEST, **files})
+    _, document = run_check(repo)
+    return [(f["code"], f["line"]) for f in document["findings"] if f["code"].startswith("DET4")]
+
+
+def _github(run: str) -> dict[str, str]:
+    header = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n"
+    return {".github/workflows/ci.yml": header + textwrap.indent(run, " " * 10) + "\n"}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python -m uv run pytest tests --reruns 3",
+        "python3 -m poetry run pytest tests --reruns 3",
+        "python -m pipenv run python -m pytest tests --reruns 3",
+    ],
+)
+def test_a_manager_run_as_a_python_module_runs_its_pytest(tmp_path, command):
+    assert _ci_codes(tmp_path, _github(command)) == [("DET421", 7)]
+
+
+@pytest.mark.parametrize(
+    ("command", "codes"),
+    [
+        ("uv run --extra dev -m mypkg.tests --junit-report-xml r.xml", ["DET401"]),
+        ("python -m uv run python -m mypkg.tests", ["DET401"]),
+        ("uv run --extra dev -m mypkg.cli --version", []),
+    ],
+)
+def test_a_test_module_run_by_a_manager_is_a_test_run(tmp_path, command, codes):
+    pipeline = f"unit:\n  script:\n    - {command}\n  allow_failure: true\n"
+    found = _ci_codes(tmp_path, {".gitlab-ci.yml": pipeline})
+    assert [code for code, _ in found] == codes
+
+
+LOOP = """\
+for i in 1 2 3; do
+  echo "attempt $i"
+  if uv run pytest tests -s; then
+    echo passed
+    exit 0
+  fi
+  sleep 5
+done
+echo "failed after 3 attempts"
+exit 1"""
+
+
+def test_a_loop_that_exits_on_the_first_pass_is_a_retry(tmp_path):
+    (one,) = _ci_codes(tmp_path, _github(LOOP))
+    assert one[0] == "DET411"
+
+
+def test_a_loop_that_only_breaks_on_the_first_pass_masks_the_last_failure(tmp_path):
+    loop = LOOP.replace("exit 0", "break").replace("exit 1", "echo done")
+    assert [code for code, _ in _ci_codes(tmp_path, _github(loop))] == ["DET431"]
