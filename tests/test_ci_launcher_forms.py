@@ -72,3 +72,23 @@ def test_a_loop_that_exits_on_the_first_pass_is_a_retry(tmp_path):
 def test_a_loop_that_only_breaks_on_the_first_pass_masks_the_last_failure(tmp_path):
     loop = LOOP.replace("exit 0", "break").replace("exit 1", "echo done")
     assert [code for code, _ in _ci_codes(tmp_path, _github(loop))] == ["DET431"]
+
+
+@pytest.mark.parametrize(
+    ("script", "codes"),
+    [
+        # A function of a downloaded, sourced file, named like a test runner.
+        ("curl -L -O https://example.org/ci-support\n. ci-support\ntest_py_project", ["DET401"]),
+        ("source ci/env.sh\nrun_unit_tests --fast", ["DET401"]),
+        # Defined in the script itself: its body is what runs (here no tests).
+        ("run_tests() { echo no tests; }\nrun_tests", []),
+        ("upload-test-results --dir out", []),
+        ("test -f setup.py && echo ok", []),
+    ],
+)
+def test_a_command_named_like_a_test_runner_that_the_script_does_not_define(
+    tmp_path, script, codes
+):
+    pipeline = "unit:\n  allow_failure: true\n  script: |\n" + textwrap.indent(script, "    ")
+    found = _ci_codes(tmp_path, {".gitlab-ci.yml": pipeline + "\n", "ci/env.sh": "A=1\n"})
+    assert [code for code, _ in found] == codes

@@ -90,7 +90,7 @@ def suggests_tests(callee: Callee) -> bool:
     make goal, task, nox session or image with ``test`` (or ``tests``...) as a word of
     its name. A word ``test`` elsewhere (a label, a results directory) says nothing."""
     kind = callee.kind
-    if kind == "runner":
+    if kind in ("runner", "command"):  # a command only when named like one
         return True
     if kind == "make":
         return any(_MAKE_TEST_GOAL.search(word) for word in callee.name.split()[1:])

@@ -35,7 +35,9 @@ from detlint.readers.ci.shell.containers import (
 )
 from detlint.readers.ci.shell.wrappers import Wrapped, basename, unwrap, word_set
 
-CalleeKind = Literal["runner", "make", "nox", "tox", "task", "script", "container", "pipeline"]
+CalleeKind = Literal[
+    "runner", "make", "nox", "tox", "task", "script", "container", "pipeline", "command"
+]
 
 # Exit statuses a failing test run gives, where they are not 1.
 MAKE_FAILED = 2  # GNU make, whatever its recipe exited with
@@ -52,7 +54,9 @@ class Callee:
     whose commands are written elsewhere: ``make`` (goals in ``words``), ``nox``,
     ``tox``, ``task`` (a task runner's task: ``runner`` names the tool and
     ``words[0]`` the task), ``script`` (a repository file run as a program),
-    ``container`` (an image's own command) or ``pipeline`` (a child pipeline).
+    ``container`` (an image's own command), ``pipeline`` (a child pipeline) or
+    ``command`` (a command named like a test runner that the script does not define,
+    such as a function of a file it sources: ``test_py_project``).
     ``status`` is the exit status the command gives when the tests under it fail: a
     runner's own (1 for most, ctest's 8), make's 2 whatever its recipe gave, else None:
     the status of what it runs passes through.
@@ -200,6 +204,21 @@ def callee_of(values: Sequence[str], depth: int = 0) -> Callee | None:
     if _is_script(values[index]):
         return Callee("script", values[index], tuple(rest), path=values[index])
     return None
+
+
+# A command's own name that says it runs tests: run_tests, test_py_project, unit-tests;
+# not one that handles their results (upload-test-results, test-report).
+_TEST_COMMAND = re.compile(r"(?:^|[-_.])(?:unit|py)?tests?(?:$|[-_.\d])", re.I)
+_RESULTS_COMMAND = re.compile(r"result|report|upload|summar|coverage|artifact|junit", re.I)
+
+
+def test_command(name: str) -> Callee | None:
+    """A command (no path) named like a test runner, other than ``test`` itself."""
+    if name == "test" or "/" in name or "$" in name or not _TEST_COMMAND.search(name):
+        return None
+    if _RESULTS_COMMAND.search(name):
+        return None
+    return Callee("command", name, ())
 
 
 def _python(rest: Sequence[str], depth: int = 0) -> Callee | None:

@@ -32,7 +32,7 @@ from detlint.readers.ci.shell.nodes import (
     Simple,
     Subshell,
 )
-from detlint.readers.ci.shell.runners import Callee, callee_of
+from detlint.readers.ci.shell.runners import Callee, callee_of, test_command
 from detlint.readers.ci.shell.wrappers import join_dir
 
 # How an exported variable is set; see ``shell.Export``.
@@ -128,6 +128,7 @@ class Walker:
         self.found: list[Found] = []
         self.calls: list[FoundCall] = []
         self.exports: list[FoundExport] = []
+        self.functions: set[str] = set()  # defined so far, in text order
 
     def walk(self, body: CommandList, state: WalkState) -> None:
         for node, background in body.items:
@@ -167,6 +168,7 @@ class Walker:
             for _, body in node.arms:
                 self.walk(body, state)
         else:
+            self.functions.add(node.name)
             self.node(node.body, state.copy())
 
     def pipeline(self, node: Pipeline, state: WalkState) -> None:
@@ -211,6 +213,8 @@ class Walker:
             if not unknown:
                 values = [*head.split(), *values[1:]]
         callee = callee_of(values) if values else None
+        if callee is None and values and values[0] not in self.functions:
+            callee = test_command(values[0])  # a function of a sourced file: run_tests
         if callee is not None:
             self.calls.append(FoundCall(command, callee, state.cwd, state.loops > 0))
         self.builtin(command, state)
