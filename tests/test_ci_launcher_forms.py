@@ -92,3 +92,23 @@ def test_a_command_named_like_a_test_runner_that_the_script_does_not_define(
     pipeline = "unit:\n  allow_failure: true\n  script: |\n" + textwrap.indent(script, "    ")
     found = _ci_codes(tmp_path, {".gitlab-ci.yml": pipeline + "\n", "ci/env.sh": "A=1\n"})
     assert [code for code, _ in found] == codes
+
+
+@pytest.mark.parametrize(
+    ("command", "codes"),
+    [
+        # The script string of a shell a container runs is read as a script.
+        ("docker exec -t box /bin/bash -xec 'pytest tests || true'", ["DET431"]),
+        ("docker run --rm img bash -c 'cd /w && pytest tests || true'", ["DET431"]),
+        ("kubectl exec pod -- sh -c 'pytest tests || true'", ["DET431"]),
+        # A Python script by path, with or without a suffix, and a versioned python.
+        ("python${PYTHON_VERSION} scripts/ci/run-tests --fast", ["DET401"]),
+        ("python3 ci/run_tests", ["DET401"]),
+        ("python${PY} scripts/ci/install", []),
+    ],
+)
+def test_commands_inside_containers_and_python_scripts_without_a_suffix(tmp_path, command, codes):
+    knob = "" if codes == ["DET431"] else "  allow_failure: true\n"
+    pipeline = f"unit:\n{knob}  script:\n    - {command}\n"
+    found = _ci_codes(tmp_path, {".gitlab-ci.yml": pipeline})
+    assert [code for code, _ in found] == codes

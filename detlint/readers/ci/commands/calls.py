@@ -153,7 +153,8 @@ def _follow(
     if callee.kind == "runner":
         ends.append(CallEnd(call, chain, span, True, call.masked))
         return
-    if callee.kind == "script" and callee.path.endswith(".py"):
+    python = callee.name.startswith(("python", "pypy"))  # run by Python, whatever its suffix
+    if callee.kind == "script" and (callee.path.endswith(".py") or python):
         wrapper = _python_wrapper(follower, callee.path, directory)
         if wrapper is not None:
             path, read = wrapper
@@ -200,7 +201,7 @@ def _inner(
         return _tasks(follower, callee, directory, seen)
     if callee.kind == "script":
         path = callee.path
-        if not _shell_script(path):
+        if not _shell_script(path) or callee.name.startswith(("python", "pypy")):
             return None  # a Python script, or another program: not read as a shell script
         located = join(directory, path) if not path.startswith("/") else follower.mounted(path)
         if not located or located in seen:

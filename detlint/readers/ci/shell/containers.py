@@ -70,3 +70,21 @@ def skip_options(words: Sequence[str], j: int, values: frozenset[str]) -> int:
             return j + 1
         j += 2 if words[j] in values else 1
     return j
+
+
+def contained_start(values: Sequence[str]) -> int | None:
+    """Where the command a container runs starts in ``values``, when ``values`` is
+    ``docker exec|run ... COMMAND...`` (after ``env``/``timeout``-style wrappers) or
+    ``kubectl exec ... -- COMMAND...``; None otherwise."""
+    from detlint.readers.ci.shell.wrappers import skip_wrappers
+
+    index = skip_wrappers(values)
+    if index is None or index >= len(values):
+        return None
+    name = basename(values[index])
+    if name in CONTAINERS:
+        return container_command(values, index)[0]
+    if name in ("kubectl", "oc") and "--" in values[index:]:
+        start = values.index("--", index) + 1
+        return start if start < len(values) else None
+    return None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from detlint.readers.ci.shell.containers import contained_start
 from detlint.readers.ci.shell.lexer import ASSIGNMENT, MAX_LEX_DEPTH, Lexer, Op, Token, Word
 from detlint.readers.ci.shell.nodes import (
     AndOr,
@@ -504,7 +505,12 @@ class _Parser:
 def attach_script(command: Simple, depth: int) -> bool:
     """Parse the script string of ``bash -c`` or ``eval`` in ``command`` (met at
     parse depth ``depth``) into ``command.nested``; returns whether it was broken."""
-    script = script_argument([word.value for word in command.words])
+    values = [word.value for word in command.words]
+    script = script_argument(values)
+    if script is None:  # docker exec CONTAINER bash -c '...': the container's command's
+        start = contained_start(values) if len(values) > 3 else None
+        inner = script_argument(values[start:]) if start is not None else None
+        script = None if inner is None or start is None else (start + inner[0], inner[1])
     if script is None or depth >= _MAX_PARSE_DEPTH // 2:
         return False
     index, shell = script

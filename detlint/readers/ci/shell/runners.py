@@ -156,7 +156,8 @@ PROGRAM_NAMES = frozenset(
         "buildkite-agent", "source",
     }
 )  # fmt: skip
-_PYTHON = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*t?)?(?:\.exe)?")
+# python3.12, python.exe, and python${PYTHON_VERSION}: a version from a variable.
+_PYTHON = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*t?)?(?:\$\{?\w+\}?)?(?:\.exe)?")
 _MAKE = re.compile(r"g?make|mingw32-make|\$\(MAKE\)|\$\{MAKE\}|\$MAKE")
 _PATH_SCRIPT = re.compile(r"(?:\.{1,2}/|/)?[\w.@+-]+(?:/[\w.@+-]+)+|\.{1,2}/[\w.@+-]+")
 _SCRIPT_SUFFIXES = (".sh", ".bash", ".py", ".ps1", ".bat", ".cmd")
@@ -239,7 +240,7 @@ def _python(rest: Sequence[str], depth: int = 0) -> Callee | None:
     after = rest[j + 1 :]
     if basename(script) in ("setup.py", "manage.py", "runtests.py") and after[:1] == ["test"]:
         return Callee("runner", f"python {basename(script)} test", tuple(after[1:]), 1)
-    if script.endswith(".py"):
+    if script.endswith(".py") or "/" in script.strip("./"):  # python scripts/ci/run-tests
         return Callee("script", f"python {script}", tuple(after), path=script)
     return None
 
