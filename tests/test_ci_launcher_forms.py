@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from repo_expectations import run_check, written_repository
+from repo_expectations import run_audit, run_check, written_repository
 
 TEST = "def test_a():\n    assert True\n"
 
@@ -112,3 +112,76 @@ def test_commands_inside_containers_and_python_scripts_without_a_suffix(tmp_path
     pipeline = f"unit:\n{knob}  script:\n    - {command}\n"
     found = _ci_codes(tmp_path, {".gitlab-ci.yml": pipeline})
     assert [code for code, _ in found] == codes
+
+
+def test_a_child_pipeline_another_job_writes_is_named_as_unseen(tmp_path):
+    pipeline = """\
+        generate:
+          script:
+            - python scripts/gen.py > child.yml
+          artifacts:
+            paths: [child.yml]
+        run-tests:
+          allow_failure: true
+          needs: [generate]
+          trigger:
+            include:
+              - artifact: child.yml
+                job: generate
+            strategy: depend
+        """
+    repo = written_repository(tmp_path, {"tests/test_a.py": TEST, ".gitlab-ci.yml": pipeline})
+    (knob,) = run_audit(repo)["ci"]["knobs"]
+    assert (knob["verdict"], knob["cause"]) == ("not-judged", "unseen-callee")
+    assert "`child.yml`" in knob["reason"]
+
+
+CALLED = """\
+on:
+  workflow_call:
+    inputs:
+      python:
+        type: string
+        default: "3.x"
+jobs:
+  run:
+    runs-on: ubuntu-latest
+    continue-on-error: ${{ inputs.python == '3.15' }}
+    steps:
+      - run: pytest tests
+"""
+
+
+@pytest.mark.parametrize(
+    ("pythons", "verdict"),
+    [
+        ('["3.12", "3.15"]', "when called by test (1 of its 2 matrix entries)"),
+        ('["3.12", "3.13"]', None),  # false for every entry, and the default 3.x
+    ],
+)
+def test_a_reusable_workflows_input_is_judged_per_entry_of_its_callers_matrix(
+    tmp_path, pythons, verdict
+):
+    caller = f"""\
+on: push
+jobs:
+  test:
+    strategy:
+      matrix:
+        python: {pythons}
+    uses: ./.github/workflows/suite.yml
+    with:
+      python: ${{{{ matrix.python }}}}
+  docs:
+    uses: ./.github/workflows/suite.yml
+"""
+    files = {".github/workflows/suite.yml": CALLED, ".github/workflows/main.yml": caller}
+    repo = written_repository(tmp_path, {"tests/test_a.py": TEST, **files})
+    found = [f for f in run_check(repo)[1]["findings"] if f["code"] == "DET401"]
+    if verdict is None:
+        assert found == []
+        (knob,) = [k for k in run_audit(repo)["ci"]["knobs"] if k["kind"] == "continue-on-error"]
+        assert knob["cause"] == "infrastructure-statuses"
+    else:
+        (one,) = found
+        assert verdict in one["message"]

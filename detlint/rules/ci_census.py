@@ -160,6 +160,12 @@ def _silent_reason(
             f"the commands it acts on are in {remote.split(',')[0]}, which detlint does not "
             "read: whether they run tests is unknown"
         )
+    generated = next((s.calls for s in steps if (s.calls or "").startswith("artifact:")), None)
+    if not runs and generated is not None:
+        return "unseen-callee", (
+            f"it triggers a child pipeline another job writes at run time "
+            f"(`{generated.partition(':')[2]}`): whether its jobs run tests is unknown"
+        )
     if not runs and not any(knob in other.knobs for other in ci.others):
         return "runs-no-tests", f"the step runs no tests: {_what_it_runs(knob, steps)}"
     return "unexplained", "no rule reported it and no reason is known: a gap in detlint"

@@ -28,7 +28,7 @@ def with_callers(
     callers: dict[str, list[CiStep]] = {}
     for pipeline in pipelines:
         for step in pipeline.steps:
-            if step.calls is None:
+            if step.calls is None or step.calls.startswith("artifact:"):  # generated
                 continue
             called = posixpath.normpath(posixpath.join(pipeline.base, step.calls.lstrip("/")))
             callers.setdefault(called, []).append(step)
@@ -41,18 +41,21 @@ def with_callers(
         calling = callers.get(path)
         if calling:
             extra = tuple(dict.fromkeys(knobs.get(path, ())))
-            steps = tuple(_called_step(step, extra, calling) for step in pipeline.steps)
+            defaults = dict(pipeline.input_defaults)
+            steps = tuple(_called_step(step, extra, calling, defaults) for step in pipeline.steps)
             pipeline = dataclasses.replace(pipeline, steps=steps)
         found.append(pipeline)
     return found
 
 
-def _called_step(step: CiStep, extra: tuple[CiKnob, ...], callers: list[CiStep]) -> CiStep:
+def _called_step(
+    step: CiStep, extra: tuple[CiKnob, ...], callers: list[CiStep], defaults: dict[str, object]
+) -> CiStep:
     judged: dict[CiKnob, CiKnob] = {}
 
     def judge(knob: CiKnob) -> CiKnob:
         if knob not in judged:
-            judged[knob] = _with_inputs(knob, callers)
+            judged[knob] = _with_inputs(knob, callers, defaults)
         return judged[knob]
 
     commands = tuple(
@@ -64,7 +67,7 @@ def _called_step(step: CiStep, extra: tuple[CiKnob, ...], callers: list[CiStep])
     return dataclasses.replace(step, knobs=(*map(judge, step.knobs), *extra), commands=commands)
 
 
-def _with_inputs(knob: CiKnob, callers: list[CiStep]) -> CiKnob:
+def _with_inputs(knob: CiKnob, callers: list[CiStep], defaults: dict[str, object]) -> CiKnob:
     """A knob whose value reads ``inputs``, judged against each caller's inputs."""
     if knob.covers_tests is not None or "inputs." not in knob.value:
         return knob
@@ -84,13 +87,28 @@ def _with_inputs(knob: CiKnob, callers: list[CiStep]) -> CiKnob:
         tree = parse_expression(inner)
         if referenced_names(tree):
             return knob  # it reads the matrix too: the reader's question
-        values = [truthy(evaluate(tree, {}, {"inputs": dict(caller.passes)})) for caller in callers]
+        # One set of inputs per caller, or per entry of a caller's matrix.
+        calls: list[tuple[CiStep, list[dict[str, object]]]] = [
+            (caller, [{**defaults, **dict(caller.passes), **dict(e)} for e in caller.pass_entries])
+            if caller.pass_entries
+            else (caller, [{**defaults, **dict(caller.passes)}])
+            for caller in callers
+        ]
+        values = [
+            [truthy(evaluate(tree, {}, {"inputs": inputs})) for inputs in each] for _, each in calls
+        ]
     except Unknown:
         return knob
-    if not any(values):
+    if not any(any(each) for each in values):
         note = "false for the inputs every caller hands it"
         return dataclasses.replace(knob, covers_tests=False, note=note)
-    if all(values):
+    if all(all(each) for each in values):
         return dataclasses.replace(knob, covers_tests=True)
-    names = ", ".join(caller.name for caller, on in zip(callers, values, strict=True) if on)
-    return dataclasses.replace(knob, covers_tests=True, condition=f"when called by {names}")
+    names = []
+    for (caller, _), each in zip(calls, values, strict=True):
+        if any(each):
+            of = f" ({sum(each)} of its {len(each)} matrix entries)" if len(each) > 1 else ""
+            names.append(f"{caller.name}{of}")
+    return dataclasses.replace(
+        knob, covers_tests=True, condition=f"when called by {', '.join(names)}"
+    )

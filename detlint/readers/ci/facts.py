@@ -152,6 +152,9 @@ class CiStep:
     calls: str | None = None
     # The literal inputs it hands that workflow (``with:``), for ``${{ inputs.x }}`` there.
     passes: tuple[tuple[str, bool | int | float | str], ...] = ()
+    # The inputs it hands for each entry of its own matrix, when some read it
+    # (``with: {python: ${{ matrix.python }}}``): one tuple of (name, value) per entry.
+    pass_entries: tuple[tuple[tuple[str, object], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,9 @@ class PipelineFacts:
     # Each shell script of its steps (``script_groups``) as read, keyed by ``script_key``:
     # read where the file is read, which on a large setup is in a worker process.
     shell: tuple[tuple[ScriptKey, CommandFacts], ...] = ()
+    # A reusable workflow's declared input defaults (``on.workflow_call.inputs``): what a
+    # caller that does not pass an input hands it.
+    input_defaults: tuple[tuple[str, object], ...] = ()
 
 
 # What one shell runs: the text, and whether it starts with errexit and pipefail.

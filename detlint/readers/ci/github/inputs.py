@@ -9,7 +9,9 @@ action, but the input names say what they are for, and a knob or a test run pass
 that way hides failures as surely as one written in place. Inputs named like a
 command (``script``, ``run``, ``test_command``...) are read as the commands the job
 runs; inputs named like a knob (``continue-on-error``, ``soft-fail``...) with a true
-value as that knob, with a note that says it was passed on.
+value as that knob, with a note that says it was passed on. For a reusable workflow of
+the repository, this module also reads what a caller hands it when it does not pass an
+input (the declared defaults) and what it hands per entry of the caller's own matrix.
 """
 
 from __future__ import annotations
@@ -86,3 +88,48 @@ def input_knobs(with_: YNode | None, where: str, path: str, callee: str) -> Iter
             "continue-on-error", "github", f"{where}.with.{name}", key, value, path,
             True if on else None, note=note,
         )  # fmt: skip
+
+
+def input_defaults(root: YMap) -> tuple[tuple[str, object], ...]:
+    """``on: {workflow_call: {inputs: {name: {default: ...}}}}``; an input with no
+    default is absent when not passed (GitHub: the type's empty value)."""
+    on = next((value for key, value in root.items if key_name(key) in ("on", "true")), None)
+    call = on.get("workflow_call") if isinstance(on, YMap) else None
+    inputs = call.get("inputs") if isinstance(call, YMap) else None
+    if not isinstance(inputs, YMap):
+        return ()
+    found: list[tuple[str, object]] = []
+    for key, spec in inputs.items:
+        default = spec.get("default") if isinstance(spec, YMap) else None
+        if isinstance(default, YScalar) and "${{" not in str(default.value):
+            found.append((key_name(key), default.value))
+        elif isinstance(spec, YMap):  # the type's empty value
+            kind = text_of(spec.get("type"))
+            found.append((key_name(key), {"boolean": False, "number": 0}.get(kind or "", "")))
+    return tuple(found)
+
+
+def pass_entries(
+    node: YNode | None, entries: list[dict[str, object]] | None
+) -> tuple[tuple[tuple[str, object], ...], ...]:
+    """The inputs of a job's ``with:`` for each of its matrix entries, when some of them
+    read the matrix; an input whose value cannot be known is left out of an entry."""
+    if not isinstance(node, YMap) or not entries:
+        return ()
+    written = [(key_name(k), v.value) for k, v in node.items if isinstance(v, YScalar)]
+    if not any(isinstance(value, str) and "matrix." in value for _, value in written):
+        return ()
+    from detlint.readers.ci.github.expressions import Unknown, evaluate, parse_expression, unwrap
+
+    found: list[tuple[tuple[str, object], ...]] = []
+    for entry in entries:
+        inputs: list[tuple[str, object]] = []
+        for name, value in written:
+            inner = unwrap(value) if isinstance(value, str) else None
+            try:
+                held = value if inner is None else evaluate(parse_expression(inner), entry)
+            except Unknown:
+                continue
+            inputs.append((name, held))
+        found.append(tuple(inputs))
+    return tuple(found)

@@ -39,7 +39,12 @@ from detlint.readers.ci.github.expressions import (
     truthy,
     unwrap,
 )
-from detlint.readers.ci.github.inputs import input_commands, input_knobs
+from detlint.readers.ci.github.inputs import (
+    input_commands,
+    input_defaults,
+    input_knobs,
+    pass_entries,
+)
 from detlint.readers.ci.github.retry_actions import RetryAction, read_retry_action
 from detlint.readers.ci.shell.wrappers import shell_options
 from detlint.readers.ci.yaml_spans import env_settings, items_of, key_name, source_text, yaml_knob
@@ -55,7 +60,9 @@ def read_github(documents: tuple[YNode, ...], path: str) -> PipelineFacts:
         steps = _workflow(root, out)
     elif root is not None and isinstance(root.get("runs"), YMap):
         steps = _composite(root, out)
-    return PipelineFacts(path, "github", tuple(steps), tuple(out.knobs), tuple(out.references))
+    facts = PipelineFacts(path, "github", tuple(steps), tuple(out.knobs), tuple(out.references))
+    defaults = input_defaults(root) if root is not None else ()
+    return dataclasses.replace(facts, input_defaults=defaults) if defaults else facts
 
 
 @dataclass
@@ -129,6 +136,7 @@ def _workflow(root: YMap, out: _Collector) -> list[CiStep]:
                 matrix=_describe_matrix(matrix, ctx.entries),
                 calls=uses[2:] if uses is not None and uses.startswith("./") else None,
                 passes=_passes(job.get("with")) if uses is not None else (),
+                pass_entries=pass_entries(job.get("with"), ctx.entries) if uses else (),
             )
         )
     return steps

@@ -124,6 +124,9 @@ def _job(
     )
 
 
+GENERATED_CHILD = "artifact:"  # a child pipeline another job writes: `calls` names it so
+
+
 def _child_pipeline(trigger: Merged | None) -> str | None:
     """The local file of a child pipeline whose result is the job's (``trigger: {include:
     ci/child.yml, strategy: depend}``): its jobs carry the job's knobs. Without
@@ -146,6 +149,9 @@ def _child_pipeline(trigger: Merged | None) -> str | None:
     for item in items:
         if isinstance(item, YMap) and isinstance(item.get("local"), YScalar):
             return text_of(item.get("local"))
+        if isinstance(item, YMap) and isinstance(item.get("artifact"), YScalar):
+            # Written by another job at run time: named, never read (GENERATED_CHILD).
+            return f"{GENERATED_CHILD}{text_of(item.get('artifact'))}"
         if isinstance(item, YScalar):
             return text_of(item)
     return None
