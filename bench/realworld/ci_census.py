@@ -5,7 +5,8 @@ and the scripts they call, read by hand: whether its step runs tests (``runs_tes
 whether it acts on a test failure (``covers_test_failure``), and why. This reruns
 ``detlint check`` on each checkout and prints, per repository, how many knobs that hide
 test failures are reported (a CI finding at the knob's file and line, or one line
-below it, where a key's value starts, or a place the row's ``also`` names: a retry
+below it, where a key's value starts, unless another knob of the census is written
+there, or a place the row's ``also`` names: a retry
 written in a wrapper that several steps call), how many are missed, how many knobs that hide
 nothing are reported anyway, and the CI findings at no knob of the census (to read)::
 
@@ -52,9 +53,12 @@ def main() -> int:
         places = {(f["path"], f["line"]) for f in found}
         counts: collections.Counter[str] = collections.Counter()
         matched: set[tuple[str, int]] = set()
+        rows_at = {(knob["path"], knob["line"]) for knob in knobs}
         for knob in knobs:
             hides = knob["runs_tests"] == "yes" and knob["covers_test_failure"] in ("yes", "partly")
-            written = {(knob["path"], knob["line"]), (knob["path"], knob["line"] + 1)}
+            written = {(knob["path"], knob["line"])}
+            if (knob["path"], knob["line"] + 1) not in rows_at:  # the line below is its value's
+                written.add((knob["path"], knob["line"] + 1))
             for place in knob.get("also", ()):  # where the knob is written, when elsewhere
                 path, _, line = place.rpartition(":")
                 written.add((path, int(line)))
