@@ -140,6 +140,9 @@ def _silent_reason(
         return "rule-not-selected", f"{code} is not among the rules this run selected"
     if knob.optional:
         return "manual-job", knob.note or "the job runs only when someone starts it"
+    retry = knob.kind in ("job-retry", "retry-action", "shell-retry")
+    if retry and knob.attempts is not None and knob.attempts < 2:
+        return "no-retry", f"gives a failing job no second attempt (`{knob.value}`)"
     if knob.covers_tests is None:
         note = f" ({knob.note})" if knob.note else ""
         return "run-time-value", (
@@ -151,7 +154,7 @@ def _silent_reason(
         return "infrastructure-statuses", (
             f"acts only on exit statuses a failing test run does not give (`{knob.value}`){note}"
         )
-    if knob.kind in ("job-retry", "retry-action", "shell-retry") and (knob.attempts or 0) < 2:
+    if retry and (knob.attempts or 0) < 2:
         return "no-retry", f"gives a failing job no second attempt (`{knob.value}`)"
     runs = [run for run in ci.runs if knob in run.knobs]
     remote = knob.note.partition("passed to ")[2]

@@ -151,3 +151,25 @@ def test_the_html_audit_has_every_ci_knob_with_its_verdict(tmp_path):
     assert section.count("<tr><td") == 6
     assert "the step runs no tests: `ruff check .`" in section
     assert "<td>DET431</td>" in section
+
+
+def test_a_retry_with_one_attempt_is_named_no_retry_whatever_it_retries_on(tmp_path):
+    workflow = """\
+        on: push
+        jobs:
+          test:
+            runs-on: ubuntu-latest
+            steps:
+              - uses: nick-fields/retry@v3
+                with:
+                  max_attempts: 1
+                  retry_on: error
+                  command: pytest tests
+        """
+    repo = written_repository(
+        tmp_path,
+        {"tests/test_a.py": "def test_a():\n    pass\n", ".github/workflows/ci.yml": workflow},
+    )
+    (knob,) = run_audit(repo)["ci"]["knobs"]
+    assert (knob["verdict"], knob["cause"]) == ("no-finding", "no-retry")
+    assert "no second attempt" in knob["reason"]
