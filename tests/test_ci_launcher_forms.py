@@ -104,6 +104,8 @@ def test_a_command_named_like_a_test_runner_that_the_script_does_not_define(
         # A Python script by path, with or without a suffix, and a versioned python.
         ("python${PYTHON_VERSION} scripts/ci/run-tests --fast", ["DET401"]),
         ("python3 ci/run_tests", ["DET401"]),
+        ("uv run tools/ci/smoke_test.py", ["DET401"]),  # a smoke test is a test run
+        ("uv run tools/ci/generate_docs.py", []),
         ("python${PY} scripts/ci/install", []),
     ],
 )

@@ -43,7 +43,7 @@ _MAKE_TEST_GOAL = re.compile(r"(?:^|[-_./:])(?:unit|py)?(?:tests?|check)(?:$|[-_
 # A Python script is named like a runner as a whole (test.py, run_tests.py, runtests.py,
 # run-tests-gpu.py); merge_recommended_tests.py or test_selector.py are tools about tests.
 # A test module in a test directory (tests/test_cli.py) runs its tests as a script.
-_PYTHON_RUNNER = re.compile(r"^(?:tests?|run[-_]?tests?(?:[-_.]\w+)*)\.py$")
+_PYTHON_RUNNER = re.compile(r"^(?:tests?|(?:run|smoke)[-_]?tests?(?:[-_.]\w+)*)\.py$")
 _TEST_MODULE = re.compile(r"^(?:test_\w+|\w+_test)\.py$")
 _TEST_DIRECTORIES = frozenset({"test", "tests", "testing"})
 _FOLLOWED_KINDS = frozenset({"script", "make", "task", "nox"})
@@ -188,9 +188,14 @@ def _follow(
         ends.append(CallEnd(call, chain, span, False, call.masked))
 
 
+# Where a followed text starts (file, 0-based line and column) and, for a task's
+# command, how wide it is written there: its {args} filled in make the text longer.
+_Place = tuple[str, int, int] | tuple[str, int, int, int]
+
+
 # What one followed call holds: (its facts, the file and line its text starts at, the
 # directory its commands start in), per shell it runs (a script: one; make: one per line).
-_Inner = tuple[str, list[tuple[CommandFacts, tuple[str, int, int], str | None]], str]
+_Inner = tuple[str, list[tuple[CommandFacts, _Place, str | None]], str]
 
 
 def _inner(
@@ -228,7 +233,7 @@ def _inner(
     if key in seen:
         return None
     shown = follower.display(path)
-    lines: list[tuple[CommandFacts, tuple[str, int, int], str | None]] = []
+    lines: list[tuple[CommandFacts, _Place, str | None]] = []
     for line in makefile.recipe(goals, overrides):
         facts = follower.line(line.text)
         if line.ignore_status or ignore:
@@ -275,26 +280,28 @@ def _tasks(
         return None
     from detlint.readers.ci.commands.tasks import task_commands  # parses TOML, JSON, ast
 
-    lines: list[tuple[CommandFacts, tuple[str, int, int], str | None]] = []
+    lines: list[tuple[CommandFacts, _Place, str | None]] = []
     for runner, words in calls:
         commands = task_commands(runner, words, directory, "", follower.text)
         if commands is None:
             return None
         for command in commands:
             shown = follower.display(command.path)
-            place = (shown, max(command.line - 1, 0), command.column)
+            place: _Place = (shown, max(command.line - 1, 0), command.column)
+            if command.width is not None:
+                place = (*place, command.width)
             lines.append((follower.line(command.text), place, None))
     return key, lines, directory
 
 
-def _located(
-    place: tuple[str, int, int], line: int, column: int, end_line: int, end_column: int
-) -> Span:
+def _located(place: _Place, line: int, column: int, end_line: int, end_column: int) -> Span:
     """A span in a followed file: ``place`` is the file and the 0-based line and column
     its text starts at; the rest are 0-based within that text."""
-    path, first_line, first_column = place
+    path, first_line, first_column = place[:3]
     start_column = column + (first_column if line == 0 else 0)
     end = end_column + (first_column if end_line == 0 else 0)
+    if len(place) > 3 and end_line == 0:  # no further than the text as written
+        end = min(end, first_column + place[3])
     return Span(path, first_line + line + 1, start_column + 1, first_line + end_line + 1, end + 1)
 
 

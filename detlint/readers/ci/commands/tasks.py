@@ -40,6 +40,7 @@ class TaskCommand:
     path: str
     line: int
     column: int = 0
+    width: int | None = None  # the written text's length, before {args} is filled in
 
 
 Reader = Callable[[str], str | None]
@@ -175,7 +176,8 @@ class _TomlTasks:
             if isinstance(other, str | list | dict):
                 self.value(other, sibling, words[1:], depth + 1)
                 return
-            self.found.append(TaskCommand(_with_args(value, args), self.path, line, column))
+            written = _with_args(value, args)
+            self.found.append(TaskCommand(written, self.path, line, column, _width(value)))
         elif isinstance(value, list):
             for item in value:
                 self.value(item, keys, args, depth + 1)
@@ -201,7 +203,9 @@ class _TomlTasks:
             if isinstance(command, str):
                 where = self.positions.get((*keys, key), (line, line, column))
                 self.found.append(
-                    TaskCommand(_with_args(command, args), self.path, where[0], where[2])
+                    TaskCommand(
+                        _with_args(command, args), self.path, where[0], where[2], _width(command)
+                    )
                 )
         for key in ("composite", "sequence", "chain"):
             for item in value.get(key) or ():
@@ -214,6 +218,11 @@ class _TomlTasks:
                     self.found.append(TaskCommand(item, self.path, line, column))
                 elif isinstance(item, dict):
                     self.value(item, keys, [], depth + 1)
+
+
+def _width(command: str) -> int | None:
+    """How wide a one-line command is written (None for several lines)."""
+    return None if "\n" in command else len(command)
 
 
 def _with_args(command: str, args: list[str]) -> str:
