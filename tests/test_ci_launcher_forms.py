@@ -187,3 +187,28 @@ jobs:
     else:
         (one,) = found
         assert verdict in one["message"]
+
+
+def test_one_task_called_with_different_arguments_is_one_finding(tmp_path):
+    pyproject = "[tool.hatch.envs.test.scripts]\nretry = 'pytest --reruns 3 {args:tests}'\n"
+    workflow = """\
+on: push
+jobs:
+  a:
+    runs-on: ubuntu-latest
+    steps:
+      - run: hatch run test:retry --ignore=tests/test_b.py
+  b:
+    runs-on: ubuntu-latest
+    steps:
+      - run: hatch run test:retry tests/test_b.py
+"""
+    files = {
+        "pyproject.toml": pyproject,
+        "tests/test_b.py": TEST,
+        ".github/workflows/ci.yml": workflow,
+    }
+    repo = written_repository(tmp_path, {"tests/test_a.py": TEST, **files})
+    (one,) = [f for f in run_check(repo)[1]["findings"] if f["code"] == "DET421"]
+    assert (one["path"], one["line"]) == ("pyproject.toml", 2)
+    assert "gates 2 test files" in one["message"]
