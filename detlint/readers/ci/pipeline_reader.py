@@ -232,6 +232,14 @@ class PipelineReader:
         def read(relative: str) -> str | None:
             if relative.startswith(("/", "$", "~")) or relative.startswith("../"):
                 return None
+            key = f"{base}/{relative}"
+            if key not in texts:
+                texts[key] = read_file(relative)
+            return texts[key]
+
+        texts: dict[str, str | None] = {}  # each script once, however many steps run it
+
+        def read_file(relative: str) -> str | None:
             target = self.root / base / relative
             try:
                 if not target.is_file() or target.stat().st_size > _MAX_SCRIPT_BYTES:

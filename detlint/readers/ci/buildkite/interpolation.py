@@ -61,7 +61,7 @@ def uploaded(text: str, pipeline_env: Mapping[str, str]) -> Uploaded:
     """``text`` as the step's shell receives it (see the module docstring)."""
     if "$" not in text:
         return Uploaded(text)
-    assigned = {name for match in _ASSIGNED.finditer(text) for name in match.groups() if name}
+    assigned: set[str] | None = None  # read only when a reference needs it
     emptied: list[str] = []
 
     def replace(match: re.Match[str]) -> str:
@@ -71,6 +71,9 @@ def uploaded(text: str, pipeline_env: Mapping[str, str]) -> Uploaded:
         name = match.group(1) or match.group(3)
         if name in pipeline_env:
             return pipeline_env[name]
+        nonlocal assigned
+        if assigned is None:
+            assigned = {n for match in _ASSIGNED.finditer(text) for n in match.groups() if n}
         if name in assigned and not _PROVIDED.fullmatch(name):
             if name not in emptied:
                 emptied.append(name)
