@@ -212,3 +212,15 @@ jobs:
     (one,) = [f for f in run_check(repo)[1]["findings"] if f["code"] == "DET421"]
     assert (one["path"], one["line"]) == ("pyproject.toml", 2)
     assert "gates 2 test files" in one["message"]
+
+
+@pytest.mark.parametrize(
+    ("script", "codes"),
+    [
+        # pytest inside [[ ... ]]: the step's status is the test's, and here always 0.
+        ("if [[ $(pytest tests | tail -1) == *passed* ]]; then echo ok; fi", ["DET431"]),
+        ('[[ -n "$(pytest -q tests)" ]] || exit 1', []),
+    ],
+)
+def test_commands_inside_a_double_bracket_test_are_read(tmp_path, script, codes):
+    assert [code for code, _ in _ci_codes(tmp_path, _github(script))] == codes

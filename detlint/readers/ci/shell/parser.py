@@ -480,7 +480,9 @@ class _Parser:
             words.append(token)
             if token.raw == "]]":
                 break
-        return Simple([], words, [], start, self._end_of_previous(start))
+        command = Simple([], words, [], start, self._end_of_previous(start))
+        self._attach_nested(command)  # [[ $(pytest ...) == *passed* ]] runs pytest
+        return command
 
     def _attach_nested(self, command: Simple) -> None:
         """Parse the command substitutions in a simple command, and the script
