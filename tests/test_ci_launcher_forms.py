@@ -224,3 +224,36 @@ jobs:
 )
 def test_commands_inside_a_double_bracket_test_are_read(tmp_path, script, codes):
     assert [code for code, _ in _ci_codes(tmp_path, _github(script))] == codes
+
+
+RERUN_IF_FAILED = """\
+set +e
+pytest tests
+status=$?
+set -e
+if [ $status -ne 0 ]; then
+  pytest tests --last-failed
+fi"""
+
+
+@pytest.mark.parametrize(
+    ("script", "codes"),
+    [
+        # However the script writes it, the same tests run again after a failure.
+        (RERUN_IF_FAILED, ["DET411"]),
+        ("if ! pytest tests; then\n  echo again\n  pytest tests --lf\nfi", ["DET411"]),
+        ("pytest tests || true\npytest tests", ["DET411"]),
+        (
+            'CMD="pytest tests"\nCMD+=" -x"\neval ${CMD}" &"\npid=$!\ncode=0\n'
+            'wait $pid || code=$?\nif [ "$code" != "0" ]; then eval ${CMD}" --lf"; fi',
+            ["DET411"],
+        ),
+        # Other tests after a hidden failure are no retry of it.
+        ("pytest tests/test_a.py || true\npytest tests/test_b.py", ["DET431"]),
+        # A command held in a variable is the command it holds.
+        ('CMD="pytest tests --reruns 2"\n$CMD', ["DET421"]),
+    ],
+)
+def test_a_retry_is_the_same_tests_run_again_after_a_failure(tmp_path, script, codes):
+    repo_files = _github(script) | {"tests/test_b.py": TEST}
+    assert [code for code, _ in _ci_codes(tmp_path, repo_files)] == codes

@@ -18,6 +18,7 @@ from detlint.rules.fix_plans import (
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.readers.ci.facts import CiKnob
+from detlint.readers.ci.shell.state import RETRIED
 from detlint.rules.ci_costs import (
     Pair,
     blocking_elsewhere,
@@ -79,6 +80,9 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
             elif knob.key.endswith(" reruns the failed tests"):  # a Python wrapper's own retry
                 what = f"`{knob.key.removesuffix(' reruns the failed tests')}`"
                 does = f"reruns the tests that failed ({knob.attempts} attempts in all)"
+            elif knob.key == RETRIED:  # seen by the simulation, not by the syntax
+                what = "the script"
+                does = f"runs the tests again when they fail ({knob.attempts} attempts at least)"
             elif not knob.key.startswith("||"):
                 what = f"a `{knob.key.split()[0]}` loop of {knob.attempts} rounds"
                 does = "runs the tests again until they pass"

@@ -30,14 +30,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from detlint.base.line_index import LineIndex
-from detlint.readers.ci.pytest.arguments import Knobs, Option, read_knobs, scan_pytest_args
+from detlint.readers.ci.pytest.arguments import Option, read_knobs, scan_pytest_args
 from detlint.readers.ci.shell.launchers import has_launcher_hint
 from detlint.readers.ci.shell.lexer import Word
 from detlint.readers.ci.shell.masking import Masking
 from detlint.readers.ci.shell.parser import parse
-from detlint.readers.ci.shell.retries import ShellRetry, find_retries
+from detlint.readers.ci.shell.retries import (
+    ShellRetry,
+    counted_retry,
+    find_retries,
+    retried,
+    runs_again,
+    same_commands,
+)
 from detlint.readers.ci.shell.runners import PROGRAM_NAMES, Callee
-from detlint.readers.ci.shell.state import Reason
 from detlint.readers.ci.shell.walk import ExportVia, Found, Walker, WalkState, resolve
 
 __all__ = ["CommandFacts", "Export", "Place", "PytestRun", "TestCall", "read_command"]
@@ -240,7 +246,7 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     walker = Walker(text)
     walker.walk(program, WalkState())
     lines = _Lines(text)
-    masking = Masking(program, unparsed, errexit, pipefail)
+    masking = Masking(program, unparsed, errexit, pipefail, same_commands(walker))
     starts = [found.command.start for found in walker.found]
     starts += [call.command.start for call in walker.calls]
     retries: dict[int, ShellRetry] = {}
@@ -267,23 +273,16 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
         line, column = lines.point(call.command.start)
         end_line, end_column = lines.point(call.command.end)
         reason = masking.reason(call.command)
-        if reason is not None and _runs_pytest_again(reason, starts):
-            reason = None  # `make test || make test`: a retry, not a mask
+        retry = retries.get(id(call.command))
+        if reason is not None and runs_again(reason, starts):
+            retry = retry or retried(reason)  # `make test || make test`: a retry, not a mask
+            reason = None
         masked = reason.phrase if reason is not None else None
-        retry = retries.get(id(call.command)) if masked is None else None
+        retry = retry if masked is None else None
         attempts, shape = (retry.attempts, retry.shape) if retry is not None else (None, None)
         where = (line, column, end_line, end_column)
         calls.append(TestCall(*where, call.callee, call.cwd, masked, call.in_loop, attempts, shape))
     return CommandFacts(tuple(runs), tuple(exports), unparsed, tuple(calls))
-
-
-def _runs_pytest_again(reason: Reason, starts: list[int]) -> bool:
-    """Whether the construct that drops a failure is ``|| pytest ...``: a second run
-    (often ``--last-failed``) whose own status decides the step. That is a retry
-    (``retries.py``), not a hidden exit status."""
-    return reason.phrase.startswith("`||") and any(
-        reason.start < start < reason.end for start in starts
-    )
 
 
 def _reader(variables: dict[str, str]) -> Callable[[Word], str]:
@@ -294,17 +293,6 @@ def _reader(variables: dict[str, str]) -> Callable[[Word], str]:
         return resolve(word, variables)[0] if word.dynamic else word.value
 
     return read
-
-
-def _reruns_inside(knobs: Knobs) -> bool:
-    """Whether a run's own options rerun failing tests inside pytest."""
-    return bool(
-        knobs.get("reruns")
-        or knobs.get("retries")
-        or knobs.get("force_reruns")
-        or knobs.get("max_runs")
-        or knobs.get("force_flaky")
-    )
 
 
 def _run(
@@ -322,9 +310,10 @@ def _run(
     if reruns_option is not None:
         reruns_text, reruns_at = _as_written(reruns_option, found, lines)
     reason, caught = masking.verdict(command)
-    if reason is not None and _runs_pytest_again(reason, starts):
-        reason = None
-    retry = _counted_retry(retries.get(id(command)), reason, knobs)
+    retry = retries.get(id(command))
+    if reason is not None and runs_again(reason, starts):
+        retry, reason = retry or retried(reason), None
+    retry = counted_retry(retry, reason, knobs)
     line, column = lines.point(command.start)
     end_line, end_column = lines.point(command.end)
     tox_env = launch.tox_env
@@ -359,7 +348,7 @@ def _pytest_words(found: Found) -> tuple[list[str], list[bool]]:
     """The words a run hands pytest, and for each whether its value is unknown: an
     expansion takes the literal values assigned before the run (``N=2; ... $N``), and
     an expansion the launcher rewrote (hatch test --retries) stays unknown."""
-    words = found.command.words
+    words = found.words or found.command.words
     values: list[str] = []
     dynamic: list[bool] = []
     for value, index in found.launch.args:
@@ -380,20 +369,5 @@ def _as_written(option: Option, found: Found, lines: _Lines) -> tuple[str, Place
     a finding about it quotes the command's own words, not the words after expansion."""
     span = range(option.index, option.index + option.width)
     indexes = sorted({found.launch.args[k][1] for k in span})
-    written = [found.command.words[k] for k in indexes]
+    written = [(found.words or found.command.words)[k] for k in indexes]
     return " ".join(word.raw for word in written), lines.place(written[0].start, written[-1].end)
-
-
-def _counted_retry(
-    retry: ShellRetry | None, reason: Reason | None, knobs: Knobs
-) -> ShellRetry | None:
-    """The shell retry around a run as the model counts it, or None when it does not
-    count: the run is masked, or its attempts differ (``|| pytest --lf``) while its own
-    options rerun inside pytest."""
-    if retry is not None and reason is not None:
-        retry = None  # the last attempt's failure does not reach the step: a mask
-    if retry is not None and not retry.same and _reruns_inside(knobs):
-        # `pytest --reruns 2 || pytest --lf`: the attempts add up rather than multiply,
-        # which the model's layers do not express; say nothing rather than overstate.
-        retry = None
-    return retry

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from detlint.readers.ci.shell.effects import Analysis
 from detlint.readers.ci.shell.nodes import CommandList, Node, Simple
+from detlint.readers.ci.shell.retries import every_node
 from detlint.readers.ci.shell.simulation import GiveUp, Simulation
-from detlint.readers.ci.shell.state import Reason
+from detlint.readers.ci.shell.state import RETRIED, Reason
 
 _MAX_PATHS = 128  # paths explored per invocation before giving up (masked stays None)
 # Commands that run their words as another command or as a script, which may be a
@@ -31,8 +32,18 @@ class Masking:
     """``masking_reason`` for the runs of one script, sharing one ``Analysis``,
     which is built only when some run needs the simulation (see above)."""
 
-    def __init__(self, program: CommandList, unparsed: bool, errexit: bool, pipefail: bool) -> None:
+    def __init__(
+        self,
+        program: CommandList,
+        unparsed: bool,
+        errexit: bool,
+        pipefail: bool,
+        again: dict[int, frozenset[int]] | None = None,
+    ) -> None:
         self.program = program
+        # For each test command, the others that run the same tests: one of them run
+        # after it failed is a retry of it (``retries.same_commands``).
+        self.again = again or {}
         self.unparsed = unparsed
         self.errexit = errexit
         self.pipefail = pipefail
@@ -66,7 +77,10 @@ class Masking:
             return None, None
         if self.analysis is None:
             self.analysis = Analysis(self.program)
-        return masking_verdict(self.program, self.analysis, command, self.errexit, self.pipefail)
+        again = self.again.get(id(command), frozenset())
+        return masking_verdict(
+            self.program, self.analysis, command, self.errexit, self.pipefail, again
+        )
 
     def _stops_script(self, command: Simple) -> bool:
         """Whether errexit surely ends the script when ``command`` fails: it is a
@@ -91,21 +105,29 @@ class Masking:
 
 
 def masking_verdict(
-    program: CommandList, analysis: Analysis, target: Simple, errexit: bool, pipefail: bool
+    program: CommandList,
+    analysis: Analysis,
+    target: Simple,
+    errexit: bool,
+    pipefail: bool,
+    tests: frozenset[int] = frozenset(),
 ) -> tuple[Reason | None, Reason | None]:
     """(why the script ends with status 0 on every path on which ``target`` fails, or
     None when some path fails the step, the target never runs, or the paths are too
     many to follow; what first caught the failure on a path that still failed the
     step, when every path was followed and none masked it)."""
     enclosing = analysis.enclosing(target)
+    if tests:  # the runs that may retry it are never stepped over
+        enclosing = enclosing.union(*(analysis.enclosing(t) for t in _simples(program, tests)))
     pending: list[list[int]] = [[]]
     reason = None
     paths = 0
+    retried = bool(tests)
     while pending:
         if paths >= _MAX_PATHS:
             return None, None
         prefix = pending.pop()
-        simulation = Simulation(target, prefix, analysis, enclosing)
+        simulation = Simulation(target, prefix, analysis, enclosing, tests)
         try:
             status = simulation.run(program, errexit, pipefail)
         except GiveUp:
@@ -123,9 +145,17 @@ def masking_verdict(
             # one path.
             deferred = not pending and reason is None and status.code is not None
             return None, simulation.reason if deferred else None
+        retried = retried and simulation.again
         if reason is None:
             reason = simulation.reason or Reason("exit status replaced", target.start, target.end)
+    if reason is not None and retried:  # every path that hides it runs the tests again
+        return Reason(RETRIED, reason.start, reason.end), None
     return reason, None
+
+
+def _simples(program: CommandList, ids: frozenset[int]) -> list[Simple]:
+    """The simple commands of ``program`` whose ids are ``ids`` (nested scripts too)."""
+    return [node for node in every_node(program) if isinstance(node, Simple) and id(node) in ids]
 
 
 def _keeps_errexit(node: Node) -> bool:

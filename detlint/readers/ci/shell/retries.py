@@ -13,9 +13,10 @@ $N)``) is not counted: its attempts are unknown.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from detlint.readers.ci.pytest.arguments import Knobs
 from detlint.readers.ci.shell.lexer import Word
 from detlint.readers.ci.shell.nodes import (
     AndOr,
@@ -30,6 +31,8 @@ from detlint.readers.ci.shell.nodes import (
     Simple,
     Subshell,
 )
+from detlint.readers.ci.shell.state import RETRIED, Reason
+from detlint.readers.ci.shell.walk import Walker
 
 _LAST_FAILED = frozenset({"--lf", "--last-failed"})
 
@@ -58,7 +61,7 @@ def find_retries(
     word of it reads there (``$POLICY`` as the literal value assigned before it);
     ``names`` how a call other than pytest reads in a message."""
     found: dict[int, ShellRetry] = {}
-    for node in _nodes(program):
+    for node in every_node(program):
         if isinstance(node, AndOr):
             _or_chain(node, runs, found, names or {})
         elif isinstance(node, Loop):
@@ -135,7 +138,7 @@ def _leaves_loop(node: Node) -> bool:
     return words[0] in ("exit", "return") and words[1:] in ([], ["0"])
 
 
-def _nodes(program: CommandList) -> Iterator[Node]:
+def every_node(program: CommandList) -> Iterator[Node]:
     """Every node of ``program``, nested scripts (``bash -c '...'``) included."""
     stack: list[CommandList] = [program]
     while stack:
@@ -167,3 +170,64 @@ def _nodes(program: CommandList) -> Iterator[Node]:
                 pending.append(node.body)
             elif isinstance(node, Pipeline):
                 pending += node.commands
+
+
+def runs_again(reason: Reason, starts: list[int]) -> bool:
+    """Whether the construct that drops a failure is ``|| pytest ...`` (a second run,
+    often ``--last-failed``, whose own status decides the step), or the simulation saw
+    the tests run again on every path that hid the failure: a retry, not a mask."""
+    return reason.phrase == RETRIED or (
+        reason.phrase.startswith("`||") and any(reason.start < s < reason.end for s in starts)
+    )
+
+
+def retried(reason: Reason) -> ShellRetry | None:
+    """A retry the shell's syntax did not show (``retries.py``), seen by the simulation:
+    two attempts at least, and more may run than this counts."""
+    return ShellRetry(2, RETRIED, same=False) if reason.phrase == RETRIED else None
+
+
+def reruns_inside(knobs: Knobs) -> bool:
+    """Whether a run's own options rerun failing tests inside pytest."""
+    return bool(
+        knobs.get("reruns")
+        or knobs.get("retries")
+        or knobs.get("force_reruns")
+        or knobs.get("max_runs")
+        or knobs.get("force_flaky")
+    )
+
+
+def counted_retry(
+    retry: ShellRetry | None, reason: Reason | None, knobs: Knobs
+) -> ShellRetry | None:
+    """The shell retry around a run as the model counts it, or None when it does not
+    count: the run is masked, or its attempts differ (``|| pytest --lf``) while its own
+    options rerun inside pytest."""
+    if retry is not None and reason is not None:
+        retry = None  # the last attempt's failure does not reach the step: a mask
+    if retry is not None and not retry.same and reruns_inside(knobs):
+        # `pytest --reruns 2 || pytest --lf`: the attempts add up rather than multiply,
+        # which the model's layers do not express; say nothing rather than overstate.
+        retry = None
+    return retry
+
+
+def same_commands(walker: Walker) -> dict[int, frozenset[int]]:
+    """For each test command of a script (by the id of its ``Simple``), the other commands
+    that run the same tests: the same words, ``--lf``/``--last-failed`` aside. One of them
+    run after the first failed is a retry, however the script writes the control flow."""
+    keys: dict[int, tuple[str, ...]] = {}
+    for found in walker.found:
+        words = found.words or found.command.words
+        keys[id(found.command)] = ("run", *_same_words(w.value for w in words))
+    for call in walker.calls:
+        keys[id(call.command)] = ("call", call.callee.name, *_same_words(call.callee.words))
+    by_key: dict[tuple[str, ...], set[int]] = {}
+    for ident, key in keys.items():
+        by_key.setdefault(key, set()).add(ident)
+    return {ident: frozenset(by_key[key] - {ident}) for ident, key in keys.items()}
+
+
+def _same_words(words: Iterable[str]) -> list[str]:
+    return [w for w in words if w not in _LAST_FAILED and w not in ("&", "--verbose", "-v")]

@@ -122,9 +122,16 @@ class Simulation:
     """
 
     def __init__(
-        self, target: Simple, choices: list[int], analysis: Analysis, enclosing: set[int]
+        self,
+        target: Simple,
+        choices: list[int],
+        analysis: Analysis,
+        enclosing: set[int],
+        tests: frozenset[int] = frozenset(),
     ) -> None:
         self.target = target
+        self.tests = tests  # the ids of the script's other test runs
+        self.again = False  # one of them ran after the target failed: a retry
         self.analysis = analysis
         self.enclosing = enclosing  # nodes around the target: never stepped over
         self.choices = choices
@@ -437,6 +444,8 @@ class Simulation:
                 self.ignoring = saved
         words = command.words
         executes = bool(words) and words[0].value == "exec" and len(words) > 1
+        if self.ran and id(command) in self.tests:
+            self.again = True
         if command is self.target:
             self.ran = True
             status = Status(1, tainted=True)

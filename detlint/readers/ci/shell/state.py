@@ -19,6 +19,10 @@ from detlint.readers.ci.shell.lexer import Word, split_assignment
 from detlint.readers.ci.shell.nodes import CommandList, Node, Simple
 from detlint.readers.ci.shell.wrappers import read_flags
 
+# The phrase of a "mask" that is a retry: the tests run again on every path that hid the
+# failure (``masking.masking_verdict``), so the later run's status decides.
+RETRIED = "run again when it fails"
+
 
 @dataclass(frozen=True)
 class Reason:

@@ -68,6 +68,9 @@ class Found:
     cwd: str | None
     in_loop: bool
     variables: dict[str, str]  # literal values assigned before it
+    # The words run, when a variable held the command (CMD="pytest -x"; $CMD): the
+    # launch's indexes point into these, each placed where the variable is written.
+    words: list[Word] | None = None
 
 
 @dataclass
@@ -111,6 +114,19 @@ def resolve(word: Word, variables: dict[str, str]) -> tuple[str, bool]:
 
     value = _VARIABLE.sub(substitute, word.value)
     return value, unknown or "$" in _VARIABLE.sub("", value)
+
+
+def _held_words(words: list[Word], variables: dict[str, str]) -> list[Word] | None:
+    """The words a command held in a variable runs (``$CMD -k fast`` after
+    ``CMD="pytest -x"``), each placed where the variable is written; None when its value
+    is not known."""
+    head, unknown = resolve(words[0], variables)
+    parts = head.split()
+    if unknown or not parts:
+        return None
+    first = words[0]
+    held = [Word(part, part, first.start, first.end, False, []) for part in parts]
+    return [*held, *words[1:]]
 
 
 def _targets_github_env(redirects: Sequence[Redirect]) -> bool:
@@ -197,21 +213,20 @@ class Walker:
             for word in command.assigns:
                 self.assign(word, state, "assignment")
             return
-        values = [word.value for word in words]
+        held = _held_words(words, state.variables) if words[0].dynamic else None
+        run = held or words
+        values = [word.value for word in run]
         if has_launcher_hint(" ".join(values)):
-            launch = launcher_of(values, [word.dynamic for word in words])
+            launch = launcher_of(values, [word.dynamic for word in run])
             if launch is not None:
                 env = launch.env
                 if command.assigns:
                     env = (*(split_assignment(word) for word in command.assigns), *env)
                 cwd = state.cwd if launch.chdir is None else join_dir(state.cwd, launch.chdir)
                 in_loop = state.loops > 0
-                self.found.append(Found(command, launch, env, cwd, in_loop, dict(state.variables)))
+                variables = dict(state.variables)
+                self.found.append(Found(command, launch, env, cwd, in_loop, variables, held))
                 return
-        if words[0].dynamic:  # a command held in a variable: CMD="make test"; $CMD
-            head, unknown = resolve(words[0], state.variables)
-            if not unknown:
-                values = [*head.split(), *values[1:]]
         callee = callee_of(values) if values else None
         if callee is None and values and values[0] not in self.functions:
             callee = test_command(values[0])  # a function of a sourced file: run_tests
@@ -253,6 +268,9 @@ class Walker:
     def assign(self, word: Word, state: WalkState, via: ExportVia | None) -> None:
         name, value = split_assignment(word)
         resolved, unknown = resolve(Word(value, value, 0, 0, word.dynamic, []), state.variables)
+        if word.value.startswith(f"{name}+="):  # CMD+=" -v": appended to what it held
+            unknown = unknown or name not in state.variables
+            resolved = state.variables.get(name, "") + resolved
         if unknown:
             state.variables.pop(name, None)
         else:
