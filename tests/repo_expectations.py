@@ -43,6 +43,13 @@ def written_repository(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def github_workflow(*runs: str) -> str:
+    """A GitHub workflow of one job on ubuntu whose steps are ``runs``, each a ``run: |``
+    block (the first command of the first step on line 7)."""
+    steps = "".join("      - run: |\n" + textwrap.indent(run, " " * 10) + "\n" for run in runs)
+    return "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n" + steps
+
+
 def expected_findings(repo: Path) -> set[tuple[str, int, str]]:
     found = set()
     for path in sorted(repo.rglob("*")):

@@ -7,7 +7,7 @@ keep pytest's status and return it later, or run a variable that holds ``false``
 from __future__ import annotations
 
 import pytest
-from repo_expectations import run_audit, run_check, written_repository
+from repo_expectations import github_workflow, run_audit, run_check, written_repository
 
 TEST = "def test_a():\n    assert True\n"
 MAKEFILE = "test:\n\tpython -m pytest tests\n"
@@ -163,20 +163,7 @@ def test_test_service_retries_configured_in_env_are_retries(tmp_path):
 
 
 def test_a_failure_caught_and_re_raised_later_is_named_deferred_in_the_census(tmp_path):
-    workflow = """\
-        on: push
-        jobs:
-          test:
-            runs-on: ubuntu-latest
-            steps:
-              - run: |
-                  set +e
-                  pytest tests
-                  rc=$?
-                  set -e
-                  coverage xml
-                  exit $rc
-        """
+    workflow = github_workflow("set +e\npytest tests\nrc=$?\nset -e\ncoverage xml\nexit $rc")
     repo = written_repository(
         tmp_path, {"tests/test_a.py": TEST, ".github/workflows/ci.yml": workflow}
     )
@@ -199,14 +186,7 @@ def _python_findings(tmp_path, files: dict[str, str]) -> list[tuple[str, str]]:
 
 
 FLAKY_TEST = "import pytest\n\n@pytest.mark.flaky(reruns=3)\ndef test_b():\n    assert True\n"
-CI_RERUNS = """\
-    on: push
-    jobs:
-      test:
-        runs-on: ubuntu-latest
-        steps:
-          - run: pytest tests --reruns 2
-    """
+CI_RERUNS = github_workflow("pytest tests --reruns 2")
 
 
 @pytest.mark.parametrize("visible", [False, True])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-from repo_expectations import run_audit, run_check, written_repository
+from repo_expectations import github_workflow, run_audit, run_check, written_repository
 
 TEST = "def test_a():\n    assert True\n"
 
@@ -21,8 +21,7 @@ def _ci_codes(tmp_path, files: dict[str, str]) -> list[tuple[str, int]]:
 
 
 def _github(run: str) -> dict[str, str]:
-    header = "on: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n"
-    return {".github/workflows/ci.yml": header + textwrap.indent(run, " " * 10) + "\n"}
+    return {".github/workflows/ci.yml": github_workflow(run)}
 
 
 @pytest.mark.parametrize(

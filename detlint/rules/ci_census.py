@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from detlint.base.span import Span
+from detlint.readers.ci.facts import GENERATED_CHILD
 
 if TYPE_CHECKING:
     from detlint.compose.ci.analysis import CiAnalysis
@@ -163,11 +164,11 @@ def _silent_reason(
             f"the commands it acts on are in {remote.split(',')[0]}, which detlint does not "
             "read: whether they run tests is unknown"
         )
-    generated = next((s.calls for s in steps if (s.calls or "").startswith("artifact:")), None)
-    if not runs and generated is not None:
+    generated = next((s.calls for s in steps if (s.calls or "").startswith(GENERATED_CHILD)), "")
+    if not runs and generated:
         return "unseen-callee", (
             f"it triggers a child pipeline another job writes at run time "
-            f"(`{generated.partition(':')[2]}`): whether its jobs run tests is unknown"
+            f"(`{generated.removeprefix(GENERATED_CHILD)}`): whether its jobs run tests is unknown"
         )
     if not runs and not any(knob in other.knobs for other in ci.others):
         return "runs-no-tests", f"the step runs no tests: {_what_it_runs(knob, steps)}"

@@ -17,7 +17,7 @@ import dataclasses
 import posixpath
 from collections.abc import Callable, Sequence
 
-from detlint.readers.ci.facts import CiKnob, CiStep, PipelineFacts
+from detlint.readers.ci.facts import GENERATED_CHILD, CiKnob, CiStep, PipelineFacts
 
 
 def with_callers(
@@ -28,7 +28,7 @@ def with_callers(
     callers: dict[str, list[CiStep]] = {}
     for pipeline in pipelines:
         for step in pipeline.steps:
-            if step.calls is None or step.calls.startswith("artifact:"):  # generated
+            if step.calls is None or step.calls.startswith(GENERATED_CHILD):
                 continue
             called = posixpath.normpath(posixpath.join(pipeline.base, step.calls.lstrip("/")))
             callers.setdefault(called, []).append(step)

@@ -35,6 +35,9 @@ CiKnobKind = Literal[
 ]
 
 PYTEST_FAILED = 1  # pytest's exit status when tests failed
+# How ``CiStep.calls`` names a child pipeline another job writes at run time (GitLab
+# ``trigger: include: artifact``): named, never read.
+GENERATED_CHILD = "artifact:"
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,7 @@ class CiStep:
     platform: str | None = None
     # A reusable workflow of the repository the job runs in its place (GitHub ``uses:
     # ./.github/workflows/x.yml``), relative to the checkout: its jobs inherit the knobs.
+    # A child pipeline written at run time is ``GENERATED_CHILD`` and its artifact's path.
     calls: str | None = None
     # The literal inputs it hands that workflow (``with:``), for ``${{ inputs.x }}`` there.
     passes: tuple[tuple[str, bool | int | float | str], ...] = ()

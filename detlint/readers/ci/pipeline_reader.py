@@ -228,27 +228,18 @@ class PipelineReader:
         """The text of a script a step runs (for the exit status its tests fail with),
         from the checkout; a path outside it, or a file too large for a script, is None.
         Each file read is an input of the pipeline's facts, as an include is."""
-
-        def read(relative: str) -> str | None:
-            if relative.startswith(("/", "$", "~")) or relative.startswith("../"):
-                return None
-            key = f"{base}/{relative}"
-            if key not in texts:
-                texts[key] = read_file(relative)
-            return texts[key]
-
         texts: dict[str, str | None] = {}  # each script once, however many steps run it
 
-        def read_file(relative: str) -> str | None:
-            target = self.root / base / relative
-            try:
-                if not target.is_file() or target.stat().st_size > _MAX_SCRIPT_BYTES:
-                    return None
-            except OSError:
+        def read(relative: str) -> str | None:
+            if relative.startswith(("/", "$", "~", "../")):
                 return None
-            data = read_bytes(target, "")
-            self.inputs.append(Input(os.path.abspath(target), content_digest(data)))
-            return data.decode("utf-8", "replace") if isinstance(data, bytes) else None
+            if relative not in texts:
+                target = self.root / base / relative
+                data = read_bytes(target, "", _MAX_SCRIPT_BYTES)
+                self.inputs.append(Input(os.path.abspath(target), content_digest(data)))
+                text = decode_text(data, "") if isinstance(data, bytes) else None
+                texts[relative] = text if isinstance(text, str) else None
+            return texts[relative]
 
         return read
 

@@ -29,15 +29,12 @@ from detlint.base.span import Span
 from detlint.readers.ci.commands.follow import Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
-from detlint.readers.ci.shell.runners import Callee
+from detlint.readers.ci.shell.runners import TEST_WORD, Callee
 
 if TYPE_CHECKING:
     from detlint.readers.ci.commands.python_wrappers import PythonWrapper
 
 _MAX_DEPTH = 4
-# "test" or "tests" as a word of a name: run-amd-test.sh, standalone_tests, unittest,
-# integration-tests, pytest-gpu.
-_TEST_WORD = re.compile(r"(?:^|[-_./:])(?:unit|py)?tests?(?:$|[-_./:\d])", re.I)
 # make's goals also say "check" for their tests (GNU's name for the test goal).
 _MAKE_TEST_GOAL = re.compile(r"(?:^|[-_./:])(?:unit|py)?(?:tests?|check)(?:$|[-_./:\d])", re.I)
 # A Python script is named like a runner as a whole (test.py, run_tests.py, runtests.py,
@@ -47,6 +44,11 @@ _PYTHON_RUNNER = re.compile(r"^(?:tests?|(?:run|smoke)[-_]?tests?(?:[-_.]\w+)*)\
 _TEST_MODULE = re.compile(r"^(?:test_\w+|\w+_test)\.py$")
 _TEST_DIRECTORIES = frozenset({"test", "tests", "testing"})
 _FOLLOWED_KINDS = frozenset({"script", "make", "task", "nox"})
+
+
+def _run_by_python(callee: Callee) -> bool:
+    """A script handed to Python (``python scripts/ci/run-tests``), whatever its suffix."""
+    return callee.name.startswith(("python", "pypy"))
 
 
 def _shell_script(path: str) -> bool:
@@ -96,7 +98,7 @@ def suggests_tests(callee: Callee) -> bool:
         return any(_MAKE_TEST_GOAL.search(word) for word in callee.name.split()[1:])
     if kind == "nox":  # bare nox runs the default sessions
         sessions = _session_names(callee.words)
-        return not sessions or any(_TEST_WORD.search(name) for name in sessions)
+        return not sessions or any(TEST_WORD.search(name) for name in sessions)
     if kind == "script":
         directory, _, name = callee.path.rpartition("/")
         if name.endswith(".py"):
@@ -108,9 +110,9 @@ def suggests_tests(callee: Callee) -> bool:
         # (standalone_tests/check.sh); tests/e2e/benchmarking/mlperf.sh is a benchmark
         # kept in a test tree.
         parent = directory.rpartition("/")[2]
-        return any(_TEST_WORD.search(part) is not None for part in (name, parent))
+        return any(TEST_WORD.search(part) is not None for part in (name, parent))
     if kind in ("task", "container", "tox"):
-        return any(_TEST_WORD.search(word) for word in callee.name.split()[1:])
+        return any(TEST_WORD.search(word) for word in callee.name.split()[1:])
     return False
 
 
@@ -153,8 +155,7 @@ def _follow(
     if callee.kind == "runner":
         ends.append(CallEnd(call, chain, span, True, call.masked))
         return
-    python = callee.name.startswith(("python", "pypy"))  # run by Python, whatever its suffix
-    if callee.kind == "script" and (callee.path.endswith(".py") or python):
+    if callee.kind == "script" and (callee.path.endswith(".py") or _run_by_python(callee)):
         wrapper = _python_wrapper(follower, callee.path, directory)
         if wrapper is not None:
             path, read = wrapper
@@ -206,7 +207,7 @@ def _inner(
         return _tasks(follower, callee, directory, seen)
     if callee.kind == "script":
         path = callee.path
-        if not _shell_script(path) or callee.name.startswith(("python", "pypy")):
+        if not _shell_script(path) or _run_by_python(callee):
             return None  # a Python script, or another program: not read as a shell script
         located = join(directory, path) if not path.startswith("/") else follower.mounted(path)
         if not located or located in seen:

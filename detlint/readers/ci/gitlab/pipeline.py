@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from detlint.base.span import Span
 from detlint.readers.ci.facts import (
+    GENERATED_CHILD,
     PYTEST_FAILED,
     CiCommand,
     CiKnob,
@@ -124,9 +125,6 @@ def _job(
     )
 
 
-GENERATED_CHILD = "artifact:"  # a child pipeline another job writes: `calls` names it so
-
-
 def _child_pipeline(trigger: Merged | None) -> str | None:
     """The local file of a child pipeline whose result is the job's (``trigger: {include:
     ci/child.yml, strategy: depend}``): its jobs carry the job's knobs. Without
@@ -150,7 +148,7 @@ def _child_pipeline(trigger: Merged | None) -> str | None:
         if isinstance(item, YMap) and isinstance(item.get("local"), YScalar):
             return text_of(item.get("local"))
         if isinstance(item, YMap) and isinstance(item.get("artifact"), YScalar):
-            # Written by another job at run time: named, never read (GENERATED_CHILD).
+            # Written by another job at run time: named, never read.
             return f"{GENERATED_CHILD}{text_of(item.get('artifact'))}"
         if isinstance(item, YScalar):
             return text_of(item)

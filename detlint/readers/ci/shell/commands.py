@@ -348,7 +348,7 @@ def _pytest_words(found: Found) -> tuple[list[str], list[bool]]:
     """The words a run hands pytest, and for each whether its value is unknown: an
     expansion takes the literal values assigned before the run (``N=2; ... $N``), and
     an expansion the launcher rewrote (hatch test --retries) stays unknown."""
-    words = found.words or found.command.words
+    words = found.run_words
     values: list[str] = []
     dynamic: list[bool] = []
     for value, index in found.launch.args:
@@ -369,5 +369,5 @@ def _as_written(option: Option, found: Found, lines: _Lines) -> tuple[str, Place
     a finding about it quotes the command's own words, not the words after expansion."""
     span = range(option.index, option.index + option.width)
     indexes = sorted({found.launch.args[k][1] for k in span})
-    written = [(found.words or found.command.words)[k] for k in indexes]
+    written = [found.run_words[k] for k in indexes]
     return " ".join(word.raw for word in written), lines.place(written[0].start, written[-1].end)

@@ -29,7 +29,7 @@ _INDIRECT = frozenset({"command", "builtin", "exec", "eval"})
 
 
 class Masking:
-    """``masking_reason`` for the runs of one script, sharing one ``Analysis``,
+    """``masking_verdict`` for the runs of one script, sharing one ``Analysis``,
     which is built only when some run needs the simulation (see above)."""
 
     def __init__(

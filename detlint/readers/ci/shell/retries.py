@@ -9,6 +9,12 @@ by their syntax; whether the last attempt's failure does reach the step is the
 masking analysis's question (``masking.py``), asked by the caller. A loop
 whose rounds the text does not say (``while``, ``until``, ``for i in $(seq
 $N)``) is not counted: its attempts are unknown.
+
+Every other way of writing it (``set +e; pytest; rc=$?; ...; if [ $rc -ne 0 ];
+then pytest --lf; fi``) is found by the simulation instead: ``same_commands`` names
+the runs of the same tests, and a masking verdict whose every hiding path runs one
+of them again is a retry (``runs_again``, ``retried``). ``counted_retry`` says when
+the model can count one.
 """
 
 from __future__ import annotations
@@ -182,7 +188,7 @@ def runs_again(reason: Reason, starts: list[int]) -> bool:
 
 
 def retried(reason: Reason) -> ShellRetry | None:
-    """A retry the shell's syntax did not show (``retries.py``), seen by the simulation:
+    """A retry ``find_retries`` did not see in the syntax but the simulation saw run:
     two attempts at least, and more may run than this counts."""
     return ShellRetry(2, RETRIED, same=False) if reason.phrase == RETRIED else None
 
@@ -219,8 +225,7 @@ def same_commands(walker: Walker) -> dict[int, frozenset[int]]:
     run after the first failed is a retry, however the script writes the control flow."""
     keys: dict[int, tuple[str, ...]] = {}
     for found in walker.found:
-        words = found.words or found.command.words
-        keys[id(found.command)] = ("run", *_same_words(w.value for w in words))
+        keys[id(found.command)] = ("run", *_same_words(w.value for w in found.run_words))
     for call in walker.calls:
         keys[id(call.command)] = ("call", call.callee.name, *_same_words(call.callee.words))
     by_key: dict[tuple[str, ...], set[int]] = {}

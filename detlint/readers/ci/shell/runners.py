@@ -207,15 +207,16 @@ def callee_of(values: Sequence[str], depth: int = 0) -> Callee | None:
     return None
 
 
-# A command's own name that says it runs tests: run_tests, test_py_project, unit-tests;
-# not one that handles their results (upload-test-results, test-report).
-_TEST_COMMAND = re.compile(r"(?:^|[-_.])(?:unit|py)?tests?(?:$|[-_.\d])", re.I)
+# ``test`` (or ``tests``, ``unittest``...) as a word of a name: run_tests, test_py_project,
+# ci/unit-tests.sh; the judgement "named like a test runner" for every kind of call.
+TEST_WORD = re.compile(r"(?:^|[-_./:])(?:unit|py)?tests?(?:$|[-_./:\d])", re.I)
+# A command that handles test results rather than running tests (upload-test-results).
 _RESULTS_COMMAND = re.compile(r"result|report|upload|summar|coverage|artifact|junit", re.I)
 
 
 def test_command(name: str) -> Callee | None:
     """A command (no path) named like a test runner, other than ``test`` itself."""
-    if name == "test" or "/" in name or "$" in name or not _TEST_COMMAND.search(name):
+    if name == "test" or "/" in name or "$" in name or not TEST_WORD.search(name):
         return None
     if _RESULTS_COMMAND.search(name):
         return None

@@ -72,6 +72,11 @@ class Found:
     # launch's indexes point into these, each placed where the variable is written.
     words: list[Word] | None = None
 
+    @property
+    def run_words(self) -> list[Word]:
+        """The words of the command run: the held ones, else the command's own."""
+        return self.words or self.command.words
+
 
 @dataclass
 class FoundCall:
