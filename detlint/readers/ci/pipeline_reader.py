@@ -108,7 +108,6 @@ class PipelineReader:
         self.tokens = KNOB_TOKENS + tuple(t.lower() for t in extra_tokens)
         self.problems: list[Problem] = []
         self._loaded: dict[str, tuple[tuple[YNode, ...], tuple[Problem, ...]]] = {}
-        self._scripts: dict[ScriptKey, CommandFacts] = {}
         # Every file a read took in besides its own (a GitLab include), with the digest
         # of the bytes read ("" when absent or unreadable): what a cache entry rests on.
         self.inputs: list[Input] = []
@@ -189,19 +188,14 @@ class PipelineReader:
 
         Reading the shell text is as costly as reading the YAML, so it is done here,
         where the file is read (in a worker process when there are many files)."""
-        from detlint.readers.ci.shell.commands import read_command
+        from detlint.readers.ci.shell.commands import read_script
 
         found: dict[ScriptKey, CommandFacts] = {}
         for step in facts.steps:
             for group in script_groups(step):
                 key = script_key(group)
                 if key not in found:
-                    command = self._scripts.get(key)
-                    if command is None:
-                        text, errexit, pipefail = key
-                        command = read_command(text, errexit=errexit, pipefail=pipefail)
-                        self._scripts[key] = command
-                    found[key] = command
+                    found[key] = read_script(*key)
         return tuple(found.items())
 
     def _facts(

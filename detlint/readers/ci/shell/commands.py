@@ -25,6 +25,7 @@ stepped over, and ``CommandFacts.unparsed`` says so.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +47,15 @@ from detlint.readers.ci.shell.retries import (
 from detlint.readers.ci.shell.runners import PROGRAM_NAMES, Callee
 from detlint.readers.ci.shell.walk import ExportVia, Found, Walker, WalkState, resolve
 
-__all__ = ["CommandFacts", "Export", "Place", "PytestRun", "TestCall", "read_command"]
+__all__ = [
+    "CommandFacts",
+    "Export",
+    "Place",
+    "PytestRun",
+    "TestCall",
+    "read_command",
+    "read_script",
+]
 
 
 @dataclass(frozen=True)
@@ -239,6 +248,14 @@ def read_command(text: str, *, errexit: bool = True, pipefail: bool = False) -> 
         return _read(text, errexit, pipefail)
     except RecursionError:  # pragma: no cover - depth limits keep well below it
         return CommandFacts((), (), True)
+
+
+@functools.lru_cache(maxsize=4096)
+def read_script(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
+    """``read_command``, once per process for each script (a ``ScriptKey``): the pipeline
+    reader and the exit-status reading ask for the same scripts, and pipelines repeat
+    theirs from step to step."""
+    return read_command(text, errexit=errexit, pipefail=pipefail)
 
 
 def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:

@@ -25,7 +25,7 @@ import posixpath
 from collections.abc import Callable, Iterator, Sequence
 
 from detlint.readers.ci.facts import PYTEST_FAILED, CiCommand
-from detlint.readers.ci.shell.commands import CommandFacts, read_command
+from detlint.readers.ci.shell.commands import read_script
 from detlint.readers.ci.shell.runners import MAKE_FAILED
 
 ScriptText = Callable[[str], str | None]  # a repository path -> the file's text, or None
@@ -64,7 +64,7 @@ def _status(
     text: str, errexit: bool, pipefail: bool, script_text: ScriptText | None, depth: int
 ) -> int | None:
     """``failure_status`` of one script, or None when it runs nothing detlint knows."""
-    facts = _read(text, errexit, pipefail)
+    facts = read_script(text, errexit, pipefail)
     if facts.runs:
         return PYTEST_FAILED
     statuses: list[int] = []
@@ -82,12 +82,6 @@ def _status(
     if MAKE_FAILED in statuses:
         return MAKE_FAILED
     return statuses[0] if statuses else None
-
-
-@functools.lru_cache(maxsize=512)
-def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
-    """A script read once per process: the steps of a pipeline often share one."""
-    return read_command(text, errexit=errexit, pipefail=pipefail)
 
 
 def status_of(commands: Sequence[CiCommand], pipefail: bool = False) -> Callable[[], int]:
