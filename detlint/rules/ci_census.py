@@ -141,7 +141,9 @@ def _silent_reason(
         return "rule-not-selected", f"{code} is not among the rules this run selected"
     if knob.optional:
         return "manual-job", knob.note or "the job runs only when someone starts it"
-    retry = knob.kind in ("job-retry", "retry-action", "shell-retry")
+    from detlint.compose.ci.gates import RETRY_KINDS  # only when a knob is silent
+
+    retry = knob.kind in RETRY_KINDS
     if retry and knob.attempts is not None and knob.attempts < 2:
         return "no-retry", f"gives a failing job no second attempt (`{knob.value}`)"
     if knob.covers_tests is None:
