@@ -25,7 +25,7 @@ from detlint.readers.ci.facts import GENERATED_CHILD
 
 if TYPE_CHECKING:
     from detlint.compose.ci.analysis import CiAnalysis
-    from detlint.compose.ci.test_run import TestRun
+    from detlint.compose.ci.test_run import OtherRun, TestRun
     from detlint.readers.ci.facts import CiKnob, CiStep
     from detlint.rules.finding import Finding
 
@@ -83,6 +83,7 @@ def census(
                 codes.append(found.code)
     verdicts = [_knob_verdict(knob, ci, at, selected) for knob in ci.knobs]
     verdicts += _run_verdicts(ci.runs, at, selected)
+    verdicts += _other_verdicts(ci.others, at, selected)
     verdicts.sort(key=lambda verdict: (verdict.span, verdict.kind))
     return tuple(verdicts)
 
@@ -134,6 +135,8 @@ def _silent_reason(
         )
     if knob.kind == "service-quarantine":
         return "service-quarantine", knob.note
+    if knob.acts_on:
+        return "runs-no-tests", _quiet_reason(knob)
     if knob.kind == "skip":
         return "step-skipped", "the step does not run, so there is no failure of it to hide"
     code = _CODE_OF_KIND.get(knob.kind)
@@ -175,6 +178,21 @@ def _silent_reason(
     if not runs and not any(knob in other.knobs for other in ci.others):
         return "runs-no-tests", f"the step runs no tests: {_what_it_runs(knob, steps)}"
     return "unexplained", "no rule reported it and no reason is known: a gap in detlint"
+
+
+def _quiet_reason(knob: CiKnob) -> str:
+    """Why a script's own knob around a command hides no test failure."""
+    if knob.value == "set +e":
+        return "`set +e` lets the script go on after a failure, and no command of it runs tests"
+    runs_none = f" ({knob.note})" if knob.note else ""
+    if knob.kind == "shell-retry":
+        return (
+            f"`{knob.value}` runs `{knob.acts_on}` again when it fails; it runs no tests{runs_none}"
+        )
+    return (
+        f"`{knob.value}` keeps the status of `{knob.acts_on}` from the step; it runs no tests"
+        f"{runs_none}"
+    )
 
 
 def _what_it_runs(knob: CiKnob, steps: Sequence[CiStep]) -> str:
@@ -252,6 +270,33 @@ def _run_verdicts(
             found["masked-status", run.span] = _run_entry(
                 run, "masked-status", run.span, run.run.deferred, at, "deferred", reason
             )
+    return list(found.values())
+
+
+def _other_verdicts(
+    others: Sequence[OtherRun], at: dict[Span, list[str]], selected: frozenset[str] | None
+) -> list[KnobVerdict]:
+    """Masked statuses of tests run otherwise (``python -m unittest || true``): one entry
+    per place, as for pytest runs."""
+    found: dict[Span, KnobVerdict] = {}
+    for other in others:
+        if other.masked is None or other.span in found:
+            continue
+        codes = tuple(sorted(at.get(other.span, ())))
+        cause, reason = "", ""
+        if not codes:
+            cause, reason = (
+                ("rule-not-selected", "DET431 is not among the rules selected")
+                if not _selected("DET431", selected)
+                else ("unexplained", "no rule reported it: a gap in detlint")
+            )
+        verdict: Verdict = (
+            "finding" if codes else ("not-judged" if cause == "unexplained" else "no-finding")
+        )
+        found[other.span] = KnobVerdict(
+            "masked-status", other.step.system, other.name, other.masked, other.span,
+            other.step.name, verdict, codes, cause, reason,
+        )  # fmt: skip
     return list(found.values())
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from detlint.base.gc_pause import cyclic_gc_paused
 from detlint.base.paths import displayer, relativer
 from detlint.compose.ci.callers import with_callers
+from detlint.compose.ci.script_knobs import script_knobs
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
@@ -163,6 +164,7 @@ def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
                     if (key := id(run.test_files)) not in ids:
                         ids.add(key)
                         (changed if changes else overridden).update(run.test_files)
+            knobs.update(dict.fromkeys(script_knobs(step, linker.read)))
             if step.knobs:  # every knob once, in file order
                 knobs.update(dict.fromkeys(step.knobs))
             for command in step.commands:
@@ -170,4 +172,5 @@ def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
                     knobs.update(dict.fromkeys(command.knobs))
     for other in linker.others:
         knobs.update(dict.fromkeys(k for k in other.knobs if k.kind == "shell-retry"))
+    knobs.update(dict.fromkeys(linker.quiet))
     return _Linked(linker, runs, knobs, acting, changed, overridden)

@@ -26,6 +26,7 @@ from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.compose.ci.gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
 from detlint.compose.ci.run_options import line_options, run_options
+from detlint.compose.ci.script_knobs import followed_knobs, idle_call_knob
 from detlint.compose.ci.targets import TestFiles
 from detlint.compose.ci.test_run import OtherRun, TestRun
 from detlint.readers.ci.commands.calls import CallEnd, CallReach, follow_calls
@@ -83,6 +84,7 @@ class Linker:
         self._calls: dict[tuple[TestCall, str], CallReach] = {}  # (call, directory)
         # Tests the steps run that are not linked test by test (``OtherRun``).
         self.others: list[OtherRun] = []
+        self.quiet: list[CiKnob] = []  # knobs of followed files around no test command
         # (start, cd, targets, ignored): the directory pytest starts in, the test files reached
         # and the node ids selected in them.
         self._reach: dict[
@@ -96,7 +98,7 @@ class Linker:
         for pipeline in pipelines:
             self._commands.update(pipeline.shell)
 
-    def _read(self, key: ScriptKey) -> CommandFacts:
+    def read(self, key: ScriptKey) -> CommandFacts:
         found = self._commands.get(key)
         if found is None:
             text, errexit, pipefail = key
@@ -110,7 +112,7 @@ class Linker:
         carried: tuple[EnvSetting, ...] = ()
         for group in script_groups(step):
             located: Iterable[tuple[CiCommand, PytestRun]]
-            facts = self._read(script_key(group))
+            facts = self.read(script_key(group))
             if len(group) == 1:  # most groups: everything sits in the one command
                 places: Sequence[int] = (0,) * len(facts.exports)
                 located = zip(itertools.repeat(group[0]), facts.runs)
@@ -160,6 +162,8 @@ class Linker:
         )
         for command, call in calls:
             reach = self._reach_of(call, self._working(step, command, base))
+            if reach.quiet:
+                self.quiet += followed_knobs(step, reach.quiet)
             span = command.span_of(call)
             # `hatch run test || hatch run test --lf`: a retry of what the call runs.
             extra = (_call_retry(step, call, span),) if call.retry_attempts else ()
@@ -171,6 +175,9 @@ class Linker:
                     OtherRun(step, command, end, span, (*knobs, *_end_retry(step, end)))
                     for end in reach.ends
                 ]
+            elif not reach.runs and (call.masked or call.retry_attempts):
+                # `upload.sh || :`: a call that runs no tests, its knob for the census
+                self.quiet.append(idle_call_knob(step, call, span))
         return found
 
     def _placed(

@@ -18,6 +18,7 @@ from detlint.base.span import Span
 
 if TYPE_CHECKING:
     from detlint.readers.ci.shell.commands import CommandFacts, PytestRun, TestCall
+    from detlint.readers.ci.shell.quiet_knobs import QuietKnob
 
 System = Literal["buildkite", "github", "gitlab", "circleci"]
 
@@ -28,6 +29,7 @@ CiKnobKind = Literal[
     "job-retry",  # Buildkite retry.automatic, GitLab retry
     "retry-action",  # GitHub retry actions (nick-fields/retry, Wandalen/wretry.action)
     "shell-retry",  # a retry written in the script: pytest || pytest --lf, a for loop
+    "masked-status",  # a script's `|| true` or `set +e` around a command that runs no tests
     "fail-fast-off",  # GitHub strategy.fail-fast: false (informational)
     "continue-on-failure",  # Buildkite wait step continue_on_failure (not a soft fail)
     "skip",  # a step skipped by configuration
@@ -82,6 +84,9 @@ class CiKnob:
     # The job runs only when someone starts it (GitLab when: manual): whatever its
     # allow_failure, it masks no automatic result.
     optional: bool = False
+    # A knob a script writes around a command that runs no tests (``apt-get ... ||
+    # true``, a retry loop of ``curl``): that command's first word, for the census.
+    acts_on: str = ""
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ class CiCommand:
     # interpolation), for a finding on this command to say.
     note: str | None = None
 
-    def span_of(self, run: PytestRun | TestCall) -> Span:
+    def span_of(self, run: PytestRun | TestCall | QuietKnob) -> Span:
         """Where a pytest invocation read from this text sits in the pipeline file.
         A block scalar's content starts on the line after ``|``, and YAML strips its
         indentation from the text, so there the span is the whole line."""

@@ -180,8 +180,12 @@ def _census_json(analysis: Analysis, ci: CiAnalysis) -> list[dict[str, Any]]:
     for knob in ci.knobs:
         entry = _ci_knob_json(knob, steps, gated, running, ci)
         entries.append(entry | _verdict_json(by_span[knob.kind, knob.span]))
+    read = {(knob.kind, knob.span) for knob in ci.knobs}
     for verdict in verdicts:
-        if verdict.kind in ("rerun-option", "masked-status"):
+        if (
+            verdict.kind in ("rerun-option", "masked-status")
+            and (verdict.kind, verdict.span) not in read
+        ):
             entries.append(
                 {
                     "kind": verdict.kind,

@@ -22,7 +22,7 @@ from detlint.rules.fix_plans import (
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
-    from detlint.compose.ci.test_run import TestRun
+    from detlint.compose.ci.test_run import OtherRun, TestRun
 from detlint.rules.ci_costs import Pair, gates_by_run, quoted_cost, without_gate
 from detlint.rules.context import QUARANTINE
 
@@ -53,3 +53,43 @@ def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
         )
         plan = unmask_plan(runs[0])
         yield finding("DET431", runs[0].span, message, help_text, numbers, fix=plan)
+    yield from _masked_others(context)
+
+
+def _masked_others(context: RuleContext) -> Iterator[Finding]:
+    """The same for tests run otherwise (``python -m unittest || true``, ``make test ||
+    true`` whose recipe runs them, a script named like a test runner): one finding per
+    place the status is dropped, with the numbers of a single-attempt test."""
+    groups: dict[tuple[object, str], list[OtherRun]] = {}
+    for other in context.ci_others:
+        if other.masked is not None:
+            groups.setdefault((other.span, other.masked), []).append(other)
+    plain = (Policy(gate=MASKED_EXIT), Policy())
+    for (_, masked), others in groups.items():
+        numbers, _, _ = quoted_cost([], lambda gate: plain, plain, context)
+        first = others[0]
+        steps = list(dict.fromkeys(other.step.name for other in others))
+        where = f"step {steps[0]!r}" + (f" and {len(steps) - 1} more" if len(steps) > 1 else "")
+        if first.end.certain:
+            which = (
+                f"in a single-attempt test of those `{first.name}` runs (detlint links pytest "
+                "runs test by test, not this runner's)"
+            )
+        else:
+            which = (
+                f"in the tests `{first.name}` runs, if it runs any: detlint sees no pytest "
+                "run in it"
+            )
+        message = (
+            f"{masked}{_note(first)} hides the exit status of `{first.name}` in {where}: "
+            f"{loss_phrase(numbers)} {which}"
+        )
+        help_text = (
+            "let the test run's exit status fail the step, and quarantine known-flaky tests "
+            f"visibly: {QUARANTINE}"
+        )
+        yield finding("DET431", first.span, message, help_text, numbers)
+
+
+def _note(other: OtherRun) -> str:
+    return f" ({other.command.note})" if other.command.note else ""

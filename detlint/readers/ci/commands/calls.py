@@ -29,6 +29,7 @@ from detlint.base.span import Span
 from detlint.readers.ci.commands.follow import Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
+from detlint.readers.ci.shell.quiet_knobs import QuietKnob
 from detlint.readers.ci.shell.runners import TEST_WORD, Callee
 
 if TYPE_CHECKING:
@@ -85,6 +86,9 @@ class CallReach:
 
     runs: tuple[Followed, ...] = ()
     ends: tuple[CallEnd, ...] = ()
+    # The knobs the followed files write around commands that run no tests, where each
+    # is written (``shell/quiet_knobs.py``), for the census.
+    quiet: tuple[tuple[Span, QuietKnob], ...] = ()
 
 
 def suggests_tests(callee: Callee) -> bool:
@@ -132,9 +136,10 @@ def follow_calls(
     """The runs and ends the ``calls`` of one command reach, from ``working``."""
     runs: list[Followed] = []
     ends: list[CallEnd] = []
+    quiet: dict[Span, QuietKnob] = {}
     for call in calls:
-        _follow(follower, call, working, via, None, frozenset(), runs, ends)
-    return CallReach(tuple(runs), tuple(ends))
+        _follow(follower, call, working, via, None, frozenset(), runs, ends, quiet)
+    return CallReach(tuple(runs), tuple(ends), tuple(quiet.items()))
 
 
 def _follow(
@@ -146,6 +151,7 @@ def _follow(
     seen: frozenset[str],
     runs: list[Followed],
     ends: list[CallEnd],
+    quiet: dict[Span, QuietKnob],
 ) -> None:
     callee = call.callee
     chain = (*via, callee.name)
@@ -170,6 +176,9 @@ def _follow(
             before = (len(runs), len(ends))
             key, facts_by_place, base = found
             for facts, place, start in facts_by_place:
+                for knob in facts.quiet:
+                    where = (knob.line, knob.column, knob.end_line, knob.end_column)
+                    quiet.setdefault(_located(place, *where), knob)
                 for run in facts.runs:
                     at = _located(place, run.line, run.column, run.end_line, run.end_column)
                     masked = call.masked or run.masked
@@ -180,7 +189,10 @@ def _follow(
                     if call.masked and inner.masked is None:
                         inner = dataclasses.replace(inner, masked=call.masked)
                     at = _located(place, inner.line, inner.column, inner.end_line, inner.end_column)
-                    _follow(follower, inner, start or base, chain, at, seen | {key}, runs, ends)
+                    inner_working = start or base
+                    _follow(
+                        follower, inner, inner_working, chain, at, seen | {key}, runs, ends, quiet
+                    )
             if (len(runs), len(ends)) != before or not suggests_tests(callee):
                 return
             # Named like a test runner, and nothing in it detlint can read runs tests: it

@@ -36,6 +36,7 @@ from detlint.readers.ci.shell.launchers import has_launcher_hint
 from detlint.readers.ci.shell.lexer import Word
 from detlint.readers.ci.shell.masking import Masking
 from detlint.readers.ci.shell.parser import parse
+from detlint.readers.ci.shell.quiet_knobs import QUIET_HINT, QuietKnob, quiet_knobs
 from detlint.readers.ci.shell.retries import (
     ShellRetry,
     counted_retry,
@@ -188,6 +189,8 @@ class CommandFacts:
     exports: tuple[Export, ...]
     unparsed: bool  # some text could not be tokenised or parsed and was stepped over
     calls: tuple[TestCall, ...] = ()  # commands that run tests otherwise, or may
+    # `|| true`, `set +e` and retry loops around commands that run no tests, for the census
+    quiet: tuple[QuietKnob, ...] = ()
 
 
 # A text is read only when it may hold a launcher, a line for $GITHUB_ENV or an
@@ -206,9 +209,11 @@ _CALL_HINT = re.compile(
 
 def _worth_reading(text: str) -> bool:
     """Whether ``text`` may hold a launcher, a call of something that may run tests
-    (``runners.py``: a path, a runner, make...), a $GITHUB_ENV line or an assignment."""
+    (``runners.py``: a path, a runner, make...), a $GITHUB_ENV line, an assignment or a
+    knob of its own (``quiet_knobs.py``)."""
     return (
         has_launcher_hint(text)
+        or QUIET_HINT.search(text) is not None
         or "GITHUB_ENV" in text
         or ("=" in text and _ASSIGNMENT_HINT.search(text) is not None)
         or _CALL_HINT.search(text) is not None
@@ -228,6 +233,9 @@ class _Lines:
             return 0, offset
         line, column = self._index.position(offset)
         return line - 1, column - 1
+
+    def span(self, start: int, end: int) -> tuple[int, int, int, int]:
+        return (*self.point(start), *self.point(end))
 
     def place(self, start: int, end: int) -> Place:
         line, column = self.point(start)
@@ -299,7 +307,9 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
         attempts, shape = (retry.attempts, retry.shape) if retry is not None else (None, None)
         where = (line, column, end_line, end_column)
         calls.append(TestCall(*where, call.callee, call.cwd, masked, call.in_loop, attempts, shape))
-    return CommandFacts(tuple(runs), tuple(exports), unparsed, tuple(calls))
+    testing = frozenset(id(f.command) for f in walker.found) | {id(c.command) for c in walker.calls}
+    quiet = quiet_knobs(program, testing, lines.span)
+    return CommandFacts(tuple(runs), tuple(exports), unparsed, tuple(calls), quiet)
 
 
 def _reader(variables: dict[str, str]) -> Callable[[Word], str]:

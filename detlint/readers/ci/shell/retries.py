@@ -109,14 +109,14 @@ def _loop(node: Loop, runs: dict[int, Callable[[Word], str]], found: dict[int, S
     if rounds < 2:
         return
     for item, _ in node.body.items:
-        run = _breaks_on_success(item)
+        run = breaks_on_success(item)
         if run is not None and id(run) in runs:
             shape = f"for loop of {rounds} rounds"
             found[id(run)] = ShellRetry(rounds, shape)
             return
 
 
-def _breaks_on_success(item: Node) -> Simple | None:
+def breaks_on_success(item: Node) -> Simple | None:
     """The pytest run of a round that leaves the loop when it passes: ``pytest && break``,
     ``pytest && exit 0``, or ``if pytest; then ...; exit 0; fi``. Whether the last
     round's failure then reaches the step (``if pytest; then break; fi`` with nothing

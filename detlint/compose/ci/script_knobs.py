@@ -1,0 +1,72 @@
+"""The knobs a step's scripts write around commands that run no tests, as CI knobs.
+
+The shell reader finds them (``readers/ci/shell/quiet_knobs.py``); here each is
+placed in the pipeline file, at the command it sits in, and made a ``CiKnob`` whose
+``acts_on`` names the command, so the census can list it with its reason ("runs no
+tests") beside the knobs that do hide failures. No rule judges them: they act on
+nothing a test outcome flows through.
+"""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from collections.abc import Callable, Iterable
+
+from detlint.base.span import Span
+from detlint.readers.ci.facts import CiKnob, CiStep, ScriptKey, script_groups, script_key
+from detlint.readers.ci.shell.commands import CommandFacts, TestCall
+from detlint.readers.ci.shell.quiet_knobs import QuietKnob
+
+
+def followed_knobs(step: CiStep, quiet: Iterable[tuple[Span, QuietKnob]]) -> list[CiKnob]:
+    """The quiet knobs of the files a step's calls follow (scripts, make recipes), placed
+    in those files."""
+    return [_knob(step, knob, span) for span, knob in quiet]
+
+
+def idle_call_knob(step: CiStep, call: TestCall, span: Span) -> CiKnob:
+    """The mask or retry written around a call that reaches no tests (``upload.sh ||
+    :``, a loop of ``upload.sh && break``): the call's own verdict, as a quiet knob."""
+    name = call.callee.name.split()[0] if call.callee.name else "..."
+    if call.masked:
+        knob = QuietKnob("masked-status", 0, 0, 0, 0, call.masked.strip("`"), name)
+    else:
+        shape = call.retry_shape or "retry"
+        knob = QuietKnob("shell-retry", 0, 0, 0, 0, shape, name, call.retry_attempts)
+    note = "a call detlint follows to no test run, not named like a test runner"
+    return dataclasses.replace(_knob(step, knob, span), note=note)
+
+
+def _knob(step: CiStep, knob: QuietKnob, span: Span) -> CiKnob:
+    return CiKnob(
+        kind=knob.kind,
+        system=step.system,
+        key=knob.construct,
+        span=span,
+        value=knob.construct,
+        covers_tests=False,
+        attempts=knob.attempts,
+        acts_on=knob.command,
+    )
+
+
+def script_knobs(step: CiStep, read: Callable[[ScriptKey], CommandFacts]) -> list[CiKnob]:
+    """The quiet knobs of ``step``'s scripts, placed where each is written."""
+    found: list[CiKnob] = []
+    for group in script_groups(step):
+        facts = read(script_key(group))
+        if not facts.quiet:
+            continue
+        starts = [0]
+        for command in group[:-1]:
+            starts.append(starts[-1] + command.text.count("\n") + 1)
+        for knob in facts.quiet:
+            index = bisect.bisect_right(starts, knob.line) - 1
+            moved = starts[index]
+            if moved:
+                knob = dataclasses.replace(
+                    knob, line=knob.line - moved, end_line=knob.end_line - moved
+                )
+            found.append(_knob(step, knob, group[index].span_of(knob)))
+    return found
