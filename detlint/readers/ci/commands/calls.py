@@ -176,6 +176,7 @@ def _follow(
             before = (len(runs), len(ends))
             key, facts_by_place, base = found
             for facts, place, start in facts_by_place:
+                facts = dispatched(facts, callee)
                 for knob in facts.quiet:
                     where = (knob.line, knob.column, knob.end_line, knob.end_column)
                     quiet.setdefault(_located(place, *where), knob)
@@ -209,6 +210,31 @@ _Place = tuple[str, int, int] | tuple[str, int, int, int]
 # What one followed call holds: (its facts, the file and line its text starts at, the
 # directory its commands start in), per shell it runs (a script: one; make: one per line).
 _Inner = tuple[str, list[tuple[CommandFacts, _Place, str | None]], str]
+
+
+def dispatched(facts: CommandFacts, callee: Callee) -> CommandFacts:
+    """What a script runs when called with the name of one of its functions first
+    (``ci.sh build``, ``. ./ci.sh init``): the script's top level, which dispatches on
+    it, and that function with the functions it calls, not every function it defines."""
+    if callee.kind != "script" or not callee.words or not facts.functions:
+        return facts
+    calls = dict(facts.functions)
+    named = callee.words[0]
+    if named not in calls:
+        return facts
+    reached = {named, *calls.get("", ())}
+    pending = list(reached)
+    while pending:
+        for inner in calls.get(pending.pop(), ()):
+            if inner not in reached:
+                reached.add(inner)
+                pending.append(inner)
+    kept = {None, *reached}
+    return dataclasses.replace(
+        facts,
+        runs=tuple(run for run in facts.runs if run.function in kept),
+        calls=tuple(call for call in facts.calls if call.function in kept),
+    )
 
 
 def _inner(

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from detlint.readers.ci.facts import PYTEST_FAILED, CiCommand
 from detlint.readers.ci.shell.commands import read_script
 from detlint.readers.ci.shell.runners import MAKE_FAILED
+from detlint.readers.ci.shell.wrappers import XARGS_FAILED, through_xargs
 
 ScriptText = Callable[[str], str | None]  # a repository path -> the file's text, or None
 _SCRIPTS: contextvars.ContextVar[ScriptText | None] = contextvars.ContextVar(
@@ -66,7 +67,7 @@ def _status(
     """``failure_status`` of one script, or None when it runs nothing detlint knows."""
     facts = read_script(text, errexit, pipefail)
     if facts.runs:
-        return PYTEST_FAILED
+        return XARGS_FAILED if through_xargs(facts.runs[0].wrappers) else PYTEST_FAILED
     statuses: list[int] = []
     for call in facts.calls:
         callee = call.callee

@@ -14,13 +14,13 @@ detlint knows (with the exit status it gives when tests fail, which decides what
 exit-status rule acts on: ``ctest`` gives 8, ``make`` turns any failure into 2), or
 a delegate whose commands are elsewhere (a Makefile, a noxfile, a script, a task
 table, an image) for the linking to follow. pytest itself is not a callee: its
-launchers are read by ``launchers.py``.
-
-Everything here works on words after quote removal, as ``launchers.py`` does.
+launchers are read by ``launchers.py``. Everything here works on words after quote
+removal, as ``launchers.py`` does.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -167,10 +167,19 @@ _MAKE_VALUES = word_set("-C --directory -f --file --makefile -o -W -I -j -l")
 
 def callee_of(values: Sequence[str], depth: int = 0) -> Callee | None:
     """What the simple command ``values`` (after its ``NAME=value`` assignments) hands
-    control to, or None when it is not a test runner or a delegate detlint knows."""
+    control to, or None when it is not a test runner or a delegate detlint knows. Under
+    ``xargs`` its failure reaches the script as xargs's 123."""
+    wrapped = Wrapped()
+    callee = _callee_of(values, depth, wrapped)
+    if callee is not None and wrapped.status is not None:
+        return dataclasses.replace(callee, status=wrapped.status)
+    return callee
+
+
+def _callee_of(values: Sequence[str], depth: int, wrapped: Wrapped) -> Callee | None:
     if not values or depth > 4:
         return None
-    index = unwrap(values, 0, Wrapped())
+    index = unwrap(values, 0, wrapped)
     if index is None or index >= len(values):
         return None
     name = basename(values[index])

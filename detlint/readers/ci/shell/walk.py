@@ -51,10 +51,16 @@ class WalkState:
     variables: dict[str, str] = field(default_factory=dict)  # literal values only
     loops: int = 0
     github_env: bool = False  # output of this part goes to $GITHUB_ENV
+    function: str | None = None  # the function whose body this is (None: the top level)
 
     def copy(self) -> WalkState:
         return WalkState(
-            self.cwd, list(self.directories), dict(self.variables), self.loops, self.github_env
+            self.cwd,
+            list(self.directories),
+            dict(self.variables),
+            self.loops,
+            self.github_env,
+            self.function,
         )
 
 
@@ -71,6 +77,7 @@ class Found:
     # The words run, when a variable held the command (CMD="pytest -x"; $CMD): the
     # launch's indexes point into these, each placed where the variable is written.
     words: list[Word] | None = None
+    function: str | None = None  # the function it is written in (None: the top level)
 
     @property
     def run_words(self) -> list[Word]:
@@ -87,6 +94,7 @@ class FoundCall:
     callee: Callee
     cwd: str | None
     in_loop: bool
+    function: str | None = None  # the function it is written in (None: the top level)
 
 
 @dataclass
@@ -150,6 +158,19 @@ class Walker:
         self.calls: list[FoundCall] = []
         self.exports: list[FoundExport] = []
         self.functions: set[str] = set()  # defined so far, in text order
+        # The first word of each command, by the function it is written in (None: the
+        # top level): which functions a function calls, for ``function_calls``.
+        self.invoked: dict[str | None, set[str]] = {}
+        self.trapped: list[str] = []  # the commands `trap` is handed (their first word)
+
+    def function_calls(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each function the script defines, with the functions its body calls; the top
+        level (``_prelude``, ``trap _epilogue EXIT``) as the name ``""``."""
+        top = self.invoked.get(None, set()) | set(self.trapped)
+        each = [(name, self.invoked.get(name, set())) for name in sorted(self.functions)]
+        return tuple(
+            (name, tuple(sorted(called & self.functions))) for name, called in [("", top), *each]
+        )
 
     def walk(self, body: CommandList, state: WalkState) -> None:
         for node, background in body.items:
@@ -190,7 +211,9 @@ class Walker:
                 self.walk(body, state)
         else:
             self.functions.add(node.name)
-            self.node(node.body, state.copy())
+            inner = state.copy()
+            inner.function = node.name
+            self.node(node.body, inner)
 
     def pipeline(self, node: Pipeline, state: WalkState) -> None:
         if len(node.commands) == 1:
@@ -218,6 +241,9 @@ class Walker:
             for word in command.assigns:
                 self.assign(word, state, "assignment")
             return
+        self.invoked.setdefault(state.function, set()).add(words[0].value)
+        if words[0].value == "trap" and len(words) > 1:
+            self.trapped += words[1].value.split()[:1]
         held = _held_words(words, state.variables) if words[0].dynamic else None
         run = held or words
         values = [word.value for word in run]
@@ -230,13 +256,15 @@ class Walker:
                 cwd = state.cwd if launch.chdir is None else join_dir(state.cwd, launch.chdir)
                 in_loop = state.loops > 0
                 variables = dict(state.variables)
-                self.found.append(Found(command, launch, env, cwd, in_loop, variables, held))
+                found = Found(command, launch, env, cwd, in_loop, variables, held, state.function)
+                self.found.append(found)
                 return
         callee = callee_of(values) if values else None
         if callee is None and values and values[0] not in self.functions:
             callee = test_command(values[0])  # a function of a sourced file: run_tests
         if callee is not None:
-            self.calls.append(FoundCall(command, callee, state.cwd, state.loops > 0))
+            call = FoundCall(command, callee, state.cwd, state.loops > 0, state.function)
+            self.calls.append(call)
         self.builtin(command, state)
 
     def builtin(self, command: Simple, state: WalkState) -> None:

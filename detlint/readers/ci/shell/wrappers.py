@@ -35,6 +35,7 @@ class Wrapped:
     env: list[tuple[str, str]] = field(default_factory=list)  # env NAME=value, in order
     wrappers: list[str] = field(default_factory=list)  # each as written, e.g. "timeout 600"
     chdir: str | None = None  # the working directory they set (env -C, sudo -D)
+    status: int | None = None  # the status a failure of the command reaches the caller as
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,14 @@ _WRAPPERS: dict[str, _Wrapper] = {
     "taskset": _Wrapper(operands=1),
     "time": _Wrapper(word_set("-f --format -o --output")),
     "timeout": _Wrapper(word_set("-s --signal -k --kill-after"), operands=1),
+    # xargs runs the command once per batch of input lines: a failing run turns its
+    # status into 123 (``XARGS_FAILED``).
+    "xargs": _Wrapper(
+        word_set(
+            "-a -d -E -I -L -n -P -s --arg-file --delimiter --eof --max-lines --max-args"
+            " --max-procs --max-chars --process-slot-var"
+        )
+    ),
     "flock": _Wrapper(word_set("-w --timeout -E --conflict-exit-code"), operands=1),
     "xvfb-run": _Wrapper(
         word_set(
@@ -81,6 +90,14 @@ _WRAPPERS: dict[str, _Wrapper] = {
         )
     ),
 }
+
+XARGS_FAILED = 123  # xargs's status when a command it ran exited with 1-125
+
+
+def through_xargs(wrappers: Sequence[str]) -> bool:
+    """Whether one of the wrappers in front of a command is ``xargs``."""
+    return any(basename(wrapper.split()[0]) == "xargs" for wrapper in wrappers if wrapper)
+
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 # Test services' clients that run the command after "--" and report its results.
@@ -162,6 +179,8 @@ def unwrap(values: Sequence[str], i: int, wrapped: Wrapped) -> int | None:
                 j += 1
         j += wrapper.operands
         wrapped.wrappers.append(" ".join(values[i:j]))
+        if name == "xargs":
+            wrapped.status = XARGS_FAILED
         i = j
     return i
 
