@@ -172,7 +172,7 @@ class Linker:
                 knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
                 knobs = (*knobs, *extra)
                 self.others += [
-                    OtherRun(step, command, end, span, (*knobs, *_end_retry(step, end)))
+                    OtherRun(step, command, end, span, (*knobs, *_end_retry(step, end, span)))
                     for end in reach.ends
                 ]
             elif not reach.runs and (call.masked or call.retry_attempts):
@@ -341,11 +341,13 @@ def _call_retry(step: CiStep, call: TestCall, span: Span) -> CiKnob:
     return _retry_knob(step, call.retry_shape, call.retry_attempts, span)
 
 
-def _end_retry(step: CiStep, end: CallEnd) -> tuple[CiKnob, ...]:
+def _end_retry(step: CiStep, end: CallEnd, call: Span) -> tuple[CiKnob, ...]:
+    """The retry an end writes itself, where it is written (``call``: on the call)."""
     if end.retry is None:
         return ()
     attempts, span = end.retry
-    return (_retry_knob(step, f"{end.via[-1]} reruns the failed tests", attempts, span),)
+    shape = f"{end.retry_text or end.via[-1]} reruns the failed tests"
+    return (_retry_knob(step, shape, attempts, span or call),)
 
 
 def _env(

@@ -86,8 +86,9 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
             elif not knob.key.startswith("||"):
                 what = f"a `{knob.key.split()[0]}` loop of {knob.attempts} rounds"
                 does = "runs the tests again until they pass"
+            dropped = "the option" if what.startswith("`-") else "the retry from the script"
             help_text = (
-                "drop the retry from the script, and give the flaky tests more in-test "
+                f"drop {dropped}, and give the flaky tests more in-test "
                 f"trials or quarantine them visibly: {QUARANTINE}"
             )
         elif knob.key.endswith("continue-on-error"):  # a chain of attempt steps

@@ -30,6 +30,7 @@ from detlint.readers.ci.commands.follow import Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
 from detlint.readers.ci.shell.quiet_knobs import QuietKnob
+from detlint.readers.ci.shell.runner_reruns import bazelrc_reruns, command_reruns
 from detlint.readers.ci.shell.runners import TEST_WORD, Callee
 
 if TYPE_CHECKING:
@@ -75,8 +76,10 @@ class CallEnd:
     certain: bool
     masked: str | None
     # A retry the end writes itself (a Python wrapper that runs pytest again with
-    # --lf): the attempts in all, and where the retry is written.
-    retry: tuple[int, Span] | None = None
+    # --lf, a runner's own reruns): the attempts in all, and where the retry is written
+    # (None: at the call itself, in the pipeline); how it is written, when an option.
+    retry: tuple[int, Span | None] | None = None
+    retry_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -159,13 +162,14 @@ def _follow(
         join(working, call.cwd) if call.cwd and not call.cwd.startswith(("~", "$")) else working
     )
     if callee.kind == "runner":
-        ends.append(CallEnd(call, chain, span, True, call.masked))
+        reruns, written = _runner_retry(follower, callee, directory, span)
+        ends.append(CallEnd(call, chain, span, True, call.masked, reruns, written))
         return
     if callee.kind == "script" and (callee.path.endswith(".py") or _run_by_python(callee)):
         wrapper = _python_wrapper(follower, callee.path, directory)
         if wrapper is not None:
             path, read = wrapper
-            retry = None
+            retry: tuple[int, Span | None] | None = None
             if read.attempts is not None and read.attempts > 1:
                 retry = (read.attempts, Span(follower.display(path), read.line, 1, read.line, 1))
             ends.append(CallEnd(call, chain, span, True, call.masked, retry))
@@ -210,6 +214,24 @@ _Place = tuple[str, int, int] | tuple[str, int, int, int]
 # What one followed call holds: (its facts, the file and line its text starts at, the
 # directory its commands start in), per shell it runs (a script: one; make: one per line).
 _Inner = tuple[str, list[tuple[CommandFacts, _Place, str | None]], str]
+
+
+def _runner_retry(
+    follower: Follower, callee: Callee, directory: str, span: Span | None
+) -> tuple[tuple[int, Span | None] | None, str]:
+    """A test runner's own reruns (``runner_reruns.py``): on its command line, or for
+    Bazel in the ``.bazelrc`` of its workspace through the configs it selects."""
+    found = command_reruns(callee.name, callee.words)
+    if found is not None:
+        return (found[0], span), found[1]
+    if callee.name.split()[0] in ("bazel", "bazelisk"):
+        path = follower.find(directory, "", (".bazelrc",))
+        text = follower.text(path) if path is not None else None
+        read = bazelrc_reruns(callee.words, text) if text is not None else None
+        if path is not None and read is not None:
+            attempts, written, line = read
+            return (attempts, Span(follower.display(path), line, 1, line, 1)), written
+    return None, ""
 
 
 def dispatched(facts: CommandFacts, callee: Callee) -> CommandFacts:
