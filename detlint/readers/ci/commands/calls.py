@@ -172,7 +172,10 @@ def _follow(
             retry: tuple[int, Span | None] | None = None
             if read.attempts is not None and read.attempts > 1:
                 retry = (read.attempts, Span(follower.display(path), read.line, 1, read.line, 1))
-            ends.append(CallEnd(call, chain, span, True, call.masked, retry))
+            masked = call.masked
+            if masked is None and read.drops_status:
+                masked = f"a discarded pytest result (`{callee.path}` line {read.line})"
+            ends.append(CallEnd(call, chain, span, True, masked, retry))
             return
     if callee.kind in _FOLLOWED_KINDS and len(chain) <= _MAX_DEPTH:
         found = _inner(follower, call, directory, seen)

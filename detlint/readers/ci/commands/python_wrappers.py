@@ -30,6 +30,10 @@ class PythonWrapper:
     runs: bool
     attempts: int | None = None
     line: int = 0  # where the first pytest call is written (1-based)
+    # Every pytest call's result is thrown away (``pytest.main([...])`` as a statement,
+    # ``subprocess.run`` without ``check=True``), and the script never exits with a
+    # status of its own: it ends with 0 whatever the tests did.
+    drops_status: bool = False
 
 
 def read_wrapper(text: str) -> PythonWrapper:
@@ -48,7 +52,48 @@ def read_wrapper(text: str) -> PythonWrapper:
         attempts = 1 + len(again)
     elif loop is not None:
         attempts = loop
-    return PythonWrapper(True, attempts, first.lineno)
+    drops = _drops_status(module, [call for call, _ in calls])
+    return PythonWrapper(True, attempts, first.lineno, drops)
+
+
+# Calls that fail the script, or may: their presence means the script chooses a status.
+_EXITS = frozenset({"exit", "_exit", "abort"})
+
+
+def _drops_status(module: ast.Module, calls: list[ast.Call]) -> bool:
+    """Whether each pytest call's status is discarded and nothing in the script exits
+    with a status or raises: then no test outcome reaches the caller. A result that is
+    kept (assigned, returned, passed on) may be used; detlint does not guess how."""
+    discarded = {
+        id(node.value)
+        for node in ast.walk(module)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+    }
+    for call in calls:
+        if id(call) not in discarded or _checked(call):
+            return False
+    for node in ast.walk(module):
+        if isinstance(node, (ast.Raise, ast.Assert)):
+            return False
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _EXITS or name == "SystemExit":
+                return False
+    return True
+
+
+def _checked(call: ast.Call) -> bool:
+    """``check_call``/``check_output``, or ``check=True``: a failure raises."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if name in ("check_call", "check_output"):
+        return True
+    return any(
+        keyword.arg == "check"
+        and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is False)
+        for keyword in call.keywords
+    )
 
 
 def _pytest_calls(node: ast.AST, loop: int | None) -> Iterator[tuple[ast.Call, int | None]]:
