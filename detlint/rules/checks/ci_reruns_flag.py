@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from detlint.base.span import Span
 from detlint.model import Policy, Reruns
 from detlint.rules.ci_wording import (
     by_place,
@@ -68,4 +69,15 @@ def ci_reruns_flag(context: RuleContext) -> Iterator[Finding]:
             "makes the run exit 7)"
         )
         plan = rerun_options_plan(options, span, runs[0])
-        yield finding("DET421", span, message, help_text, numbers, fix=plan)
+        yield finding("DET421", _option_line(span, runs[0]), message, help_text, numbers, fix=plan)
+
+
+def _option_line(span: Span, run: TestRun) -> Span:
+    """Where a finding on a command's rerun option points: the line the option is written
+    on, when the command goes on over lines (``pytest \\`` then ``--reruns 3``); the
+    fix still edits the whole command."""
+    at = run.run.reruns_at
+    if at is None or span != run.span or at.line <= run.run.line:
+        return span
+    line = span.line + at.line - run.run.line
+    return Span(span.path, line, 1, line, 1)

@@ -166,16 +166,9 @@ def _follow(
         ends.append(CallEnd(call, chain, span, True, call.masked, reruns, written))
         return
     if callee.kind == "script" and (callee.path.endswith(".py") or _run_by_python(callee)):
-        wrapper = _python_wrapper(follower, callee.path, directory)
-        if wrapper is not None:
-            path, read = wrapper
-            retry: tuple[int, Span | None] | None = None
-            if read.attempts is not None and read.attempts > 1:
-                retry = (read.attempts, Span(follower.display(path), read.line, 1, read.line, 1))
-            masked = call.masked
-            if masked is None and read.drops_status:
-                masked = f"a discarded pytest result (`{callee.path}` line {read.line})"
-            ends.append(CallEnd(call, chain, span, True, masked, retry))
+        end = _python_end(follower, call, chain, span, directory)
+        if end is not None:
+            ends.append(end)
             return
     if callee.kind in _FOLLOWED_KINDS and len(chain) <= _MAX_DEPTH:
         found = _inner(follower, call, directory, seen)
@@ -312,6 +305,24 @@ def _inner(
             )
         lines.append((facts, (shown, line.line - 1, line.column - 1), make_dir))
     return key, lines, make_dir
+
+
+def _python_end(
+    follower: Follower, call: TestCall, chain: tuple[str, ...], span: Span | None, directory: str
+) -> CallEnd | None:
+    """The end a Python script that runs pytest makes (``python_wrappers.py``): with the
+    retry it writes itself, and its status dropped when it throws pytest's result away."""
+    wrapper = _python_wrapper(follower, call.callee.path, directory)
+    if wrapper is None:
+        return None
+    path, read = wrapper
+    retry: tuple[int, Span | None] | None = None
+    if read.attempts is not None and read.attempts > 1:
+        retry = (read.attempts, Span(follower.display(path), read.line, 1, read.line, 1))
+    masked = call.masked
+    if masked is None and read.drops_status:
+        masked = f"a discarded pytest result (`{call.callee.path}` line {read.line})"
+    return CallEnd(call, chain, span, True, masked, retry)
 
 
 def _python_wrapper(

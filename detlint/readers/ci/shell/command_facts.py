@@ -74,7 +74,7 @@ class PytestRun:
     masked: str | None = None
     tox_env: str | None = None
     end_line: int = 0
-    reruns_at: Place | None = None  # where the winning --reruns option is written
+    reruns_at: Place | None = None  # where the (winning) option that reruns is written
     masked_at: Place | None = None  # where the construct named by ``masked`` is
     deferred: str | None = None  # what catches a failure the script re-raises later
     force_reruns: int | None = None

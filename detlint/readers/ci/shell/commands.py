@@ -213,6 +213,9 @@ def _run(
     reruns_text = reruns_at = None
     if reruns_option is not None:
         reruns_text, reruns_at = _as_written(reruns_option, found, lines)
+    rerunning = [o for name in _RERUNNING for o in options if o.name == name]
+    if reruns_at is None and rerunning:  # --retries, --force-flaky: where it is written
+        reruns_at = _as_written(rerunning[0], found, lines)[1]
     reason, caught = masking.verdict(command)
     retry = retries.get(id(command))
     if reason is not None and runs_again(reason, starts):
@@ -267,6 +270,10 @@ def _pytest_words(found: Found) -> tuple[list[str], list[bool]]:
         values.append(value)
         dynamic.append(unknown)
     return values, dynamic
+
+
+# Options that make pytest run a failing test again, for where a finding points.
+_RERUNNING = ("--retries", "--force-flaky", "--max-runs")  # the first one present
 
 
 def _as_written(option: Option, found: Found, lines: _Lines) -> tuple[str, Place]:
