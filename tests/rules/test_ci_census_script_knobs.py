@@ -117,3 +117,35 @@ jobs:
 """
     knobs = _knobs(tmp_path, {".github/workflows/ci.yml": workflow})
     assert knobs == {}
+
+
+def test_a_programs_own_retry_option_is_named_with_its_attempts(tmp_path):
+    workflow = """\
+on: push
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - run: curl -fsSL --retry 5 https://example.com/install.sh -o install.sh
+      - run: wget --tries=3 https://example.com/data.tgz
+      - run: pytest tests
+"""
+    knobs = _knobs(tmp_path, {".github/workflows/ci.yml": workflow})
+    path = ".github/workflows/ci.yml"
+    curl, wget = knobs[path, 6], knobs[path, 7]
+    assert (curl["kind"], curl["value"], curl["attempts"]) == ("shell-retry", "curl --retry 5", 6)
+    assert (wget["value"], wget["attempts"]) == ("wget --tries 3", 3)
+    assert {curl["cause"], wget["cause"]} == {"runs-no-tests"}
+    assert len(knobs) == 2
+
+
+def test_a_buildkite_agent_hooks_knobs_are_named_as_the_hooks(tmp_path):
+    pipeline = "steps:\n  - label: unit\n    command: pytest tests\n"
+    hook = "#!/bin/bash\nset -euo pipefail\nfind /tmp/artifacts -print || true\n"
+    knobs = _knobs(
+        tmp_path,
+        {".buildkite/pipeline.yml": pipeline, ".buildkite/hooks/pre-command": hook},
+    )
+    knob = knobs[".buildkite/hooks/pre-command", 3]
+    assert (knob["kind"], knob["cause"]) == ("masked-status", "runs-no-tests")
+    assert knob["reason"].endswith("(agent hook)")

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from detlint.base.gc_pause import cyclic_gc_paused
 from detlint.base.paths import displayer, relativer
 from detlint.compose.ci.callers import with_callers
-from detlint.compose.ci.script_knobs import script_knobs
+from detlint.compose.ci.script_knobs import hook_knobs, script_knobs
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
@@ -173,4 +173,6 @@ def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
     for other in linker.others:
         knobs.update(dict.fromkeys(k for k in other.knobs if k.kind == "shell-retry"))
     knobs.update(dict.fromkeys(linker.quiet))
+    for base in dict.fromkeys(p.base for p in pipelines if p.system == "buildkite"):
+        knobs.update(dict.fromkeys(hook_knobs(linker.follower, base)))
     return _Linked(linker, runs, knobs, acting, changed, overridden)

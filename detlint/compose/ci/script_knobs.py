@@ -13,8 +13,17 @@ import bisect
 import dataclasses
 from collections.abc import Callable, Iterable
 
+from detlint.base.paths import join
 from detlint.base.span import Span
-from detlint.readers.ci.facts import CiKnob, CiStep, ScriptKey, script_groups, script_key
+from detlint.readers.ci.commands.follow import Follower
+from detlint.readers.ci.facts import (
+    CiKnob,
+    CiStep,
+    ScriptKey,
+    System,
+    script_groups,
+    script_key,
+)
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
 from detlint.readers.ci.shell.quiet_knobs import QuietKnob
 
@@ -39,9 +48,13 @@ def idle_call_knob(step: CiStep, call: TestCall, span: Span) -> CiKnob:
 
 
 def _knob(step: CiStep, knob: QuietKnob, span: Span) -> CiKnob:
+    return _knob_of(step.system, knob, span)
+
+
+def _knob_of(system: System, knob: QuietKnob, span: Span) -> CiKnob:
     return CiKnob(
         kind=knob.kind,
-        system=step.system,
+        system=system,
         key=knob.construct,
         span=span,
         value=knob.construct,
@@ -49,6 +62,29 @@ def _knob(step: CiStep, knob: QuietKnob, span: Span) -> CiKnob:
         attempts=knob.attempts,
         acts_on=knob.command,
     )
+
+
+# The repository hooks a Buildkite agent runs around every job of the pipeline.
+_BUILDKITE_HOOKS = (
+    "environment", "pre-checkout", "post-checkout", "pre-command", "post-command",
+    "pre-artifact", "post-artifact", "pre-exit",
+)  # fmt: skip
+
+
+def hook_knobs(follower: Follower, base: str) -> list[CiKnob]:
+    """The quiet knobs of a Buildkite repository's agent hooks (``.buildkite/hooks/``),
+    which run around every job: a ``|| true`` in ``pre-command`` is in every step."""
+    found: list[CiKnob] = []
+    for name in _BUILDKITE_HOOKS:
+        path = join(base, f".buildkite/hooks/{name}")
+        facts = follower.script(path)
+        for knob in facts.quiet if facts is not None else ():
+            at = Span(
+                follower.display(path), knob.line + 1, knob.column + 1,
+                knob.end_line + 1, knob.end_column + 1,
+            )  # fmt: skip
+            found.append(dataclasses.replace(_knob_of("buildkite", knob, at), note="agent hook"))
+    return found
 
 
 def script_knobs(step: CiStep, read: Callable[[ScriptKey], CommandFacts]) -> list[CiKnob]:

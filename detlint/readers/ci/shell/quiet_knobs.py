@@ -15,7 +15,8 @@ The shapes:
 * ``set +e`` in a script that runs no tests at all (where it does run one, the run's
   own verdict says what ``set +e`` did to it);
 * a retry: a ``for`` loop whose round leaves on success (``cmd && break``), an
-  ``until cmd`` loop, a ``while`` loop that leaves on success, and ``cmd || cmd``.
+  ``until cmd`` loop, a ``while`` loop that leaves on success, ``cmd || cmd``, and a
+  program's own retry option (``curl --retry 5``, ``wget --tries=3``).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from detlint.readers.ci.shell.retries import breaks_on_success, every_node
 
 QuietKind = Literal["masked-status", "shell-retry"]
 # A text may write a knob of its own only when one of these is in it.
-QUIET_HINT = re.compile(r"\|\||\bset\s+\+|\bbreak\b|\buntil\s")
+QUIET_HINT = re.compile(r"\|\||\bset\s+\+|\bbreak\b|\buntil\s|--retry|--tries|\s-t\s")
 # Commands that end with status 0 whatever came before them.
 _SUCCEEDS = frozenset({"true", ":", "echo", "printf"})
 
@@ -87,8 +88,11 @@ def quiet_knobs(
             _and_or(node, tested, add)
         elif isinstance(node, Loop):
             _retry_loop(node, tested, add)
-        elif isinstance(node, Simple) and not tested and _turns_errexit_off(node):
-            add("masked-status", node.start, node.end, "set +e", node)
+        elif isinstance(node, Simple):
+            if not tested and _turns_errexit_off(node):
+                add("masked-status", node.start, node.end, "set +e", node)
+            elif (retry := _retry_option(node)) is not None:
+                add("shell-retry", node.start, node.end, retry[0], node, retry[1])
     return tuple(sorted(found.values(), key=lambda knob: (knob.line, knob.column)))
 
 
@@ -146,6 +150,32 @@ def _named(node: Node) -> str:
         if words and words[0] != node.words[0].value:
             return words[0][:30]
     return head(node)
+
+
+# Programs with a retry option of their own, and how it is spelled.
+_RETRY_OPTIONS = {"curl": ("--retry",), "wget": ("--tries", "-t")}
+
+
+def _retry_option(node: Simple) -> tuple[str, int | None] | None:
+    """``curl --retry 5``, ``wget --tries=3``: the option as written and the attempts in
+    all, when the program is one that retries by itself (it never runs tests)."""
+    program = _named(node)
+    names = _RETRY_OPTIONS.get(program.rsplit("/", 1)[-1])
+    if names is None:
+        return None
+    words = [word.value for word in node.words]
+    for index, word in enumerate(words):
+        for name in names:
+            value = None
+            if word.startswith(name + "="):
+                value = word.partition("=")[2]
+            elif word == name and index + 1 < len(words):
+                value = words[index + 1]
+            if value is not None:
+                count = int(value) if value.isdigit() else None
+                attempts = count + 1 if count is not None and program == "curl" else count
+                return f"{program} {name} {value}", attempts
+    return None
 
 
 def _succeeds(node: Node) -> bool:
