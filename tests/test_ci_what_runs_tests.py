@@ -19,12 +19,14 @@ def _findings(tmp_path, files: dict[str, str]) -> list[dict]:
     return [f for f in document["findings"] if f["code"].startswith(("DET4", "DET5"))]
 
 
-def _github(command: str, knob: str = "continue-on-error: true") -> dict[str, str]:
+def _github(
+    command: str, knob: str = "continue-on-error: true", job: str = "test"
+) -> dict[str, str]:
     return {
         ".github/workflows/ci.yml": f"""\
             on: push
             jobs:
-              test:
+              {job}:
                 runs-on: ubuntu-latest
                 {knob}
                 steps:
@@ -123,7 +125,11 @@ def test_nox_sessions_by_name(tmp_path):
 
 def test_a_knob_on_a_step_that_runs_no_tests_is_named_in_the_audit(tmp_path):
     repo = written_repository(
-        tmp_path, {"tests/test_a.py": TEST, **_github("docker build -t app . && ./deploy.sh prod")}
+        tmp_path,
+        {
+            "tests/test_a.py": TEST,
+            **_github("docker build -t app . && ./deploy.sh prod", job="ship"),
+        },
     )
     (knob,) = run_audit(repo)["ci"]["knobs"]
     assert (knob["verdict"], knob["cause"]) == ("no-finding", "runs-no-tests")

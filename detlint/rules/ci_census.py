@@ -16,6 +16,7 @@ under which the rule stayed silent.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -54,8 +55,9 @@ class KnobVerdict:
     not tell, and ``reason`` says what it would need). ``cause`` is the reason's
     kind, for machines: ``runs-no-tests``, ``infrastructure-statuses``, ``no-retry``,
     ``does-not-hide``, ``step-skipped``, ``manual-job``, ``infrastructure-reruns``,
-    ``run-time-value``, ``unseen-callee``, ``visible-reruns``, ``deferred``, ``service-quarantine``,
-    ``rule-not-selected``, ``unexplained``; empty for a finding.
+    ``run-time-value``, ``unseen-callee``, ``named-like-tests``, ``visible-reruns``,
+    ``deferred``, ``service-quarantine``, ``rule-not-selected``, ``unexplained``; empty for a
+    finding.
     """
 
     kind: str
@@ -116,7 +118,7 @@ def _knob_verdict(
     if at.get(knob.span):
         return verdict("finding")
     cause, reason = _silent_reason(knob, ci, steps, selected)
-    unknown = ("run-time-value", "unseen-callee", "unexplained")
+    unknown = ("run-time-value", "unseen-callee", "named-like-tests", "unexplained")
     kind: Verdict = "not-judged" if cause in unknown else "no-finding"
     return verdict(kind, cause, reason)
 
@@ -176,7 +178,7 @@ def _silent_reason(
             f"(`{generated.removeprefix(GENERATED_CHILD)}`): whether its jobs run tests is unknown"
         )
     if not runs and not any(knob in other.knobs for other in ci.others):
-        return "runs-no-tests", f"the step runs no tests: {_what_it_runs(knob, steps)}"
+        return _runs_no_tests(knob, steps)
     return "unexplained", "no rule reported it and no reason is known: a gap in detlint"
 
 
@@ -193,6 +195,36 @@ def _quiet_reason(knob: CiKnob) -> str:
         f"`{knob.value}` keeps the status of `{knob.acts_on}` from the step; it runs no tests"
         f"{runs_none}"
     )
+
+
+# A name that says the step tests something: "Test imports", "integration-tests", "Launch
+# Error Handling Test 1"; not one that handles test results ("Upload test results").
+_TEST_NAME = re.compile(r"(?<![A-Za-z])(?:unit|py)?tests?(?![A-Za-z])|testsuite", re.I)
+_RESULTS_NAME = re.compile(r"result|report|upload|publish|summar|coverage|artifact|junit", re.I)
+
+
+def _runs_no_tests(knob: CiKnob, steps: Sequence[CiStep]) -> tuple[str, str]:
+    """Why a knob on steps without a test run detlint sees is silent: they run no tests,
+    or, when a step is named like one, detlint cannot tell."""
+    named = _named_like_tests(knob, steps)
+    if named is not None:
+        return "named-like-tests", (
+            f"the step is named like a test ({named!r}), but detlint sees no test runner in "
+            f"what it runs ({_what_it_runs(knob, steps)}): whether the failures it hides are "
+            "test failures is unknown"
+        )
+    return "runs-no-tests", f"the step runs no tests: {_what_it_runs(knob, steps)}"
+
+
+def _named_like_tests(knob: CiKnob, steps: Sequence[CiStep]) -> str | None:
+    """The name of a step the knob acts on that says it tests, if one does."""
+    carrying = [command for step in steps for command in step.commands if knob in command.knobs]
+    # A step's own knob by the step's name; a job's by the job's.
+    names = [c.name for c in carrying if c.name] if carrying else [s.name for s in steps]
+    for name in names:
+        if _TEST_NAME.search(name) and not _RESULTS_NAME.search(name):
+            return name
+    return None
 
 
 def _what_it_runs(knob: CiKnob, steps: Sequence[CiStep]) -> str:

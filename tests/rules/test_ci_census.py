@@ -173,3 +173,37 @@ def test_a_retry_with_one_attempt_is_named_no_retry_whatever_it_retries_on(tmp_p
     (knob,) = run_audit(repo)["ci"]["knobs"]
     assert (knob["verdict"], knob["cause"]) == ("no-finding", "no-retry")
     assert "no second attempt" in knob["reason"]
+
+
+def test_a_knob_on_a_step_named_like_a_test_without_a_known_runner_is_not_judged(tmp_path):
+    workflow = """\
+on: push
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - name: Launch Error Handling Test 1
+        continue-on-error: true
+        run: ./app maps/bad.txt
+      - name: Upload test results
+        continue-on-error: true
+        run: ./ci/upload.sh results.xml
+      - name: Lint
+        continue-on-error: true
+        run: ./ci/lint.sh
+  integration-tests:
+    runs-on: ubuntu-latest
+    continue-on-error: true
+    steps:
+      - run: ./bin/check-deploy.sh
+"""
+    knobs = _census(tmp_path, {".github/workflows/ci.yml": workflow})
+    path = ".github/workflows/ci.yml"
+    launched = knobs[path, 7]
+    assert (launched["verdict"], launched["cause"]) == ("not-judged", "named-like-tests")
+    assert "'Launch Error Handling Test 1'" in launched["reason"]
+    assert "`./app maps/bad.txt`" in launched["reason"]
+    assert knobs[path, 10]["cause"] == "runs-no-tests"  # handles test results
+    assert knobs[path, 13]["cause"] == "runs-no-tests"
+    job = knobs[path, 17]
+    assert (job["verdict"], job["cause"]) == ("not-judged", "named-like-tests")

@@ -118,6 +118,7 @@ class CiCommand:
     # What the CI system did to the text before the shell read it (Buildkite's upload
     # interpolation), for a finding on this command to say.
     note: str | None = None
+    name: str | None = None  # the step's own name, where it has one (GitHub's name:)
 
     def span_of(self, run: PytestRun | TestCall | QuietKnob) -> Span:
         """Where a pytest invocation read from this text sits in the pipeline file.

@@ -181,8 +181,9 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
             working_dir = resolved(written, (*ctx.env, *env), ctx.entries) or ctx.working_dir
             span = run.position.span(ctx.out.path)
             text = text_of(run) or ""
+            name = text_of(step.get("name"))
             commands.append(
-                CiCommand(text, span, errexit, pipefail, tuple(knobs), env, working_dir)
+                CiCommand(text, span, errexit, pipefail, tuple(knobs), env, working_dir, None, name)
             )
         elif uses is not None:
             retry = read_retry_action(step, uses, here, ctx.out.path, ctx.windows)
