@@ -63,3 +63,27 @@ def test_a_discarded_pytest_result_hides_the_tests_status(tmp_path, script):
 )
 def test_a_kept_or_checked_status_is_not_reported(tmp_path, script):
     assert _det431(tmp_path, script) == []
+
+
+@pytest.mark.parametrize(
+    ("name", "script", "reported"),
+    [
+        ("test_system.py", "def test_all():\n    assert 1 + 1 == 2\n\n\ntest_all()\n", True),
+        ("smoke_test.py", "import unittest\n\nunittest.main()\n", True),
+        ("test_selector.py", "import sys\n\nprint(sys.argv[1:])\n", False),
+        ("check_system.py", "def test_all():\n    pass\n", False),
+    ],
+)
+def test_a_test_module_run_as_a_script_anywhere_runs_its_tests(tmp_path, name, script, reported):
+    workflow = (
+        "on: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n"
+        f"      - run: python {name}\n        continue-on-error: true\n"
+    )
+    repo = written_repository(
+        tmp_path, {"tests/test_a.py": TEST, name: script, ".github/workflows/ci.yml": workflow}
+    )
+    _, document = run_check(repo)
+    found = [f for f in document["findings"] if f["code"] == "DET401"]
+    assert bool(found) is reported
+    if reported:
+        assert f"single-attempt test of those `python {name}` runs" in found[0]["message"]

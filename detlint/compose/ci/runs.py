@@ -29,7 +29,8 @@ from detlint.compose.ci.run_options import line_options, run_options
 from detlint.compose.ci.script_knobs import followed_knobs, idle_call_knob
 from detlint.compose.ci.targets import TestFiles
 from detlint.compose.ci.test_run import OtherRun, TestRun
-from detlint.readers.ci.commands.calls import CallEnd, CallReach, follow_calls
+from detlint.readers.ci.commands.call_ends import CallEnd, CallReach
+from detlint.readers.ci.commands.calls import follow_calls
 from detlint.readers.ci.commands.follow import Followed, Follower, runs_tox_commands
 from detlint.readers.ci.facts import (
     CiCommand,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from detlint.base.span import Span
 from detlint.compose.ci.run_options import RunOptions
-from detlint.readers.ci.commands.calls import CallEnd
+from detlint.readers.ci.commands.call_ends import CallEnd
 from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep, EnvSetting
 from detlint.readers.ci.shell.commands import PytestRun
 

@@ -21,20 +21,17 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from detlint.base.paths import join
 from detlint.base.span import Span
+from detlint.readers.ci.commands.call_ends import CallEnd, CallReach
 from detlint.readers.ci.commands.follow import Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
+from detlint.readers.ci.commands.python_ends import TEST_MODULE, python_end, test_script_end
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
 from detlint.readers.ci.shell.quiet_knobs import QuietKnob
 from detlint.readers.ci.shell.runner_reruns import bazelrc_reruns, command_reruns
 from detlint.readers.ci.shell.runners import TEST_WORD, Callee
-
-if TYPE_CHECKING:
-    from detlint.readers.ci.commands.python_wrappers import PythonWrapper
 
 _MAX_DEPTH = 4
 # make's goals also say "check" for their tests (GNU's name for the test goal).
@@ -43,7 +40,6 @@ _MAKE_TEST_GOAL = re.compile(r"(?:^|[-_./:])(?:unit|py)?(?:tests?|check)(?:$|[-_
 # run-tests-gpu.py); merge_recommended_tests.py or test_selector.py are tools about tests.
 # A test module in a test directory (tests/test_cli.py) runs its tests as a script.
 _PYTHON_RUNNER = re.compile(r"^(?:tests?|(?:run|smoke)[-_]?tests?(?:[-_.]\w+)*)\.py$")
-_TEST_MODULE = re.compile(r"^(?:test_\w+|\w+_test)\.py$")
 _TEST_DIRECTORIES = frozenset({"test", "tests", "testing"})
 _FOLLOWED_KINDS = frozenset({"script", "make", "task", "nox"})
 
@@ -57,41 +53,6 @@ def _shell_script(path: str) -> bool:
     """A path read as a shell script: ``.sh``/``.bash``, or a name without a suffix
     (``./ci/test``, ``scripts/run-tests``)."""
     return path.endswith((".sh", ".bash")) or "." not in path.rpartition("/")[2]
-
-
-@dataclass(frozen=True)
-class CallEnd:
-    """Where a chain of calls ends without a pytest run detlint can link.
-
-    ``certain`` is True for a test runner (``python -m unittest``: it runs tests) and
-    False for a call detlint could not see into that is named like a test runner (a
-    script not in the repository, a task, an image's own command). ``via`` are the
-    calls that led to it, outermost first, ``call`` included; ``span`` locates the
-    call in the file that writes it (the pipeline for a call at the step).
-    """
-
-    call: TestCall
-    via: tuple[str, ...]
-    span: Span | None
-    certain: bool
-    masked: str | None
-    # A retry the end writes itself (a Python wrapper that runs pytest again with
-    # --lf, a runner's own reruns): the attempts in all, and where the retry is written
-    # (None: at the call itself, in the pipeline); how it is written, when an option.
-    retry: tuple[int, Span | None] | None = None
-    retry_text: str = ""
-
-
-@dataclass(frozen=True)
-class CallReach:
-    """What the calls of one command reach: pytest runs written in the files they
-    follow, and the ends that are not such runs."""
-
-    runs: tuple[Followed, ...] = ()
-    ends: tuple[CallEnd, ...] = ()
-    # The knobs the followed files write around commands that run no tests, where each
-    # is written (``shell/quiet_knobs.py``), for the census.
-    quiet: tuple[tuple[Span, QuietKnob], ...] = ()
 
 
 def suggests_tests(callee: Callee) -> bool:
@@ -112,7 +73,7 @@ def suggests_tests(callee: Callee) -> bool:
             if _PYTHON_RUNNER.match(name) is not None:
                 return True
             in_tests = not _TEST_DIRECTORIES.isdisjoint(directory.split("/"))
-            return in_tests and _TEST_MODULE.match(name) is not None
+            return in_tests and TEST_MODULE.match(name) is not None
         # A shell script by its own name (run-amd-test.sh) or its own directory's
         # (standalone_tests/check.sh); tests/e2e/benchmarking/mlperf.sh is a benchmark
         # kept in a test tree.
@@ -166,7 +127,9 @@ def _follow(
         ends.append(CallEnd(call, chain, span, True, call.masked, reruns, written))
         return
     if callee.kind == "script" and (callee.path.endswith(".py") or _run_by_python(callee)):
-        end = _python_end(follower, call, chain, span, directory)
+        end = python_end(follower, call, chain, span, directory) or test_script_end(
+            follower, call, chain, span, directory
+        )
         if end is not None:
             ends.append(end)
             return
@@ -307,38 +270,6 @@ def _inner(
     return key, lines, make_dir
 
 
-def _python_end(
-    follower: Follower, call: TestCall, chain: tuple[str, ...], span: Span | None, directory: str
-) -> CallEnd | None:
-    """The end a Python script that runs pytest makes (``python_wrappers.py``): with the
-    retry it writes itself, and its status dropped when it throws pytest's result away."""
-    wrapper = _python_wrapper(follower, call.callee.path, directory)
-    if wrapper is None:
-        return None
-    path, read = wrapper
-    retry: tuple[int, Span | None] | None = None
-    if read.attempts is not None and read.attempts > 1:
-        retry = (read.attempts, Span(follower.display(path), read.line, 1, read.line, 1))
-    masked = call.masked
-    if masked is None and read.drops_status:
-        masked = f"a discarded pytest result (`{call.callee.path}` line {read.line})"
-    return CallEnd(call, chain, span, True, masked, retry)
-
-
-def _python_wrapper(
-    follower: Follower, written: str, directory: str
-) -> tuple[str, PythonWrapper] | None:
-    """A repository Python script that runs pytest (``python_wrappers.py``), if it is one."""
-    path = join(directory, written) if not written.startswith("/") else follower.mounted(written)
-    text = follower.text(path) if path else None
-    if text is None or "pytest" not in text:
-        return None
-    from detlint.readers.ci.commands.python_wrappers import read_wrapper  # parses with ast
-
-    read = read_wrapper(text)
-    return (path, read) if read.runs else None
-
-
 def _tasks(
     follower: Follower, callee: Callee, directory: str, seen: frozenset[str]
 ) -> _Inner | None:
@@ -380,4 +311,4 @@ def _located(place: _Place, line: int, column: int, end_line: int, end_column: i
     return Span(path, first_line + line + 1, start_column + 1, first_line + end_line + 1, end + 1)
 
 
-__all__ = ["CallEnd", "CallReach", "follow_calls", "suggests_tests"]
+__all__ = ["follow_calls", "suggests_tests"]
