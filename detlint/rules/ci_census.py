@@ -200,6 +200,7 @@ def _quiet_reason(knob: CiKnob) -> str:
 # A name that says the step tests something: "Test imports", "integration-tests", "Launch
 # Error Handling Test 1"; not one that handles test results ("Upload test results").
 _TEST_NAME = re.compile(r"(?<![A-Za-z])(?:unit|py)?tests?(?![A-Za-z])|testsuite", re.I)
+_GENERIC_STAGES = frozenset({"test", "tests", "testing"})
 _RESULTS_NAME = re.compile(r"result|report|upload|publish|summar|coverage|artifact|junit", re.I)
 
 
@@ -209,7 +210,7 @@ def _runs_no_tests(knob: CiKnob, steps: Sequence[CiStep]) -> tuple[str, str]:
     named = _named_like_tests(knob, steps)
     if named is not None:
         return "named-like-tests", (
-            f"the step is named like a test ({named!r}), but detlint sees no test runner in "
+            f"the step is named like a test ({named}), but detlint sees no test runner in "
             f"what it runs ({_what_it_runs(knob, steps)}): whether the failures it hides are "
             "test failures is unknown"
         )
@@ -221,9 +222,15 @@ def _named_like_tests(knob: CiKnob, steps: Sequence[CiStep]) -> str | None:
     carrying = [command for step in steps for command in step.commands if knob in command.knobs]
     # A step's own knob by the step's name; a job's by the job's.
     names = [c.name for c in carrying if c.name] if carrying else [s.name for s in steps]
+    # A stage named just "test" groups every check (lint too); a specific one says more.
+    names += [
+        f"stage {step.stage}"
+        for step in steps
+        if step.stage and not carrying and step.stage.lower() not in _GENERIC_STAGES
+    ]
     for name in names:
         if _TEST_NAME.search(name) and not _RESULTS_NAME.search(name):
-            return name
+            return repr(name) if not name.startswith("stage ") else name
     return None
 
 

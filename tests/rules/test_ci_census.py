@@ -207,3 +207,22 @@ jobs:
     assert knobs[path, 13]["cause"] == "runs-no-tests"
     job = knobs[path, 17]
     assert (job["verdict"], job["cause"]) == ("not-judged", "named-like-tests")
+
+
+def test_a_gitlab_job_in_a_stage_named_like_tests_is_not_judged(tmp_path):
+    gitlab = """\
+stages: [build, test, run_testsuite]
+lint:
+  stage: test
+  script: ruff check .
+  allow_failure: true
+client_validation:
+  stage: run_testsuite
+  script: bash ci/validate_client.sh
+  allow_failure: true
+"""
+    knobs = _census(tmp_path, {".gitlab-ci.yml": gitlab})
+    assert knobs[".gitlab-ci.yml", 5]["cause"] == "runs-no-tests"  # the generic stage says little
+    suite = knobs[".gitlab-ci.yml", 9]
+    assert (suite["verdict"], suite["cause"]) == ("not-judged", "named-like-tests")
+    assert "(stage run_testsuite)" in suite["reason"]

@@ -165,6 +165,7 @@ class CiStep:
     # The inputs it hands for each entry of its own matrix, when some read it
     # (``with: {python: ${{ matrix.python }}}``): one tuple of (name, value) per entry.
     pass_entries: tuple[tuple[tuple[str, object], ...], ...] = ()
+    stage: str | None = None  # the GitLab stage it runs in (run_testsuite, test...)
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,7 @@ def _job(
         parallelism=count,
         matrix=_matrix(parallel.node) if parallel is not None and count is None else None,
         calls=_child_pipeline(trigger),
+        stage=text_of(effective["stage"].raw) if "stage" in effective else None,
     )
 
 
