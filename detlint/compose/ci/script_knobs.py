@@ -37,7 +37,7 @@ def followed_knobs(step: CiStep, quiet: Iterable[tuple[Span, QuietKnob]]) -> lis
 def idle_call_knob(step: CiStep, call: TestCall, span: Span) -> CiKnob:
     """The mask or retry written around a call that reaches no tests (``upload.sh ||
     :``, a loop of ``upload.sh && break``): the call's own verdict, as a quiet knob."""
-    name = call.callee.name.split()[0] if call.callee.name else "..."
+    name = call.callee.path or call.callee.name or "..."
     if call.masked:
         knob = QuietKnob("masked-status", 0, 0, 0, 0, call.masked.strip("`"), name)
     else:

@@ -125,16 +125,30 @@ def _retry_loop(node: Loop, tested: frozenset[int], add: Add) -> None:
         if not _runs_tests(condition, tested):
             add("shell-retry", node.start, node.end, "until loop", condition)
         return
+    if node.kind == "for" and node.rounds < 2:
+        return  # over files or words the text does not count: a search, not a retry
+    if node.kind == "while" and not _loops_until_told(node):
+        return  # `while read line`: a loop over input
     if node.kind not in ("for", "while"):
         return
     for item, _ in node.body.items:
         tried = breaks_on_success(item)
         if tried is not None:
             if not _runs_tests(tried, tested):
-                rounds = node.rounds if node.kind == "for" and node.rounds > 1 else None
-                shape = f"for loop of {rounds} rounds" if rounds else f"{node.kind} loop"
+                rounds = node.rounds if node.kind == "for" else None
+                shape = f"for loop of {rounds} rounds" if rounds else "while loop"
                 add("shell-retry", node.start, node.end, shape, tried, rounds)
             return
+
+
+def _loops_until_told(node: Loop) -> bool:
+    """``while true``, ``while :`` or a counter test (``[ $i -lt 5 ]``, ``(( i < 5 ))``)."""
+    if node.condition is None or not node.condition.items:
+        return False
+    last = node.condition.items[-1][0]
+    if not isinstance(last, Simple) or not last.words:
+        return False
+    return last.words[0].value in ("true", ":", "[", "[[", "test", "((")
 
 
 # Words that run the command after them: the command is what a reader looks for.
@@ -159,8 +173,8 @@ _RETRY_OPTIONS = {"curl": ("--retry",), "wget": ("--tries", "-t")}
 def _retry_option(node: Simple) -> tuple[str, int | None] | None:
     """``curl --retry 5``, ``wget --tries=3``: the option as written and the attempts in
     all, when the program is one that retries by itself (it never runs tests)."""
-    program = _named(node)
-    names = _RETRY_OPTIONS.get(program.rsplit("/", 1)[-1])
+    program = _named(node).rsplit("/", 1)[-1]
+    names = _RETRY_OPTIONS.get(program)
     if names is None:
         return None
     words = [word.value for word in node.words]
