@@ -77,6 +77,7 @@ def test_each_script_knob_around_a_command_without_tests_is_named_with_its_reaso
         assert said in knob["reason"], knob["reason"]
         assert "no tests" in knob["reason"] or "no command of it runs tests" in knob["reason"]
     assert knobs[path, 8]["attempts"] == 3
+    assert {knobs[place]["step"] for place in expected} == {"test", "lint"}
     assert knobs[path, 12]["reason"].endswith("not named like a test runner)")
 
 

@@ -39,10 +39,14 @@ class CiAnalysis:
     # Tests steps run that are not linked test by test: other runners, calls named like
     # one that detlint cannot see into.
     others: tuple[OtherRun, ...] = ()
+    # The step whose scripts write a knob around commands that run no tests.
+    script_steps: tuple[tuple[CiKnob, CiStep], ...] = ()
 
     @functools.cached_property
     def _steps_by_knob(self) -> dict[CiKnob, list[CiStep]]:
         found: dict[CiKnob, list[CiStep]] = {}
+        for knob, step in self.script_steps:
+            found.setdefault(knob, []).append(step)
         for pipeline in self.pipelines:
             for step in pipeline.steps:
                 knobs = (*step.knobs, *(k for command in step.commands for k in command.knobs))
@@ -105,6 +109,7 @@ def link_ci(
         tuple(linked.runs),
         tuple(gates),
         tuple(linked.linker.others),
+        tuple(linked.linker.quiet),
     )
 
 
@@ -164,7 +169,10 @@ def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
                     if (key := id(run.test_files)) not in ids:
                         ids.add(key)
                         (changed if changes else overridden).update(run.test_files)
-            knobs.update(dict.fromkeys(script_knobs(step, linker.read)))
+            own = script_knobs(step, linker.read)
+            if own:
+                knobs.update(dict.fromkeys(own))
+                linker.quiet += [(knob, step) for knob in own]
             if step.knobs:  # every knob once, in file order
                 knobs.update(dict.fromkeys(step.knobs))
             for command in step.commands:
@@ -172,7 +180,7 @@ def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
                     knobs.update(dict.fromkeys(command.knobs))
     for other in linker.others:
         knobs.update(dict.fromkeys(k for k in other.knobs if k.kind == "shell-retry"))
-    knobs.update(dict.fromkeys(linker.quiet))
+    knobs.update(dict.fromkeys(knob for knob, _ in linker.quiet))
     for base in dict.fromkeys(p.base for p in pipelines if p.system == "buildkite"):
         knobs.update(dict.fromkeys(hook_knobs(linker.follower, base)))
     return _Linked(linker, runs, knobs, acting, changed, overridden)

@@ -85,7 +85,8 @@ class Linker:
         self._calls: dict[tuple[TestCall, str], CallReach] = {}  # (call, directory)
         # Tests the steps run that are not linked test by test (``OtherRun``).
         self.others: list[OtherRun] = []
-        self.quiet: list[CiKnob] = []  # knobs of followed files around no test command
+        # Knobs of the steps' scripts around no test command, with the step (the census's).
+        self.quiet: list[tuple[CiKnob, CiStep]] = []
         # (start, cd, targets, ignored): the directory pytest starts in, the test files reached
         # and the node ids selected in them.
         self._reach: dict[
@@ -164,7 +165,7 @@ class Linker:
         for command, call in calls:
             reach = self._reach_of(call, self._working(step, command, base))
             if reach.quiet:
-                self.quiet += followed_knobs(step, reach.quiet)
+                self.quiet += [(knob, step) for knob in followed_knobs(step, reach.quiet)]
             span = command.span_of(call)
             # `hatch run test || hatch run test --lf`: a retry of what the call runs.
             extra = (_call_retry(step, call, span),) if call.retry_attempts else ()
@@ -178,7 +179,7 @@ class Linker:
                 ]
             elif not reach.runs and (call.masked or call.retry_attempts):
                 # `upload.sh || :`: a call that runs no tests, its knob for the census
-                self.quiet.append(idle_call_knob(step, call, span))
+                self.quiet.append((idle_call_knob(step, call, span), step))
         return found
 
     def _placed(
