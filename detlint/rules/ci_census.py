@@ -199,7 +199,7 @@ def _quiet_reason(knob: CiKnob) -> str:
 
 # A name that says the step tests something: "Test imports", "integration-tests", "Launch
 # Error Handling Test 1"; not one that handles test results ("Upload test results").
-_TEST_NAME = re.compile(r"(?<![A-Za-z])(?:unit|py)?tests?(?![A-Za-z])|testsuite", re.I)
+_TEST_NAME = re.compile(r"(?<![A-Za-z])(?:unit|py)?test(?:s|ing)?(?![A-Za-z])|testsuite", re.I)
 _GENERIC_STAGES = frozenset({"test", "tests", "testing"})
 _RESULTS_NAME = re.compile(r"result|report|upload|publish|summar|coverage|artifact|junit", re.I)
 
