@@ -105,3 +105,26 @@ def test_knobs_in_yaml_comments_are_not_read(tmp_path):
         """
     }
     assert _ci_findings(tmp_path, files) == []
+
+
+def test_a_circleci_step_named_like_a_test_without_a_known_runner_is_not_judged(tmp_path):
+    config = """\
+version: 2.1
+jobs:
+  build:
+    docker:
+      - image: cimg/python:3.12
+    steps:
+      - run:
+          name: smoke tests
+          command: ./bin/app --self-check
+          max_auto_reruns: 2
+workflows:
+  main:
+    jobs:
+      - build
+"""
+    repo = written_repository(tmp_path, {"tests/test_a.py": TEST, ".circleci/config.yml": config})
+    (knob,) = run_audit(repo)["ci"]["knobs"]
+    assert (knob["verdict"], knob["cause"]) == ("not-judged", "named-like-tests")
+    assert "'smoke tests'" in knob["reason"]

@@ -292,12 +292,7 @@ def _run_verdicts(
                 run, "rerun-option", options.span, value, at, cause, reason
             )
         if run.run.masked is not None and ("masked-status", run.span) not in found:
-            cause, reason = "", ""
-            if not at.get(run.span):
-                if not _selected("DET431", selected):
-                    cause, reason = "rule-not-selected", "DET431 is not among the rules selected"
-                else:
-                    cause, reason = "unexplained", "no rule reported it: a gap in detlint"
+            cause, reason = _masked_silence(run.span, at, selected)
             found["masked-status", run.span] = _run_entry(
                 run, "masked-status", run.span, run.run.masked, at, cause, reason
             )
@@ -321,22 +316,22 @@ def _other_verdicts(
     for other in others:
         if other.masked is None or other.span in found:
             continue
-        codes = tuple(sorted(at.get(other.span, ())))
-        cause, reason = "", ""
-        if not codes:
-            cause, reason = (
-                ("rule-not-selected", "DET431 is not among the rules selected")
-                if not _selected("DET431", selected)
-                else ("unexplained", "no rule reported it: a gap in detlint")
-            )
-        verdict: Verdict = (
-            "finding" if codes else ("not-judged" if cause == "unexplained" else "no-finding")
+        cause, reason = _masked_silence(other.span, at, selected)
+        found[other.span] = _entry(
+            other.step, other.name, "masked-status", other.span, other.masked, at, cause, reason
         )
-        found[other.span] = KnobVerdict(
-            "masked-status", other.step.system, other.name, other.masked, other.span,
-            other.step.name, verdict, codes, cause, reason,
-        )  # fmt: skip
     return list(found.values())
+
+
+def _masked_silence(
+    span: Span, at: dict[Span, list[str]], selected: frozenset[str] | None
+) -> tuple[str, str]:
+    """Why DET431 is silent on a masked status: not selected, or a gap (none: reported)."""
+    if at.get(span):
+        return "", ""
+    if not _selected("DET431", selected):
+        return "rule-not-selected", "DET431 is not among the rules selected"
+    return "unexplained", "no rule reported it: a gap in detlint"
 
 
 def _run_entry(
@@ -348,11 +343,24 @@ def _run_entry(
     cause: str,
     reason: str,
 ) -> KnobVerdict:
+    return _entry(run.step, run.run.launcher, kind, span, value, at, cause, reason)
+
+
+def _entry(
+    step: CiStep,
+    key: str,
+    kind: str,
+    span: Span,
+    value: str,
+    at: dict[Span, list[str]],
+    cause: str,
+    reason: str,
+) -> KnobVerdict:
+    """A census entry of a command's own knob: a finding where a rule spoke at ``span``."""
     codes = tuple(sorted(at.get(span, ())))
     verdict: Verdict = (
         "finding" if codes else ("not-judged" if cause == "unexplained" else "no-finding")
     )
     return KnobVerdict(
-        kind, run.step.system, run.run.launcher, value, span, run.step.name, verdict, codes,
-        cause, reason,
-    )  # fmt: skip
+        kind, step.system, key, value, span, step.name, verdict, codes, cause, reason
+    )

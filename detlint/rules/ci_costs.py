@@ -139,22 +139,23 @@ def described(
     """Which tests a knob's numbers are for, and where it acts: the linked runs, or
     the first call named like a test runner that detlint cannot see into."""
     if calls:
-        first = calls[0]
-        if first.end.certain:
-            which = (
-                f"in a single-attempt test of those `{first.name}` runs (detlint links "
-                "pytest runs test by test, not this runner's)"
-            )
-        else:
-            which = (
-                f"in the tests `{first.name}` runs, if it runs any: detlint sees no pytest "
-                "run in it"
-            )
+        which = other_tests(calls[0])
     elif runs and not test_files(runs):
         return unlinked(runs[0]), where_it_acts(knob, runs, context)
     gated = reach(test_files(runs)) if runs else ""
     acts = where_it_acts(knob, runs, context, calls)
     return which, "; ".join(p for p in (acts, gated) if p)
+
+
+def other_tests(other: OtherRun) -> str:
+    """Which tests a knob's numbers are for when a step runs them otherwise: a runner's
+    (a single-attempt test of them), or a call's that detlint cannot see into."""
+    if other.end.certain:
+        return (
+            f"in a single-attempt test of those `{other.name}` runs (detlint links "
+            "pytest runs test by test, not this runner's)"
+        )
+    return f"in the tests `{other.name}` runs, if it runs any: detlint sees no pytest run in it"
 
 
 def where_it_acts(

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from detlint.base.gc_pause import cyclic_gc_paused
 from detlint.base.paths import displayer, relativer
 from detlint.compose.ci.callers import with_callers
-from detlint.compose.ci.script_knobs import hook_knobs, script_knobs
+from detlint.compose.ci.script_knobs import hook_knobs
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
@@ -169,10 +169,7 @@ def _link_runs(pipelines: Sequence[PipelineFacts], linker: Linker) -> _Linked:
                     if (key := id(run.test_files)) not in ids:
                         ids.add(key)
                         (changed if changes else overridden).update(run.test_files)
-            own = script_knobs(step, linker.read)
-            if own:
-                knobs.update(dict.fromkeys(own))
-                linker.quiet += [(knob, step) for knob in own]
+            knobs.update(dict.fromkeys(linker.script_knobs(step)))
             if step.knobs:  # every knob once, in file order
                 knobs.update(dict.fromkeys(step.knobs))
             for command in step.commands:

@@ -26,7 +26,7 @@ from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.compose.ci.gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
 from detlint.compose.ci.run_options import line_options, run_options
-from detlint.compose.ci.script_knobs import followed_knobs, idle_call_knob
+from detlint.compose.ci.script_knobs import followed_knobs, idle_call_knob, script_knobs
 from detlint.compose.ci.targets import TestFiles
 from detlint.compose.ci.test_run import OtherRun, TestRun
 from detlint.readers.ci.commands.call_ends import CallEnd, CallReach
@@ -39,6 +39,7 @@ from detlint.readers.ci.facts import (
     EnvSetting,
     PipelineFacts,
     ScriptKey,
+    command_starts,
     script_groups,
     script_key,
 )
@@ -106,6 +107,13 @@ class Linker:
             text, errexit, pipefail = key
             found = self._commands[key] = read_command(text, errexit=errexit, pipefail=pipefail)
         return found
+
+    def script_knobs(self, step: CiStep) -> list[CiKnob]:
+        """The knobs ``step``'s own scripts write around commands that run no tests,
+        kept with the step for the census."""
+        own = script_knobs(step, self.read)
+        self.quiet += [(knob, step) for knob in own]
+        return own
 
     def runs(self, step: CiStep, base: str = "") -> list[TestRun]:
         """Every pytest invocation of ``step``; ``base`` is where its checkout starts."""
@@ -193,7 +201,7 @@ class Linker:
         key = (tuple(map(_TEXT, group)), group[0].errexit, group[0].pipefail)
         found = self._placed_runs.get(key)
         if found is None:
-            starts = _starts(group)
+            starts = command_starts(group)
             places = [bisect.bisect_right(starts, e.line) - 1 for e in facts.exports]
             runs: list[tuple[int, PytestRun]] = []
             for run in facts.runs:
@@ -216,7 +224,7 @@ class Linker:
     ) -> list[tuple[CiCommand, TestCall]]:
         """Each call of a group's script with the command it sits in, its line counted
         from that command's first line."""
-        starts = _starts(group)
+        starts = command_starts(group)
         placed = []
         for call in facts.calls:
             index = bisect.bisect_right(starts, call.line) - 1
@@ -308,14 +316,6 @@ class Linker:
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
         """The tests whose policy this run changes (``Composer.gates``)."""
         return self.composer.gates(run, tests)
-
-
-def _starts(group: Sequence[CiCommand]) -> list[int]:
-    """The line of a group's script each of its commands starts on."""
-    starts = [0]
-    for command in group[:-1]:
-        starts.append(starts[-1] + command.text.count("\n") + 1)
-    return starts
 
 
 def _retry_knob(step: CiStep, shape: str | None, attempts: int | None, span: Span) -> CiKnob:

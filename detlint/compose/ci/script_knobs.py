@@ -15,12 +15,14 @@ from collections.abc import Callable, Iterable
 
 from detlint.base.paths import join
 from detlint.base.span import Span
+from detlint.readers.ci.commands.calls import located
 from detlint.readers.ci.commands.follow import Follower
 from detlint.readers.ci.facts import (
     CiKnob,
     CiStep,
     ScriptKey,
     System,
+    command_starts,
     script_groups,
     script_key,
 )
@@ -79,10 +81,8 @@ def hook_knobs(follower: Follower, base: str) -> list[CiKnob]:
         path = join(base, f".buildkite/hooks/{name}")
         facts = follower.script(path)
         for knob in facts.quiet if facts is not None else ():
-            at = Span(
-                follower.display(path), knob.line + 1, knob.column + 1,
-                knob.end_line + 1, knob.end_column + 1,
-            )  # fmt: skip
+            where = (knob.line, knob.column, knob.end_line, knob.end_column)
+            at = located((follower.display(path), 0, 0), *where)
             found.append(dataclasses.replace(_knob_of("buildkite", knob, at), note="agent hook"))
     return found
 
@@ -94,9 +94,7 @@ def script_knobs(step: CiStep, read: Callable[[ScriptKey], CommandFacts]) -> lis
         facts = read(script_key(group))
         if not facts.quiet:
             continue
-        starts = [0]
-        for command in group[:-1]:
-            starts.append(starts[-1] + command.text.count("\n") + 1)
+        starts = command_starts(group)
         for knob in facts.quiet:
             index = bisect.bisect_right(starts, knob.line) - 1
             moved = starts[index]

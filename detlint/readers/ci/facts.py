@@ -118,7 +118,7 @@ class CiCommand:
     # What the CI system did to the text before the shell read it (Buildkite's upload
     # interpolation), for a finding on this command to say.
     note: str | None = None
-    name: str | None = None  # the step's own name, where it has one (GitHub's name:)
+    name: str | None = None  # the step's own name, where it has one (GitHub's, CircleCI's)
 
     def span_of(self, run: PytestRun | TestCall | QuietKnob) -> Span:
         """Where a pytest invocation read from this text sits in the pipeline file.
@@ -199,6 +199,14 @@ def script_groups(step: CiStep) -> list[tuple[CiCommand, ...]]:
     if step.system in ("buildkite", "gitlab") and step.commands:
         return [step.commands]
     return [(command,) for command in step.commands]
+
+
+def command_starts(group: Sequence[CiCommand]) -> list[int]:
+    """The line of a group's script each of its commands starts on."""
+    starts = [0]
+    for command in group[:-1]:
+        starts.append(starts[-1] + command.text.count("\n") + 1)
+    return starts
 
 
 def script_key(group: Sequence[CiCommand]) -> ScriptKey:

@@ -23,7 +23,8 @@ from detlint.rules.fix_plans import (
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.compose.ci.test_run import OtherRun, TestRun
-from detlint.rules.ci_costs import Pair, gates_by_run, quoted_cost, without_gate
+    from detlint.readers.ci.facts import CiCommand
+from detlint.rules.ci_costs import Pair, gates_by_run, other_tests, quoted_cost, without_gate
 from detlint.rules.context import QUARANTINE
 
 
@@ -41,11 +42,9 @@ def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
     for runs in by_place(context.ci_runs, place):
         gates = [g for run in runs for g in by_run.get(id(run), ()) if g.inside.gate.blocks]
         numbers, which, _ = quoted_cost(gates, pair, (Policy(gate=MASKED_EXIT), Policy()), context)
-        # What the CI system did to the text first (Buildkite's upload interpolation).
-        note = f" ({runs[0].command.note})" if runs[0].command.note else ""
         message = (
-            f"{runs[0].run.masked}{note} hides pytest's exit status in {steps_phrase(runs)}: "
-            f"{loss_phrase(numbers)} {group_reach(which, runs)}"
+            f"{runs[0].run.masked}{_note(runs[0].command)} hides pytest's exit status in "
+            f"{steps_phrase(runs)}: {loss_phrase(numbers)} {group_reach(which, runs)}"
         )
         help_text = (
             "let pytest's exit status fail the step (to keep a log, `set -o pipefail` before "
@@ -65,24 +64,14 @@ def _masked_others(context: RuleContext) -> Iterator[Finding]:
         if other.masked is not None:
             groups.setdefault((other.span, other.masked), []).append(other)
     plain = (Policy(gate=MASKED_EXIT), Policy())
+    numbers, _, _ = quoted_cost([], lambda gate: plain, plain, context)  # one per test
     for (_, masked), others in groups.items():
-        numbers, _, _ = quoted_cost([], lambda gate: plain, plain, context)
         first = others[0]
         steps = list(dict.fromkeys(other.step.name for other in others))
         where = f"step {steps[0]!r}" + (f" and {len(steps) - 1} more" if len(steps) > 1 else "")
-        if first.end.certain:
-            which = (
-                f"in a single-attempt test of those `{first.name}` runs (detlint links pytest "
-                "runs test by test, not this runner's)"
-            )
-        else:
-            which = (
-                f"in the tests `{first.name}` runs, if it runs any: detlint sees no pytest "
-                "run in it"
-            )
         message = (
-            f"{masked}{_note(first)} hides the exit status of `{first.name}` in {where}: "
-            f"{loss_phrase(numbers)} {which}"
+            f"{masked}{_note(first.command)} hides the exit status of `{first.name}` in "
+            f"{where}: {loss_phrase(numbers)} {other_tests(first)}"
         )
         help_text = (
             "let the test run's exit status fail the step, and quarantine known-flaky tests "
@@ -91,5 +80,6 @@ def _masked_others(context: RuleContext) -> Iterator[Finding]:
         yield finding("DET431", first.span, message, help_text, numbers)
 
 
-def _note(other: OtherRun) -> str:
-    return f" ({other.command.note})" if other.command.note else ""
+def _note(command: CiCommand) -> str:
+    """What the CI system did to the text first (Buildkite's upload interpolation)."""
+    return f" ({command.note})" if command.note else ""

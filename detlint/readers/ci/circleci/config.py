@@ -149,7 +149,7 @@ class _Reader:
         span: Span = node.position.span(self.path)
         return CiCommand(
             text, span, errexit, pipefail, (knob,) if knob is not None else (), env,
-            text_of(body.get("working_directory")),
+            text_of(body.get("working_directory")), name=text_of(body.get("name")),
         )  # fmt: skip
 
 

@@ -142,9 +142,9 @@ def _follow(
                 facts = dispatched(facts, callee)
                 for knob in facts.quiet:
                     where = (knob.line, knob.column, knob.end_line, knob.end_column)
-                    quiet.setdefault(_located(place, *where), knob)
+                    quiet.setdefault(located(place, *where), knob)
                 for run in facts.runs:
-                    at = _located(place, run.line, run.column, run.end_line, run.end_column)
+                    at = located(place, run.line, run.column, run.end_line, run.end_column)
                     masked = call.masked or run.masked
                     if masked != run.masked:
                         run = dataclasses.replace(run, masked=masked, masked_at=None)
@@ -152,7 +152,7 @@ def _follow(
                 for inner in facts.calls:
                     if call.masked and inner.masked is None:
                         inner = dataclasses.replace(inner, masked=call.masked)
-                    at = _located(place, inner.line, inner.column, inner.end_line, inner.end_column)
+                    at = located(place, inner.line, inner.column, inner.end_line, inner.end_column)
                     inner_working = start or base
                     _follow(
                         follower, inner, inner_working, chain, at, seen | {key}, runs, ends, quiet
@@ -228,7 +228,7 @@ def _inner(
         path = callee.path
         if not _shell_script(path) or _run_by_python(callee):
             return None  # a Python script, or another program: not read as a shell script
-        located = join(directory, path) if not path.startswith("/") else follower.mounted(path)
+        located = follower.located(path, directory)
         if not located or located in seen:
             return None
         facts = follower.script(located)
@@ -300,7 +300,7 @@ def _tasks(
     return key, lines, directory
 
 
-def _located(place: _Place, line: int, column: int, end_line: int, end_column: int) -> Span:
+def located(place: _Place, line: int, column: int, end_line: int, end_column: int) -> Span:
     """A span in a followed file: ``place`` is the file and the 0-based line and column
     its text starts at; the rest are 0-based within that text."""
     path, first_line, first_column = place[:3]
@@ -311,4 +311,4 @@ def _located(place: _Place, line: int, column: int, end_line: int, end_column: i
     return Span(path, first_line + line + 1, start_column + 1, first_line + end_line + 1, end + 1)
 
 
-__all__ = ["follow_calls", "suggests_tests"]
+__all__ = ["follow_calls", "located", "suggests_tests"]

@@ -81,6 +81,11 @@ class Follower:
         self._lines: dict[str, CommandFacts] = {}
         self._texts: dict[str, str | None] = {}
 
+    def located(self, written: str, directory: str) -> str:
+        """A script path as written, from ``directory``, as a repository path ("" when an
+        absolute path names no file here)."""
+        return self.mounted(written) if written.startswith("/") else join(directory, written)
+
     def mounted(self, written: str) -> str:
         """An absolute script path as a repository path: the longest tail of it that is a
         file here (``/workspace/<repo>/ci/test.sh`` is ``ci/test.sh`` where the CI image

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.readers.ci.commands.call_ends import CallEnd
 from detlint.readers.ci.commands.follow import Follower
@@ -58,7 +57,7 @@ def test_script_end(
     written = call.callee.path
     if TEST_MODULE.match(written.rpartition("/")[2]) is None:
         return None
-    path = join(directory, written) if not written.startswith("/") else follower.mounted(written)
+    path = follower.located(written, directory)
     text = follower.text(path) if path else None
     if text is None or _DEFINES_TESTS.search(text) is None:
         return None
@@ -69,7 +68,7 @@ def _python_wrapper(
     follower: Follower, written: str, directory: str
 ) -> tuple[str, PythonWrapper] | None:
     """A repository Python script that runs pytest (``python_wrappers.py``), if it is one."""
-    path = join(directory, written) if not written.startswith("/") else follower.mounted(written)
+    path = follower.located(written, directory)
     text = follower.text(path) if path else None
     if text is None or "pytest" not in text:
         return None

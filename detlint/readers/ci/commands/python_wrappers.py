@@ -76,18 +76,22 @@ def _drops_status(module: ast.Module, calls: list[ast.Call]) -> bool:
         if isinstance(node, (ast.Raise, ast.Assert)):
             return False
         if isinstance(node, ast.Call):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            name = _called(node)
             if name in _EXITS or name == "SystemExit":
                 return False
     return True
 
 
+def _called(call: ast.Call) -> str:
+    """The name a call is made by: ``run`` of ``subprocess.run(...)``, ``main`` of
+    ``pytest.main(...)``, ``exit`` of ``exit(...)``."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
 def _checked(call: ast.Call) -> bool:
     """``check_call``/``check_output``, or ``check=True``: a failure raises."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    if name in ("check_call", "check_output"):
+    if _called(call) in ("check_call", "check_output"):
         return True
     return any(
         keyword.arg == "check"
@@ -126,7 +130,7 @@ def _runs_pytest(call: ast.Call) -> bool:
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "main":
         return isinstance(func.value, ast.Name) and func.value.id == "pytest"
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    name = _called(call)
     if name not in _SUBPROCESS or not call.args:
         return False
     words = _words(call)

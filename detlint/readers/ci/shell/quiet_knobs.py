@@ -38,10 +38,12 @@ from detlint.readers.ci.shell.nodes import (
     short,
 )
 from detlint.readers.ci.shell.retries import breaks_on_success, every_node
+from detlint.readers.ci.shell.runner_reruns import option_value
+from detlint.readers.ci.shell.wrappers import read_flags, skip_wrappers
 
 QuietKind = Literal["masked-status", "shell-retry"]
 # A text may write a knob of its own only when one of these is in it.
-QUIET_HINT = re.compile(r"\|\||\bset\s+\+|\bbreak\b|\buntil\s|--retry|--tries|\s-t\s")
+QUIET_HINT = re.compile(r"\|\||\bset\s+\+|\bbreak\b|\buntil\s|--retry|--tries")
 # Commands that end with status 0 whatever came before them.
 _SUCCEEDS = frozenset({"true", ":", "echo", "printf"})
 
@@ -151,18 +153,13 @@ def _loops_until_told(node: Loop) -> bool:
     return last.words[0].value in ("true", ":", "[", "[[", "test", "((")
 
 
-# Words that run the command after them: the command is what a reader looks for.
-_PREFIXES = frozenset({"sudo", "env", "time", "nice", "command", "exec", "nohup"})
-
-
 def _named(node: Node) -> str:
-    """The program a command runs, past ``sudo`` and its like and their options."""
-    if isinstance(node, Simple):
-        words = [word.value for word in node.words]
-        while words and (words[0] in _PREFIXES or words[0].startswith("-")):
-            words = words[1:]
-        if words and words[0] != node.words[0].value:
-            return words[0][:30]
+    """The program a command runs, past ``sudo``, ``env``, ``timeout`` and their like."""
+    if isinstance(node, Simple) and node.words:
+        values = [word.value for word in node.words]
+        index = skip_wrappers(values)
+        if index is not None and 0 < index < len(values):
+            return values[index][:30]
     return head(node)
 
 
@@ -177,19 +174,13 @@ def _retry_option(node: Simple) -> tuple[str, int | None] | None:
     names = _RETRY_OPTIONS.get(program)
     if names is None:
         return None
-    words = [word.value for word in node.words]
-    for index, word in enumerate(words):
-        for name in names:
-            value = None
-            if word.startswith(name + "="):
-                value = word.partition("=")[2]
-            elif word == name and index + 1 < len(words):
-                value = words[index + 1]
-            if value is not None:
-                count = int(value) if value.isdigit() else None
-                attempts = count + 1 if count is not None and program == "curl" else count
-                return f"{program} {name} {value}", attempts
-    return None
+    found = option_value([word.value for word in node.words], names)
+    if found is None:
+        return None
+    value, written = found
+    count = int(value) if value.isdigit() else None
+    attempts = count + 1 if count is not None and program == "curl" else count
+    return f"{program} {written.replace('=', ' ')}", attempts
 
 
 def _succeeds(node: Node) -> bool:
@@ -207,13 +198,18 @@ def _succeeds(node: Node) -> bool:
 
 
 def _turns_errexit_off(node: Simple) -> bool:
+    """``set +e``, ``set +eu``, ``set +o errexit``: read as ``set`` reads its flags."""
     words = [word.value for word in node.words]
     if not words or words[0] != "set":
         return False
-    flags = words[1:]
-    return any(f.startswith("+") and "e" in f for f in flags) or (
-        "+o" in flags and "errexit" in flags
-    )
+    i = 1
+    while i < len(words):
+        if len(words[i]) > 1 and words[i][0] in "-+":
+            settings, _, i = read_flags(words, i)
+            if settings.get("errexit") is False:
+                return True
+        i += 1
+    return False
 
 
 def _runs_tests(node: Node, tested: frozenset[int]) -> bool:

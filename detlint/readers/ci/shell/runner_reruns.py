@@ -16,7 +16,7 @@ rather than with a guessed number.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 _INT = re.compile(r"\d+")
 _BAZEL_COMMANDS = frozenset({"test", "coverage"})
@@ -24,7 +24,7 @@ _BAZEL_COMMANDS = frozenset({"test", "coverage"})
 _RC_LINE = re.compile(r"^\s*(\w+)(?::([\w.-]+))?\s+(.*?)\s*$")
 
 
-def _value(words: Sequence[str], names: Sequence[str]) -> tuple[str, str] | None:
+def option_value(words: Sequence[str], names: Sequence[str]) -> tuple[str, str] | None:
     """The last value given to one of ``names`` (``--x=3`` or ``--x 3``), with the
     words as written."""
     found = None
@@ -44,20 +44,20 @@ def command_reruns(name: str, words: Sequence[str]) -> tuple[int, str] | None:
     attempts: int | None = None
     written = ""
     if program in ("bazel", "bazelisk"):
-        value = _value(words, ("--flaky_test_attempts",))
+        value = option_value(words, ("--flaky_test_attempts",))
         if value is not None and _INT.fullmatch(value[0]):
             attempts, written = int(value[0]), value[1]
     elif program == "ctest":
-        value = _value(words, ("--repeat",))
+        value = option_value(words, ("--repeat",))
         if value is not None and value[0].startswith("until-pass:"):
             count = value[0].partition(":")[2]
             attempts = int(count) if _INT.fullmatch(count) else None
             written = value[1]
-        value = _value(words, ("--repeat-until-pass",))
+        value = option_value(words, ("--repeat-until-pass",))
         if value is not None and _INT.fullmatch(value[0]):
             attempts, written = int(value[0]), value[1]
     elif name == "cargo nextest":
-        value = _value(words, ("--retries",))
+        value = option_value(words, ("--retries",))
         if value is not None and _INT.fullmatch(value[0]):
             attempts, written = int(value[0]) + 1, value[1]
     elif program in ("mvn", "mvnw", "./mvnw"):
@@ -99,10 +99,9 @@ def bazelrc_reruns(words: Sequence[str], rc_text: str) -> tuple[int, str, int] |
                     if _INT.fullmatch(count):
                         found = (int(count), option, number)
 
-    walk: Callable[[str | None], None] = apply
-    walk(None)  # options every test command gets
+    apply(None)  # options every test command gets
     for config in configs:
-        walk(config)
+        apply(config)
     if found is None or found[0] < 2:
         return None
     return found
