@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from detlint.compose.conditions import Applies, mark_applies
 from detlint.compose.filters import (
-    PASSES,
     Filtered,
+    decorator_filter,
     flaky_filter,
     rerunfailures_filter,
     retry_filter,
@@ -37,6 +37,7 @@ from detlint.model import (
     BLOCKING,
     SKIP,
     STRICT_XFAIL,
+    SWALLOWED,
     XFAIL,
     FlakyRuns,
     Gate,
@@ -92,6 +93,7 @@ class Composition:
     alternatives: list[Alternative] = field(default_factory=list)
     choice: PluginChoice | None = None
     rerun_mark: Mark | None = None
+    swallowed: bool = False  # a retry decorator returns after its last failed attempt
 
     def applies(self, mark: Mark, plugin: str | None = None) -> Applies:
         if mark is self.force:
@@ -217,15 +219,21 @@ class Composition:
         return True
 
     def _retry_decorator(self, mark: Mark) -> list[Layer]:
-        attempts = retry_decorator_attempts(mark)
+        """A retry decorator's attempts as reruns; one that returns after its last failed
+        attempt too swallows the failure: the test's gate then never blocks."""
+        attempts, origin = retry_decorator_attempts(mark)
         description = f"{mark.name} ({attempts} attempts)" if attempts else mark.name
         self.knobs.append(Knob("retry-decorator", mark.span, description, mark))
+        filtered = decorator_filter(mark)
         if attempts is None or attempts < 1:
-            self.notes.append(f"{mark.name}: no literal attempt limit")
+            if filtered.masks is not False:
+                self.notes.append(f"{mark.name}: {origin or 'no literal attempt limit'}")
             return []
-        if not self._keeps(mark, PASSES):
+        if not self._keeps(mark, filtered):
             return []
-        return [Reruns(attempts - 1, mark.name.split(".")[0])]
+        if mark.retry is not None and mark.retry.swallows:
+            self.swallowed = True
+        return [Reruns(attempts - 1, decorator_label(mark))]
 
     def _marker(self, marker: Mark) -> list[Layer]:
         self.rerun_mark = marker
@@ -308,6 +316,8 @@ class Composition:
     def policy(self) -> Policy:
         gate = self.gate()
         layers = self.retry_layers()
+        if self.swallowed and gate.blocks:
+            gate = SWALLOWED
         if gate in (XFAIL, STRICT_XFAIL) and any(
             isinstance(layer, Reruns | FlakyRuns) for layer in layers
         ):
@@ -316,6 +326,15 @@ class Composition:
             layers = [layer for layer in layers if not isinstance(layer, Reruns | FlakyRuns)]
             self.notes.append("an xfailed failure is not rerun: the first one shows as XFAIL")
         return Policy(trials=self.test.trials.count, layers=tuple(layers), gate=gate)
+
+
+def decorator_label(mark: Mark) -> str:
+    """What a retry decorator's reruns are credited to: the library (``tenacity``), or
+    the repository's own decorator and where it is defined."""
+    if mark.retry is None:
+        return mark.name.split(".")[0]
+    definition = mark.retry.definition
+    return f"{mark.name} at {definition.path}:{definition.line}"
 
 
 def is_registered_tag(mark: Mark, config: PytestConfig, choice: PluginChoice) -> bool:

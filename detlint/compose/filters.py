@@ -15,12 +15,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from detlint.readers.python.facts import ArgValue, Dynamic, Mark
+from detlint.readers.python.retry_libraries import (
+    LIBRARY_DECORATORS,
+    Catching,
+    catches_assertion,
+    library_catching,
+)
 
-# What a violation raises, and what catches it when subclasses match.
-ASSERTION = "AssertionError"
-_CATCHING = frozenset({"AssertionError", "Exception", "BaseException"})
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
-_EXCEPTION_NAME = re.compile(r"(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)")
 # What pytest-rerunfailures matches its regular expressions against for an assertion.
 _ASSERTION_TEXT = "AssertionError: "
 
@@ -66,16 +68,6 @@ def _patterns(value: ArgValue) -> list[str] | None:
     return None
 
 
-def _catches(names: Iterable[str], subclasses: bool) -> bool | None:
-    """Whether exception classes named ``names`` catch an AssertionError."""
-    listed = list(names)
-    if (_CATCHING if subclasses else {ASSERTION}).intersection(listed):
-        return True
-    if all(_EXCEPTION_NAME.fullmatch(name) for name in listed):
-        return False  # other exception classes: an assertion is none of them
-    return None
-
-
 def _regex_matches(patterns: Iterable[str]) -> bool | None:
     found = False
     for pattern in patterns:
@@ -95,7 +87,7 @@ def matches_violation(value: ArgValue, subclasses: bool = True) -> bool | None:
         return _regex_matches(patterns)
     names = _names(value)
     if names is not None:
-        return _catches(names, subclasses)
+        return catches_assertion(names, subclasses)
     return None
 
 
@@ -193,4 +185,33 @@ def xfail_filter(mark: Mark) -> Filtered:
     if matched is None:
         label = f"raises={_shown(value)}"
         return Filtered(None, f"{label} decides what is an expected failure", label)
+    return PASSES
+
+
+def decorator_filter(mark: Mark) -> Filtered:
+    """What a retry decorator retries: the except clauses of the repository's own (read
+    from its code), a library's filter (``retry=retry_if_exception_type(IOError)``,
+    ``backoff.on_exception(expo, ConnectionError)``); a configured decorator's is unknown
+    to detlint and taken to retry everything."""
+    reading = mark.retry
+    if reading is not None:
+        if reading.assertions is False:
+            return Filtered(
+                False,
+                f"{mark.name} catches only {reading.catches}: an assertion violation fails "
+                "the test at its first attempt",
+            )
+        if reading.assertions is None:
+            label = reading.catches
+            return Filtered(None, f"{label} decides what {mark.name} retries", label)
+        return PASSES
+    if mark.name not in LIBRARY_DECORATORS:
+        return PASSES
+    catching: Catching = library_catching(mark.name, mark.arguments)
+    if catching.assertions is False:
+        return Filtered(
+            False, f"{mark.name}: {catching.what}; an assertion violation is not retried"
+        )
+    if catching.assertions is None:
+        return Filtered(None, f"{catching.what} decides what {mark.name} retries", catching.what)
     return PASSES

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 
-from detlint.readers.python.facts import ArgValue, Dynamic, Mark
-
-_ATTEMPT_LIMITS = (
-    re.compile(r"stop_after_attempt\(\s*(\d+)\s*\)"),
-    re.compile(r"^(\d+)$"),
+from detlint.readers.python.facts import ArgValue, Mark
+from detlint.readers.python.retry_libraries import (
+    LIBRARY_DECORATORS,
+    configured_attempts,
+    library_attempts,
 )
 
 
@@ -54,15 +54,13 @@ def looks_boolean(source: str) -> bool:
     return name.startswith(("IS_", "HAS_", "ON_"))
 
 
-def retry_decorator_attempts(mark: Mark) -> int | None:
-    """Total attempts of a tenacity/backoff/retrying decorator, when written literally."""
-    for name in ("stop", "max_tries", "stop_max_attempt_number", "tries", "attempts"):
-        value = mark.keyword(name)
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, Dynamic):
-            for pattern in _ATTEMPT_LIMITS:
-                found = pattern.search(value.source)
-                if found:
-                    return int(found.group(1))
-    return None
+def retry_decorator_attempts(mark: Mark) -> tuple[int | None, str]:
+    """Total attempts of a retry decorator, and where the count comes from: read from
+    the repository's own decorator's code, a library's limit (``stop=stop_after_attempt(3)``,
+    ``max_tries=4``), or the keywords a configured decorator is given (``max_runs=3``)."""
+    if mark.retry is not None:
+        return mark.retry.attempts, mark.retry.origin
+    if mark.name in LIBRARY_DECORATORS:
+        return library_attempts(mark.name, mark.arguments), ""
+    configured = configured_attempts(mark.arguments)
+    return configured if configured is not None else (None, "")

@@ -14,6 +14,7 @@ from detlint.model.gate import (
     SKIP,
     SOFT_FAIL,
     STRICT_XFAIL,
+    SWALLOWED,
     XFAIL,
     Gate,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "SKIP",
     "SOFT_FAIL",
     "STRICT_XFAIL",
+    "SWALLOWED",
     "XFAIL",
     "FlakyRuns",
     "Gate",

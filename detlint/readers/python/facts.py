@@ -52,6 +52,28 @@ Scope = Literal["function", "class", "module", "param", "body", "fixture", "hook
 
 
 @dataclass(frozen=True)
+class RetryReading:
+    """What a decorator defined in the repository does to a test that fails every time,
+    read from its code (``retry_wrappers``): how many times it calls the test, what it
+    catches, and where that count comes from.
+
+    A count detlint cannot read is None, and ``origin`` then says why.
+    """
+
+    definition: Span  # the decorator's ``def``
+    attempts: int | None  # calls of the test until the failure leaves the decorator
+    origin: str  # "max_runs=5 at the call", "the default max_runs=3", "a literal bound"
+    shape: str  # how it calls the test again: "a loop", "recursion", "tenacity.retry"
+    # The except clauses (or a library's filter) that decide what is retried, as written,
+    # and whether they take an AssertionError: False (only other exceptions are retried)
+    # or None (code detlint does not evaluate decides).
+    catches: str = ""
+    assertions: bool | None = True
+    # It returns after the last failed attempt too: the test passes whatever it asserts.
+    swallows: bool = False
+
+
+@dataclass(frozen=True)
 class Mark:
     """A knob applied to tests: which one, with which arguments, where, and how.
 
@@ -77,6 +99,8 @@ class Mark:
     # (``RunIf(min_cuda_gpus=2)``): its condition is quoted as that, since the
     # factory's inner expression (``len(reasons) > 0``) says nothing where it is used.
     written: str = ""
+    # A decorator of the repository's own that calls the test again, as read from its code.
+    retry: RetryReading | None = None
 
     def keyword(self, name: str) -> ArgValue | None:
         for argument in self.arguments:
@@ -89,6 +113,44 @@ class Mark:
 
     def positional(self) -> tuple[ArgValue, ...]:
         return tuple(argument.value for argument in self.arguments if argument.name is None)
+
+
+@dataclass(frozen=True)
+class NamedWrap:
+    """A decorator applied to tests by name, not with ``@``: ``for name in FLAKY:
+    setattr(cls, name, retry(getattr(cls, name)))``, or a hook that wraps ``item.obj``
+    of the items whose ``nodeid`` it finds in a list.
+
+    ``names`` is None when detlint cannot list them (code it does not evaluate gives
+    them); ``source`` quotes where they come from.
+    """
+
+    names: tuple[str, ...] | None
+    match: Literal["name", "nodeid", "within", "glob", "all"]
+    source: str  # "`FLAKY` (tests/conftest.py:4)", or the code that picks the tests
+    marks: tuple[Mark, ...]  # what the decorator applies, as resolved where it is written
+    owner: str | None = None  # the class whose methods it sets ("" module functions, None any)
+
+    def picks(self, nodeid: str, name: str, class_name: str | None) -> bool:
+        """Whether a test is among those named (a node id listed matches the end of the
+        test's, with no parameters: detlint's node ids do not list them)."""
+        import fnmatch
+
+        if self.owner is not None:
+            owner = class_name.rsplit("::", 1)[-1] if class_name else ""
+            if owner != self.owner:
+                return False
+        if self.match == "all":
+            return True
+        listed = self.names or ()
+        if self.match == "name":
+            return name in listed
+        if self.match == "within":
+            return any(part in nodeid for part in listed)
+        if self.match == "glob":
+            return any(fnmatch.fnmatchcase(nodeid, pattern) for pattern in listed)
+        bases = [entry.split("[", 1)[0] for entry in listed]
+        return any(nodeid == base or nodeid.endswith("/" + base) for base in bases)
 
 
 @dataclass(frozen=True)

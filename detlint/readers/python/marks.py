@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 from detlint.base.span import Span
+from detlint.readers.python.definitions import DefinitionLookup, Definitions, nowhere
 from detlint.readers.python.facts import Argument, Dynamic, Mark, MarkKind, Scope
 from detlint.readers.python.guards import negated, quoted
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
+from detlint.readers.python.retry_libraries import LIBRARY_DECORATORS
+from detlint.readers.python.retry_marks import RetryReader, retry_marks
 
 MARK_KINDS: dict[str, MarkKind] = {
     "flaky": "flaky",
@@ -43,24 +46,8 @@ UNITTEST_DECORATORS: dict[str, MarkKind] = {
     "unittest.expectedFailure": "unittest-xfail",
     "unittest.case.expectedFailure": "unittest-xfail",
 }
-RETRY_DECORATORS = frozenset(
-    {
-        "tenacity.retry",
-        "backoff.on_exception",
-        "backoff.on_predicate",
-        "retrying.retry",
-        "retry.retry",
-        "retry.api.retry",
-    }
-)
+RETRY_DECORATORS = LIBRARY_DECORATORS
 MAX_DEPTH = 6
-
-# (qualified name, importer path) -> marks defined in another module, or None.
-ExternalLookup = Callable[[str, str], tuple[Mark, ...] | None]
-
-
-def no_external(qualified: str, importer: str) -> tuple[Mark, ...] | None:
-    return None
 
 
 def mark_kind(name: str) -> MarkKind | None:
@@ -78,8 +65,12 @@ class MarkResolver:
     """Resolves expressions of one module to marks."""
 
     index: ModuleIndex
-    external: ExternalLookup = no_external
+    external: DefinitionLookup = nowhere
     retry_names: frozenset[str] = frozenset()
+    retries: RetryReader = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.retries = RetryReader(self.index)
 
     def arguments(self, call: ast.Call) -> tuple[Argument, ...]:
         return tuple(
@@ -154,15 +145,20 @@ class MarkResolver:
                 name = qualified[len("pytest.mark.") :]
                 kind = mark_kind(name) if "." not in name else None
                 return make(kind, name) if kind is not None else []
-            if qualified == FLAKY_PACKAGE_DECORATOR:
-                return make("flaky-decorator", qualified)
             if qualified in UNITTEST_DECORATORS:
                 name = "unittest." + qualified.rsplit(".", 1)[-1]
                 return make(UNITTEST_DECORATORS[qualified], name)
-            if qualified in RETRY_DECORATORS or qualified in self.retry_names:
+            if qualified in RETRY_DECORATORS:
                 return make("retry-decorator", qualified)
-            imported = self.external(qualified, self.index.path)
-            if imported is None:
+            defined = self.external(qualified, self.index.path)
+            # The repository's own decorator first: a `flaky` in its own flaky.py is not
+            # the flaky package, and a configured name defined here is read from its code.
+            own = self._imported_retries(defined, qualified, target, call, use, scope, via)
+            if own or qualified in (FLAKY_PACKAGE_DECORATOR, *self.retry_names):
+                kind = "flaky-decorator" if qualified == FLAKY_PACKAGE_DECORATOR else None
+                return own or make(kind or "retry-decorator", qualified)
+            imported = defined[0].marks(defined[1]) if defined is not None else ()
+            if not imported:
                 return []
             label = f"{dotted(target)} ({qualified})"
             written = self.index.text(expression)
@@ -176,10 +172,33 @@ class MarkResolver:
         if local is None:
             return []
         if local in self.retry_names:
-            return make("retry-decorator", local)
+            readings = self.retries.named(local, arguments, call is None) or ()
+            own = retry_marks(readings, local, arguments, call is None, use, scope, via, comment)
+            return own or make("retry-decorator", local)
         if "." in local:
             return []
         return self._alias(local, call, arguments, use, scope, via, depth)
+
+    def _imported_retries(
+        self,
+        defined: tuple[Definitions, str] | None,
+        qualified: str,
+        target: ast.expr,
+        call: ast.Call | None,
+        use: Span,
+        scope: Scope,
+        via: tuple[str, ...],
+    ) -> list[Mark]:
+        """Marks of a retry decorator another module of the repository defines."""
+        bare = call is None
+        arguments = self.arguments(call) if call is not None else ()
+        readings = defined[0].retries(defined[1], arguments, bare) if defined else None
+        if not readings:
+            return []
+        name = dotted(target) or qualified
+        label = f"{name} ({qualified})"
+        comment = self.index.comment_on(use.line)
+        return retry_marks(readings, name, arguments, bare, use, scope, (*via, label), comment)
 
     def _alias(
         self,
@@ -226,7 +245,11 @@ class MarkResolver:
             inner = self._resolve(value, scope, use, (*via, name), depth + 1)
             return self._applied(inner, call, arguments, use, scope, (), comment)
         written = self.index.text(call) if call is not None else name
-        return self.factory_marks(value, scope, use, (*via, f"{name}()"), depth, written)
+        marks = self.factory_marks(value, scope, use, (*via, f"{name}()"), depth, written)
+        if marks:
+            return marks
+        readings = self.retries.readings(value, arguments, call is None)
+        return retry_marks(readings, name, arguments, call is None, use, scope, via, comment)
 
     def factory_marks(
         self,

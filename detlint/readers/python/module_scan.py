@@ -17,12 +17,21 @@ return a trial count.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
 from detlint.readers.python.body_marks import BodyMarks
-from detlint.readers.python.facts import Mark, ModuleFacts, TestFunction, TrialCount
+from detlint.readers.python.definitions import DefinitionLookup, Guarded, nowhere
+from detlint.readers.python.facts import (
+    Argument,
+    Mark,
+    ModuleFacts,
+    NamedWrap,
+    TestFunction,
+    TrialCount,
+)
 from detlint.readers.python.fixtures import (
     AUTOUSE,
     FixtureMarksLookup,
@@ -30,9 +39,11 @@ from detlint.readers.python.fixtures import (
     is_fixture,
     no_fixture_marks,
 )
+from detlint.readers.python.hook_wraps import hook_wraps
 from detlint.readers.python.locations import call_args
-from detlint.readers.python.marks import ExternalLookup, MarkResolver, no_external
+from detlint.readers.python.marks import MarkResolver
 from detlint.readers.python.module_index import Function, ModuleIndex, index_module
+from detlint.readers.python.named_wraps import ModuleWraps, WrapsLookup, no_wraps, unlisted
 from detlint.readers.python.names import dotted, literal
 from detlint.readers.python.narrowed import Narrowed
 from detlint.readers.python.options import (
@@ -64,6 +75,22 @@ class ModuleExports:
         if name not in self._marks:
             self._marks[name] = tuple(self._scanner.marks_named(name))
         return self._marks[name]
+
+    def retries(
+        self, name: str, arguments: tuple[Argument, ...], bare: bool
+    ) -> tuple[Guarded, ...] | None:
+        """How function ``name``, a decorator, retries a test (None: no such function)."""
+        return self._scanner.marks.retries.named(name, arguments, bare)
+
+    def named_wraps(self, name: str) -> tuple[NamedWrap, ...]:
+        """The decorators class decorator ``name`` applies to methods by name."""
+        function = self._scanner.index.functions.get(name)
+        return tuple(self._scanner.named.reader.class_decorator(function)) if function else ()
+
+    @functools.cached_property
+    def hook_wraps(self) -> tuple[NamedWrap, ...]:
+        """The tests this conftest's hooks wrap by name (``item.obj = retry(item.obj)``)."""
+        return tuple(hook_wraps(self._scanner.named.reader))
 
     def fixture_trials(self, name: str) -> TrialCount | None:
         """The trial count fixture ``name`` returns, if it is one."""
@@ -115,13 +142,15 @@ class ModuleScanner:
         self,
         index: ModuleIndex,
         options: ScanOptions,
-        external: ExternalLookup = no_external,
+        external: DefinitionLookup = nowhere,
         fixtures: FixtureLookup = no_fixture,
         fixture_marks: FixtureMarksLookup = no_fixture_marks,
+        conftest_wraps: WrapsLookup = no_wraps,
     ) -> None:
         self.index = index
         self.options = options
         self.marks = MarkResolver(index, external, options.retry_names)
+        self.named = ModuleWraps(index, self.marks, external, conftest_wraps)
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
         self.classes = ClassTree(index)
@@ -197,6 +226,7 @@ class ModuleScanner:
         class_instances: int | None,
         class_params: list[tuple[int, Mark]],
         unittest: bool = False,
+        class_wraps: Sequence[NamedWrap] = (),
     ) -> TestFunction:
         facts = self._method(function)
         instances = facts.instances
@@ -204,11 +234,16 @@ class ModuleScanner:
             instances *= class_instances
         elif class_instances is None:
             instances = None
-        own = [*facts.marks, *self.body.of_fixtures(function, classes[-1] if classes else None)]
+        class_name = "::".join(node.name for node in classes) if classes else None
+        own = [
+            *self.named.marks(function.name, class_name, facts.span, class_wraps),
+            *facts.marks,
+            *self.body.of_fixtures(function, classes[-1] if classes else None),
+        ]
         return TestFunction(
             path=self.index.path,
             name=function.name,
-            class_name="::".join(node.name for node in classes) if classes else None,
+            class_name=class_name,
             span=facts.span,
             instances=instances,
             marks=tuple(own + outer_marks),
@@ -285,6 +320,7 @@ class ModuleScanner:
         )
         params = class_params + outer_params
         marks = class_marks + outer_marks
+        wraps = self.named.of_classes(lineage)
         tests = []
         seen: set[str] = set()
         for klass in lineage:
@@ -298,7 +334,9 @@ class ModuleScanner:
                     else matches_name(statement.name, self.options.python_functions)
                 )
                 if collected and not is_fixture(self.index, statement):
-                    tests.append(self._test(statement, chain, marks, instances, params, unittest))
+                    tests.append(
+                        self._test(statement, chain, marks, instances, params, unittest, wraps)
+                    )
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):
@@ -330,22 +368,27 @@ def scan_module(
     path: str,
     text: str,
     options: ScanOptions,
-    external: ExternalLookup = no_external,
+    external: DefinitionLookup = nowhere,
     fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
+    conftest_wraps: WrapsLookup = no_wraps,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module.
 
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
-    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks)
+    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks, conftest_wraps)
     filename = path.rsplit("/", 1)[-1]
-    tests = scanner.tests() if is_test_module(filename, options.python_files) else []
+    testing = is_test_module(filename, options.python_files)
+    tests = scanner.tests() if testing else []
+    exports = ModuleExports(scanner)
+    # Wraps whose names detlint cannot list are judged once, as a hook's marks are.
+    wraps = scanner.named.own if testing else list(exports.hook_wraps)
     facts = ModuleFacts(
         path=path,
         tests=tuple(tests),
-        hook_marks=tuple(scanner.body.in_hooks()),
+        hook_marks=(*scanner.body.in_hooks(), *unlisted(wraps)),
     )
-    return facts, ModuleExports(scanner)
+    return facts, exports

@@ -16,8 +16,12 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
 from detlint.readers.reasons import FLAKY_STEMS
+
+if TYPE_CHECKING:
+    from detlint.readers.python.facts import NamedWrap
 
 # A file is parsed only if its bytes hold one of these.
 KNOB_TOKENS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")
@@ -33,6 +37,14 @@ IMPERATIVE_TOKENS = (
 )
 # How far after a `skip` its reason (or the comment on its line) is looked for.
 REASON_WINDOW = 400
+# A conftest hook that replaces an item's function: `item.obj = retry(item.obj)`.
+HOOK_WRAP_TOKEN = re.compile(rb"""\.obj\s*=|["']obj["']""")
+# A test module that wraps its tests by name at its top level: `setattr(...)` as a
+# statement, or `test_x = retry(test_x)` / `TestA.test_x = retry(TestA.test_x)`.
+_REWRAP = re.compile(
+    rb"^(?:setattr\(|for\b.*:\s*\n[ \t]+setattr\(|([\w.]+)[ \t]*=[ \t]*[\w.]+(?:\(.*\))?\(\1\))",
+    re.M,
+)
 
 
 FLAKY_TOKENS = tuple(stem.lower().encode() for stem in FLAKY_STEMS)
@@ -53,6 +65,20 @@ def skip_says_flaky(data: bytes) -> bool:
                 return True
         start = data.find(b"kip", start + 3)
     return False
+
+
+def rewraps(data: bytes) -> bool:
+    """Whether a test module wraps its tests by name at the top level (it is then
+    parsed whole: the tests wrapped hold no knob token of their own)."""
+    return (b"setattr(" in data or b" = " in data) and _REWRAP.search(data) is not None
+
+
+def may_pick(wrap: NamedWrap, filename: str) -> bool:
+    """Whether a hook's wrap may pick a test of a file: a node id listed names its file;
+    other ways of picking may pick any test."""
+    if wrap.match != "nodeid" or wrap.names is None:
+        return True
+    return any(entry.split("::", 1)[0].endswith(filename) for entry in wrap.names)
 
 
 def may_loop(data: bytes) -> bool:

@@ -22,10 +22,17 @@ from detlint.base.paths import display_path
 from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
 from detlint.readers.python.options import ScanOptions, is_test_module
-from detlint.readers.python.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop
+from detlint.readers.python.prefilter import (
+    HOOK_WRAP_TOKEN,
+    IMPERATIVE_TOKENS,
+    Prefilter,
+    may_loop,
+    may_pick,
+    rewraps,
+)
 
 if TYPE_CHECKING:
-    from detlint.readers.python.facts import Mark, ModuleFacts, TrialCount
+    from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TrialCount
     from detlint.readers.python.module_scan import ModuleExports
     from detlint.readers.python.narrowed import Narrowed
 
@@ -61,6 +68,7 @@ class PythonRepository:
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
         self._skipping: dict[str, tuple[ModuleExports, ...]] = {}
+        self._wrapping: dict[str, tuple[NamedWrap, ...]] = {}
 
     def exists(self, path: Path) -> bool:
         """Whether a helper module or conftest.py is there to read (asked per import,
@@ -87,7 +95,8 @@ class PythonRepository:
         if isinstance(data, Problem):
             span = replace(data.span, path=display_path(path, self.cwd))
             return Problem(span, data.message)
-        if not self.prefilter.wants(data):
+        hooked = self._hooked(path)
+        if not self.prefilter.wants(data) and not hooked:
             return LoopOnly() if self.note_loops and may_loop(data) else None
         display = display_path(path, self.cwd)
         text = decode_python(data, display)
@@ -97,9 +106,11 @@ class PythonRepository:
         from detlint.readers.python.parse import TOO_DEEP, syntax_problem
 
         self._displays[display] = path
-        # Only test modules are narrowed: conftest.py and helpers export fixtures
-        # and aliases that other files need whole.
-        narrowed = narrow(text, self.prefilter.wants_block) if path.name != "conftest.py" else None
+        # Only test modules are narrowed: conftest.py and helpers export fixtures and
+        # aliases that other files need whole, and tests a hook or a loop wraps by name
+        # carry no knob of their own to keep them.
+        whole = path.name == "conftest.py" or hooked or rewraps(data)
+        narrowed = narrow(text, self.prefilter.wants_block) if not whole else None
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
             try:
@@ -132,6 +143,7 @@ class PythonRepository:
             isinstance(data, Problem)
             or self.prefilter.wants(data)
             or self.prefilter.reads_environment(data)
+            or self._hooked(path)
         )
 
     def _reads(self, path: Path) -> bool:
@@ -148,10 +160,11 @@ class PythonRepository:
             display,
             text,
             self.options,
-            external=self._external,
+            external=self._defining,
             fixtures=lookup,
             narrowed=narrowed,
             fixture_marks=lookup.marks,
+            conftest_wraps=lookup.wraps,
         )
 
     # -- context -----------------------------------------------------------
@@ -201,6 +214,32 @@ class PythonRepository:
         exports = self.exports(conftest)
         return (exports,) if exports is not None else ()
 
+    def _hooked(self, path: Path) -> bool:
+        """Whether a conftest hook that reaches a test file wraps tests by name
+        (``item.obj = retry(item.obj)``) and may pick one of this file's: the file is
+        then read whole, whatever its bytes hold."""
+        if path.name == "conftest.py":
+            return False
+        wraps = self._hook_wraps(os.path.dirname(os.path.abspath(path)))
+        return any(may_pick(wrap, path.name) for wrap in wraps)
+
+    def _hook_wraps(self, directory: str) -> tuple[NamedWrap, ...]:
+        """The named wraps of the conftest.py hooks that reach a directory (worked out
+        once per directory; only conftest files whose bytes can hold one are read)."""
+        found = self._wrapping.get(directory)
+        if found is None:
+            parent = os.path.dirname(directory)
+            above = directory != os.path.abspath(self.root) and parent != directory
+            found = self._hook_wraps(parent) if above else ()
+            conftest = Path(directory, "conftest.py")
+            if self.exists(conftest):
+                data = read_bytes(conftest, "")
+                if not isinstance(data, Problem) and HOOK_WRAP_TOKEN.search(data):
+                    exports = self.exports(conftest)
+                    found = (*exports.hook_wraps, *found) if exports is not None else found
+            self._wrapping[directory] = found
+        return found
+
     def _module_file(self, module: str, importer: Path) -> Path | None:
         level = len(module) - len(module.lstrip("."))
         parts = [part for part in module.lstrip(".").split(".") if part]
@@ -218,7 +257,8 @@ class PythonRepository:
                     return path
         return None
 
-    def _external(self, qualified: str, importer_display: str) -> tuple[Mark, ...] | None:
+    def _defining(self, qualified: str, importer_display: str) -> tuple[ModuleExports, str] | None:
+        """The module of the repository that defines an imported name, and the name there."""
         importer = self._displays.get(importer_display)
         if importer is None:
             return None
@@ -235,7 +275,7 @@ class PythonRepository:
             exports = self.exports(path)
             if exports is None or len(names) != 1:
                 return None
-            return exports.marks(names[0]) or None
+            return exports, names[0]
         return None
 
 
@@ -274,6 +314,10 @@ class FixtureLookupForFile:
             if found is not None:
                 return found
         return None
+
+    def wraps(self) -> tuple[NamedWrap, ...]:
+        """What the hooks of the conftest.py files that reach this file wrap by name."""
+        return tuple(wrap for exports in self._conftests() for wrap in exports.hook_wraps)
 
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The skips and xfails of conftest fixture ``name`` (the nearest that defines

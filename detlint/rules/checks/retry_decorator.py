@@ -1,50 +1,141 @@
-"""DET103 retry-decorator: tenacity, backoff or a configured retry decorator around a
-test, which retries the assertion along with the flaky operation.
+"""DET103 retry-decorator: a retry decorator around a test (tenacity, backoff, a
+configured name, or one the repository defines that calls the test again), which
+retries the assertion along with the flaky operation.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
+from detlint.base.percentages import percent, percent_label
+from detlint.compose.filters import decorator_filter
+from detlint.compose.retry_counts import retry_decorator_attempts
+from detlint.readers.python.options import HOOK_TEST
 from detlint.rules.context import (
     RuleContext,
     alternatives,
     covers,
+    elsewhere,
     finding,
     group_by_mark,
     loss_phrase,
+    runs_somewhere_else,
     trials_phrase,
     worst,
 )
 from detlint.rules.finding import Finding
 
+if TYPE_CHECKING:
+    from detlint.base.span import Span
+    from detlint.compose.test_gate import TestGate
+    from detlint.readers.python.facts import Mark
+
+HELP = "retry the flaky operation, not the assertion,"
+
 
 def retry_decorator(context: RuleContext) -> Iterator[Finding]:
-    """DET103: tenacity/backoff/configured retry decorators around tests."""
-    groups = group_by_mark(context.gates, ("retry-decorator",))
-    if not groups:
-        return
-    from detlint.model import Reruns
+    """DET103: retry decorators around tests, with what they cost where they apply.
 
+    A decorator that retries only exceptions an assertion is not (``except
+    ConnectionError``) hides no violation and is no finding (its note says so), nor is
+    one around a test that never blocks where it runs (its gate has a rule of its own).
+    """
+    groups = group_by_mark(context.gates, ("retry-decorator",))
     for span, (mark, gates) in sorted(groups.items()):
-        gate, numbers = worst(gates, context)
-        reruns = next((layer for layer in gate.policy.layers if isinstance(layer, Reruns)), None)
-        if reruns is None or not numbers.reported < numbers.reported_without:
+        if decorator_filter(mark).masks is False:
+            continue
+        attempts, origin = retry_decorator_attempts(mark)
+        named = _named(mark)
+        if any(gate.test.name == HOOK_TEST for gate in gates) and _unlisted(mark):
+            yield _not_judged(span, mark, named, attempts, origin)
+            continue
+        if attempts is None:
+            gate, numbers = worst(gates, context)
+            limit = f" ({origin})" if origin else ""
             message = (
-                f"retry decorator {mark.name} around a test with no literal attempt limit: a "
-                "violation is reported only if every attempt shows it "
+                f"retry decorator {named} around a test with no literal attempt limit{limit}: "
+                "a violation is reported only if every attempt shows it "
                 f"({trials_phrase(gate.test)}{covers(gates)})"
             )
-        else:
-            message = (
-                f"retry decorator {mark.name} hides intermittent failures: "
-                f"{loss_phrase(numbers)} ({reruns.count + 1} attempts; "
-                f"{trials_phrase(gate.test)}{covers(gates)})"
+            yield finding("DET103", span, message, alternatives(gate.test, numbers, HELP))
+            continue
+        counted = f"{attempts} attempts" + (f" from {origin}" if origin else "")
+        swallowing = [gate for gate in gates if gate.policy.gate.kind == _SWALLOWED]
+        masking = swallowing or [
+            gate
+            for gate in gates
+            if gate.policy.gate.blocks and any(layer.masks for layer in gate.policy.layers)
+        ]
+        if not masking:
+            continue
+        gate, numbers = worst(masking, context)
+        details = [counted + _condition(gate, mark), *_named_by(mark), *_filter_notes(gate)]
+        details.append(trials_phrase(gate.test))
+        where = " where the test runs" if runs_somewhere_else(gate) else ""
+        if swallowing:
+            cost = (
+                "catches the failure of its last attempt too and returns: the test passes "
+                f"whatever it asserts, so a {percent_label(numbers.reference_rate)} violation "
+                f"is never reported (was {percent(numbers.reported_without)})"
             )
-        yield finding(
-            "DET103",
-            span,
-            message,
-            alternatives(gate.test, numbers, "retry the flaky operation, not the assertion,"),
-            numbers,
+        else:
+            cost = f"hides intermittent failures: {loss_phrase(numbers)}{where}"
+        message = (
+            f"retry decorator {named} {cost} ({'; '.join(details)}{covers(masking)})"
+            f"{elsewhere(gate, context.reference_rate)}"
         )
+        related = [mark.definition] if mark.definition is not None else []
+        help_text = alternatives(gate.test, numbers, HELP)
+        yield finding("DET103", span, message, help_text, numbers, related)
+
+
+_SWALLOWED = "failure swallowed by a decorator"
+
+
+def _unlisted(mark: Mark) -> bool:
+    return any(step.startswith("the tests ") for step in mark.via)
+
+
+def _not_judged(span: Span, mark: Mark, named: str, attempts: int | None, origin: str) -> Finding:
+    """A decorator a hook or a loop applies to tests it picks by names code gives: which
+    tests is not known statically, so none is judged; the finding says so."""
+    picked = " in ".join(step for step in mark.via if step.startswith(("the tests ", "hook ")))
+    if attempts is not None:
+        count = f"{attempts} attempts each" + (f", from {origin}" if origin else "")
+    else:
+        count = origin or "no attempt limit detlint can read"
+    message = (
+        f"retry decorator {named} wraps {picked}: not judged test by test, since detlint "
+        f"cannot list those tests statically ({count})"
+    )
+    help_text = f"{HELP} and keep the list of retried tests where a reviewer sees it"
+    return finding("DET103", span, message, help_text)
+
+
+def _named_by(mark: Mark) -> list[str]:
+    """How a test was picked by name: "`FLAKY` (tests/conftest.py:4) names it"."""
+    return [step for step in mark.via if step.endswith(" names it") or step.startswith("hook ")]
+
+
+def _named(mark: Mark) -> str:
+    """The decorator, and for the repository's own where it is defined and how it calls
+    the test again: "flaky (tests/conftest.py:12, a loop)"."""
+    if mark.retry is None:
+        return mark.name
+    definition = mark.retry.definition
+    shape = mark.retry.shape
+    how = f"through {shape}" if "." in shape else shape
+    return f"{mark.name} ({definition.path}:{definition.line}, {how})"
+
+
+def _condition(gate: TestGate, mark: Mark) -> str:
+    """Where a conditional retry applies (" where `os.environ.get('CI')`")."""
+    for knob in gate.knobs:
+        if knob.mark is mark and knob.condition:
+            return f", where {knob.condition}"
+    return ""
+
+
+def _filter_notes(gate: TestGate) -> list[str]:
+    return [note for note in gate.notes if "detlint does not evaluate" in note]

@@ -1,0 +1,264 @@
+"""Reading a decorator as a program, with a test that fails every time it is called.
+
+A decorator of the repository's own that retries the test it wraps does so in a
+``for attempt in range(max_runs)`` loop around ``try: return f(*args, **kwargs)``, a
+``while`` with a counter, by calling itself again, or through tenacity inside it, in
+as many spellings as there are projects. Rather than match each, detlint applies the
+decorator to a stand-in test that raises an AssertionError whenever it is called,
+calls what it returns once, and counts the calls of the stand-in until the failure
+leaves the wrapper (the test fails) or the wrapper returns (the failure was
+swallowed). Only a small part of Python is followed (``wrapper_expressions``):
+integers, names, comparisons, ``if``, ``for`` over ``range``, ``while``, ``try``,
+``raise``, ``return``, nested functions, recursion and ``functools.partial``. A call
+whose result is not known (``time.sleep``, a log line) is taken to do nothing; other
+constructs end the read, which then says nothing. Nothing of the scanned code is
+imported or executed.
+
+A condition on code detlint does not evaluate (``os.environ.get("CI")``) is decided
+one way by a run and kept so for the rest of it, since an environment does not change
+between attempts; ``retry_wrappers`` runs the decorator once per way of deciding
+them, and the runs together say where the retry applies.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.retry_libraries import (
+    ASSERTION,
+    LIBRARY_DECORATORS,
+    catches_assertion,
+)
+from detlint.readers.python.wrapper_expressions import is_callable, plain
+from detlint.readers.python.wrapper_statements import Statements
+from detlint.readers.python.wrapper_values import (
+    IDENTITY,
+    TEST,
+    Caught,
+    Closure,
+    ExceptionClass,
+    GiveUp,
+    Library,
+    LibraryCalled,
+    Number,
+    Partial,
+    Qualified,
+    Raised,
+    Returned,
+    Scope,
+    Unknown,
+    Value,
+)
+
+MAX_STEPS = 20_000
+MAX_CALLS = 1_000  # calls of the test past which a retry is taken as one without a limit
+MAX_DEPTH = 40
+# Calls that end the test with a failure, as a `raise` does.
+_FAILING = frozenset({"pytest.fail", "sys.exit", "builtins.exit", "builtins.quit"})
+# Calls after which detlint cannot tell what happens to the test.
+_OPAQUE = frozenset({"os.fork", "os._exit", "pytest.skip", "pytest.xfail", "pytest.exit"})
+
+
+@dataclass(frozen=True)
+class Met:
+    """A condition on code not evaluated, as one run decided it."""
+
+    key: int
+    text: str
+    value: bool
+    filters: bool  # it reads the caught exception: it decides what is retried
+
+
+class Run(Statements):
+    """One read of a decorator, with each unknown condition decided as ``decisions`` say
+    (True for one not among them)."""
+
+    def __init__(self, index: ModuleIndex, decisions: dict[int, bool], failure: str) -> None:
+        super().__init__(index, failure)
+        self.decisions = decisions
+        self.met: list[Met] = []
+        self.calls = 0
+        self.steps = 0
+        self.active: list[Function] = []
+        self.shapes: list[str] = []  # how each call of the test after the first was reached
+
+    # -- decisions and limits ----------------------------------------------
+
+    def step(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise GiveUp("no end in sight", loop=self.calls > 1)
+
+    def decide(self, expression: ast.expr, scope: Scope, filters: bool = False) -> bool:
+        key = id(expression)
+        for met in self.met:
+            if met.key == key:
+                return met.value
+        value = self.decisions.get(key, True)
+        filters = filters or self.reads_caught(expression, scope)
+        self.met.append(Met(key, self.text(expression), value, filters))
+        return value
+
+    # -- calls -------------------------------------------------------------
+
+    def call(self, expression: ast.Call, scope: Scope) -> Value:
+        function = self.value(expression.func, scope)
+        args: list[Value] = []
+        for argument in expression.args:
+            if isinstance(argument, ast.Starred):
+                self.value(argument.value, scope)  # passed on, bound to no parameter here
+            else:
+                args.append(self.value(argument, scope))
+        keywords: dict[str, Value] = {}
+        for keyword in expression.keywords:
+            found = self.value(keyword.value, scope)
+            if keyword.arg is not None:
+                keywords[keyword.arg] = found
+        if isinstance(function, Qualified) and function.name in LIBRARY_DECORATORS:
+            if len(args) == 1 and not keywords and is_callable(args[0]):
+                return Library(function.name, None, scope, args[0])  # `tenacity.retry(f)`
+            return Library(function.name, expression, scope)
+        return self.invoke(function, tuple(args), keywords, expression)
+
+    def invoke(
+        self,
+        function: Value,
+        args: tuple[Value, ...],
+        keywords: dict[str, Value],
+        expression: ast.AST | None = None,
+    ) -> Value:
+        if function is TEST:
+            return self.fail()
+        if isinstance(function, Closure):
+            return self.enter(function, args, keywords)
+        if isinstance(function, Partial):
+            merged = {**function.keywords, **keywords}
+            return self.invoke(function.target, function.args + args, merged, expression)
+        if isinstance(function, Library):
+            if function.wrapped is None and args:
+                return Library(function.name, function.call, function.scope, args[0])
+            raise LibraryCalled(function)
+        if function is IDENTITY:
+            return args[0] if args else IDENTITY
+        if isinstance(function, ExceptionClass):
+            return function
+        if isinstance(function, Qualified):
+            return self.imported(function.name, args, keywords)
+        if isinstance(function, Unknown) and function.text.endswith(".fail"):
+            raise Raised("Failed")  # `self.fail(...)`: unittest's failure
+        return Unknown(self.text(expression) if expression is not None else "a call")
+
+    def fail(self) -> Value:
+        """A call of the test: it fails."""
+        self.calls += 1
+        if self.calls > MAX_CALLS:
+            raise GiveUp("it calls the test again until it passes", loop=True)
+        if self.calls > 1:
+            recursion = len(self.active) != len(set(map(id, self.active)))
+            self.shapes.append(self.loops[-1] if self.loops else "recursion" if recursion else "")
+        raise Raised(self.failure)
+
+    def imported(self, name: str, args: tuple[Value, ...], keywords: dict[str, Value]) -> Value:
+        if name in _FAILING:
+            raise Raised(name)
+        if name in _OPAQUE:
+            raise GiveUp(f"`{name}()`")
+        if name in ("functools.wraps", "functools.update_wrapper"):
+            return IDENTITY if name.endswith("wraps") else (args[0] if args else IDENTITY)
+        if name == "functools.partial" and args:
+            return Partial(args[0], args[1:], keywords)
+        if name.startswith("builtins."):
+            return self.builtin(name[len("builtins.") :], args)
+        return Unknown(f"{name}(...)")
+
+    def builtin(self, name: str, args: tuple[Value, ...]) -> Value:
+        values = [plain(arg) for arg in args]
+        integers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+        numbers = len(integers) == len(values) > 0
+        if name == "range" and numbers and len(integers) <= 3:
+            bounds = range(*integers)
+            if len(bounds) > MAX_CALLS * 10:
+                raise GiveUp("a range too long to follow", loop=True)
+            return tuple(bounds)
+        if name in ("int", "min", "max") and numbers:
+            result = {"int": integers[0], "min": min(integers), "max": max(integers)}[name]
+            where: frozenset[str] = frozenset()
+            where = where.union(*(a.origins for a in args if isinstance(a, Number)))
+            return Number(result, where) if where else result
+        if name == "len" and len(args) == 1 and isinstance(args[0], tuple):
+            return len(args[0])
+        if name == "enumerate" and args and isinstance(args[0], tuple):
+            return tuple((place, item) for place, item in enumerate(args[0]))
+        if name == "isinstance" and len(args) == 2 and isinstance(args[0], Caught):
+            names = self.exception_names_of(args[1])
+            if names is not None and args[0].name == ASSERTION:
+                caught = catches_assertion(names)
+                return Unknown("isinstance(...)") if caught is None else caught
+        return Unknown(f"{name}(...)")
+
+    def exception_names_of(self, value: Value) -> list[str] | None:
+        if isinstance(value, ExceptionClass):
+            return [value.name]
+        if isinstance(value, tuple) and all(isinstance(v, ExceptionClass) for v in value):
+            return [v.name for v in value if isinstance(v, ExceptionClass)]
+        return None
+
+    def enter(self, closure: Closure, args: tuple[Value, ...], keywords: dict[str, Value]) -> Value:
+        function = closure.function
+        if len(self.active) >= MAX_DEPTH:
+            raise GiveUp("it calls itself too deep to follow", loop=True)
+        if any(isinstance(node, ast.Yield | ast.YieldFrom) for node in ast.walk(function)):
+            raise GiveUp("a generator")
+        scope = Scope(parent=closure.scope)
+        self.bind(closure, scope, args, keywords)
+        self.active.append(function)
+        try:
+            self.statements(function.body, scope)
+        except Returned as returned:
+            return returned.value
+        finally:
+            self.active.pop()
+        return None
+
+    def bind(
+        self, closure: Closure, scope: Scope, args: tuple[Value, ...], keywords: dict[str, Value]
+    ) -> None:
+        """Parameters from the arguments, else their defaults; the decorator the test
+        names keeps where each of its integers came from, to quote the count."""
+        parameters = closure.function.args
+        positional = [*parameters.posonlyargs, *parameters.args]
+        defaults: list[ast.expr | None] = [None] * (len(positional) - len(parameters.defaults))
+        defaults += parameters.defaults
+        pairs = [*zip(positional, defaults, strict=True)]
+        pairs += zip(parameters.kwonlyargs, parameters.kw_defaults, strict=True)
+        for place, (parameter, default) in enumerate(pairs):
+            name = parameter.arg
+            value: Value = Unknown(name)
+            origin = f"{name}={{}} at the call"
+            if place < len(positional) and place < len(args):
+                value = args[place]
+            elif name in keywords:
+                value = keywords[name]
+            elif default is not None:
+                value, origin = self.value(default, closure.scope), f"the default {name}={{}}"
+            if closure.top and isinstance(value, int) and not isinstance(value, bool):
+                value = Number(value, frozenset({origin.format(value)}))
+            scope.names[name] = value
+        if parameters.vararg is not None:
+            scope.names[parameters.vararg.arg] = tuple(args[len(positional) :])
+        if parameters.kwarg is not None:
+            scope.names[parameters.kwarg.arg] = Unknown(parameters.kwarg.arg)
+
+    def define(self, function: Function, scope: Scope) -> Value:
+        """A nested function, with its decorators applied (``@tenacity.retry(...)``
+        makes it a library retry; ``@functools.wraps(f)`` changes nothing)."""
+        made: Value = Closure(function, scope)
+        for decorator in reversed(function.decorator_list):
+            applied = self.value(decorator, scope)
+            if isinstance(applied, Library) and applied.wrapped is None:
+                made = Library(applied.name, applied.call, applied.scope, made)
+            elif isinstance(applied, Closure):
+                made = self.enter(applied, (made,), {})
+        return made

@@ -1,0 +1,191 @@
+"""The values a decorator's code is read with, and how a read ends early.
+
+``wrapper_runs`` reads a decorator as a small program over these: Python's own
+numbers, strings, booleans, None and tuples; ``Number``, an integer that came from
+the decorator's arguments or a module constant and remembers where; ``TEST``, the
+stand-in for the wrapped test, which fails whenever it is called; functions the
+decorator defines (``Closure``); names it imports (``Qualified``); exception
+classes; and ``Unknown``, code detlint does not evaluate, kept as written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    import ast
+
+    from detlint.readers.python.module_index import Function
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A value detlint does not evaluate: ``os.environ.get("CI")``, ``self.runs``."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Number:
+    """An integer from the decorator's arguments, its defaults or a module constant;
+    ``origins`` say where ("max_runs=5 at the call"), so that a count can name them."""
+
+    value: int
+    origins: frozenset[str]
+
+
+class _Test:
+    """The wrapped test: every call of it fails with an AssertionError."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "TEST"
+
+
+TEST = _Test()
+
+
+@dataclass(frozen=True)
+class Qualified:
+    """A name imported from elsewhere, as qualified: ``tenacity.retry``, ``time.sleep``."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ExceptionClass:
+    """An exception class (or an instance of it), by name: ``ConnectionError``."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Caught:
+    """The exception an ``except`` clause holds: the test's failure, or another."""
+
+    name: str
+
+
+@dataclass(eq=False)
+class Scope:
+    """The names of one running function, and of the functions around it."""
+
+    names: dict[str, Value] = field(default_factory=dict)
+    parent: Scope | None = None
+    shared: set[str] = field(default_factory=set)  # declared nonlocal or global
+
+    def lookup(self, name: str) -> Value | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def assign(self, name: str, value: Value) -> None:
+        """Bind ``name`` here, or where it lives when it is declared nonlocal or global."""
+        scope: Scope = self
+        if name in self.shared and self.parent is not None:
+            scope = self.parent
+            while name not in scope.names and scope.parent is not None:
+                scope = scope.parent
+        scope.names[name] = value
+
+
+@dataclass(eq=False)
+class Closure:
+    """A function of the decorator's code, with the scope it was defined in."""
+
+    function: Function
+    scope: Scope
+    top: bool = False  # the decorator the test names: its defaults are counts to quote
+
+
+@dataclass(eq=False)
+class Library:
+    """A retry library's decorator (``tenacity.retry(stop=...)``), with the scope its
+    arguments are read in, and what it wraps once applied."""
+
+    name: str
+    call: ast.Call | None
+    scope: Scope
+    wrapped: Value | None = None
+
+
+@dataclass(eq=False)
+class Partial:
+    """``functools.partial(flaky, max_runs=5)``: a callable with arguments bound."""
+
+    target: Value
+    args: tuple[Value, ...]
+    keywords: dict[str, Value]
+
+
+class Identity:
+    """A decorator that returns what it is given (``functools.wraps(f)``)."""
+
+    __slots__ = ()
+
+
+IDENTITY = Identity()
+
+Value = Union[  # noqa: UP007 (a runtime alias: `|` of a string annotation does not evaluate)
+    int,
+    float,
+    str,
+    bool,
+    None,
+    tuple["Value", ...],
+    Unknown,
+    Number,
+    _Test,
+    Qualified,
+    ExceptionClass,
+    Caught,
+    Closure,
+    Library,
+    Partial,
+    Identity,
+]
+
+
+class GiveUp(Exception):
+    """The code goes where detlint does not follow; ``reason`` quotes it. ``loop`` is
+    set when that is a retry loop's bound or condition (the count is then unknown)."""
+
+    def __init__(self, reason: str, loop: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.loop = loop
+
+
+class Raised(Exception):
+    """An exception leaving a statement: the test's failure, or one the code raises."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+class Returned(Exception):
+    def __init__(self, value: Value) -> None:
+        super().__init__()
+        self.value = value
+
+
+class LibraryCalled(Exception):
+    """The code calls a function a retry library wraps: the library decides from there."""
+
+    def __init__(self, library: Library) -> None:
+        super().__init__()
+        self.library = library
+
+
+class Break(Exception):
+    pass
+
+
+class Continue(Exception):
+    pass
