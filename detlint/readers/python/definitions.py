@@ -25,9 +25,10 @@ class Definitions(Protocol):
         ...
 
     def retries(
-        self, name: str, arguments: tuple[Argument, ...], bare: bool
+        self, name: str, arguments: tuple[Argument, ...], bare: bool, configured: bool
     ) -> tuple[Guarded, ...] | None:
-        """How decorator ``name``, called with ``arguments``, retries a test."""
+        """How decorator ``name``, called with ``arguments``, retries a test
+        (``configured``: the ``retry-decorators`` setting names it a retry)."""
         ...
 
     def named_wraps(self, name: str) -> tuple[NamedWrap, ...]:

@@ -172,7 +172,7 @@ class MarkResolver:
         if local is None:
             return []
         if local in self.retry_names:
-            readings = self.retries.named(local, arguments, call is None) or ()
+            readings = self.retries.named(local, arguments, call is None, True) or ()
             own = retry_marks(readings, local, arguments, call is None, use, scope, via, comment)
             return own or make("retry-decorator", local)
         if "." in local:
@@ -192,7 +192,9 @@ class MarkResolver:
         """Marks of a retry decorator another module of the repository defines."""
         bare = call is None
         arguments = self.arguments(call) if call is not None else ()
-        readings = defined[0].retries(defined[1], arguments, bare) if defined else None
+        configured = qualified in self.retry_names
+        found = defined[0].retries(defined[1], arguments, bare, configured) if defined else None
+        readings = found
         if not readings:
             return []
         name = dotted(target) or qualified

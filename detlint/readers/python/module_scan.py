@@ -77,10 +77,10 @@ class ModuleExports:
         return self._marks[name]
 
     def retries(
-        self, name: str, arguments: tuple[Argument, ...], bare: bool
+        self, name: str, arguments: tuple[Argument, ...], bare: bool, configured: bool
     ) -> tuple[Guarded, ...] | None:
         """How function ``name``, a decorator, retries a test (None: no such function)."""
-        return self._scanner.marks.retries.named(name, arguments, bare)
+        return self._scanner.marks.retries.named(name, arguments, bare, configured)
 
     def named_wraps(self, name: str) -> tuple[NamedWrap, ...]:
         """The decorators class decorator ``name`` applies to methods by name."""

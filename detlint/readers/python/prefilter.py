@@ -24,7 +24,17 @@ if TYPE_CHECKING:
     from detlint.readers.python.facts import NamedWrap
 
 # A file is parsed only if its bytes hold one of these.
-KNOB_TOKENS = (b"flaky", b"xfail", b"retry", b"backoff", b"add_marker", b"quarantin")
+# (`rerun` and `retries` for the names a repository gives its own retry decorators.)
+KNOB_TOKENS = (
+    b"flaky",
+    b"xfail",
+    b"retry",
+    b"retries",
+    b"rerun",
+    b"backoff",
+    b"add_marker",
+    b"quarantin",
+)
 TRIAL_TOKENS = (b"getenv", b"environ")
 # What code that skips or xfails while it runs holds (a test body, a fixture, a hook).
 IMPERATIVE_TOKENS = (

@@ -9,13 +9,20 @@ called with, in the module that defines it.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
+from dataclasses import replace
 
 from detlint.base.span import Span
 from detlint.readers.python.definitions import Guarded
-from detlint.readers.python.facts import Argument, Mark, Scope
+from detlint.readers.python.facts import Argument, Mark, RetryReading, Scope
 from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.names import literal
+from detlint.readers.python.retry_libraries import configured_attempts
 from detlint.readers.python.retry_wrappers import read_retries
+
+# How a configured decorator whose code detlint cannot follow is said to retry.
+CONFIGURED = "named in retry-decorators"
 
 
 class RetryReader:
@@ -35,13 +42,53 @@ class RetryReader:
         return found
 
     def named(
-        self, name: str, arguments: Sequence[Argument], bare: bool
+        self, name: str, arguments: Sequence[Argument], bare: bool, configured: bool = False
     ) -> tuple[Guarded, ...] | None:
-        """The readings of module-level function ``name`` (None when there is none)."""
+        """The readings of module-level function ``name`` (None when there is none). A
+        name the ``retry-decorators`` setting lists is a retry whatever detlint can follow
+        of its code: its limit is then read from the call and the signature's defaults."""
         function = self.index.functions.get(name)
         if function is None or name in self.index.alternatives:
             return None
-        return self.readings(function, arguments, bare)
+        found = self.readings(function, arguments, bare)
+        if found or not configured:
+            return found
+        reading = signature_reading(self.index, function, arguments)
+        return ((reading, ()),) if reading is not None else ()
+
+
+def signature_reading(
+    index: ModuleIndex, function: Function, arguments: Sequence[Argument]
+) -> RetryReading | None:
+    """A configured decorator's attempt limit from the keywords it goes by (``max_runs``,
+    ``retries``, ...): given at the call, by keyword or position, else the default."""
+    signature = function.args
+    ordered = [*signature.posonlyargs, *signature.args]
+    positional = [argument for argument in arguments if argument.name is None]
+    given = {argument.name: argument for argument in arguments if argument.name is not None}
+    given.update({p.arg: a for p, a in zip(ordered, positional, strict=False)})
+    defaults: dict[str, ast.expr | None] = dict(
+        zip(reversed([p.arg for p in ordered]), reversed(signature.defaults), strict=False)
+    )
+    defaults.update(zip([p.arg for p in signature.kwonlyargs], signature.kw_defaults, strict=True))
+    for name in [*(p.arg for p in ordered), *(p.arg for p in signature.kwonlyargs)]:
+        default = defaults.get(name)
+        if name in given:
+            found = configured_attempts([replace(given[name], name=name)])
+        elif default is not None:
+            value = literal(default)
+            if isinstance(default, ast.Name) and default.id in index.assignments:
+                value = literal(index.assignments[default.id])
+            found = None
+            if isinstance(value, int) and not isinstance(value, bool):
+                found = configured_attempts([Argument(name, value, index.span(default))])
+            if found is not None:
+                found = found[0], "the default " + found[1].replace(" at the call", "")
+        else:
+            found = None
+        if found is not None:
+            return RetryReading(index.name_span(function), found[0], found[1], CONFIGURED)
+    return None
 
 
 def retry_marks(

@@ -209,16 +209,16 @@ def _reading(run: Run, result: _Result, definition: Span, failure: str) -> Retry
             catching.what,
             catching.assertions,
         )
+    shapes = Counter(shape for shape in run.shapes if shape)
+    shape = shapes.most_common(1)[0][0] if shapes else ""
     if result.kind == "unread":
         origin = f"its limit is {result.reason}" if result.reason.startswith("`") else ""
-        return RetryReading(definition, None, origin or result.reason, "a loop", catches)
-    shapes = Counter(shape for shape in run.shapes if shape)
-    shape = shapes.most_common(1)[0][0] if shapes else "a second call"
+        return RetryReading(definition, None, origin or result.reason, shape or "a loop", catches)
     return RetryReading(
         definition,
         result.calls,
         _origin(run, "a literal bound in the decorator"),
-        shape,
+        shape or "a second call",
         catches,
         None if filters and failure != ANY else True,
         swallows=not result.escapes,

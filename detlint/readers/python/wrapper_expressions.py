@@ -26,6 +26,7 @@ from detlint.readers.python.wrapper_values import (
     GiveUp,
     Identity,
     Library,
+    Missing,
     Number,
     Partial,
     Qualified,
@@ -139,9 +140,8 @@ class Expressions:
         return self.index.text(node)
 
     def name(self, name: str, scope: Scope) -> Value:
-        found = scope.lookup(name)
-        if found is None:
-            found = self.global_value(name)
+        bound = scope.lookup(name)
+        found = self.global_value(name) if isinstance(bound, Missing) else bound
         if self.counting and isinstance(found, Number):
             self.origins |= found.origins
         return found
@@ -203,6 +203,13 @@ class Expressions:
         left = self.value(expression.left, scope)
         for op, comparator in zip(expression.ops, expression.comparators, strict=True):
             right = self.value(comparator, scope)
+            identity = isinstance(op, ast.Is | ast.IsNot) and None in (left, right)
+            if identity and not isinstance(left, Unknown) and not isinstance(right, Unknown):
+                # `func is None`: a function, the test or a class is not None
+                if (left is right) == isinstance(op, ast.IsNot):
+                    return False
+                left = right
+                continue
             if not (known(left) and known(right)):
                 return Unknown(self.text(expression))
             try:

@@ -23,6 +23,7 @@ them, and the runs together say where the retry applies.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from detlint.readers.python.module_index import Function, ModuleIndex
@@ -57,6 +58,13 @@ MAX_CALLS = 1_000  # calls of the test past which a retry is taken as one withou
 MAX_DEPTH = 40
 # Calls that end the test with a failure, as a `raise` does.
 _FAILING = frozenset({"pytest.fail", "sys.exit", "builtins.exit", "builtins.quit"})
+# What the test is, asked of it: a function, not a class (a decorator for both takes
+# the function's path). A coroutine function or not is not known.
+_KINDS: dict[str, Callable[[Value], Value]] = {
+    "inspect.isclass": lambda value: False if is_callable(value) else Unknown("isclass"),
+    "inspect.isfunction": lambda value: True if value is TEST else Unknown("isfunction"),
+    "builtins.callable": lambda value: True if is_callable(value) else Unknown("callable"),
+}
 # Calls after which detlint cannot tell what happens to the test.
 _OPAQUE = frozenset({"os.fork", "os._exit", "pytest.skip", "pytest.xfail", "pytest.exit"})
 
@@ -132,6 +140,8 @@ class Run(Statements):
         if function is TEST:
             return self.fail()
         if isinstance(function, Closure):
+            if not self.follows(function, args, keywords):
+                return Unknown(self.text(expression) if expression is not None else "a call")
             return self.enter(function, args, keywords)
         if isinstance(function, Partial):
             merged = {**function.keywords, **keywords}
@@ -158,9 +168,27 @@ class Run(Statements):
         if self.calls > 1:
             recursion = len(self.active) != len(set(map(id, self.active)))
             self.shapes.append(self.loops[-1] if self.loops else "recursion" if recursion else "")
+            unknown = [bound for bound in self.bounds if bound]
+            if unknown:
+                raise GiveUp(unknown[-1], loop=True)  # a retry whose limit is that code
         raise Raised(self.failure)
 
+    def follows(
+        self, closure: Closure, args: tuple[Value, ...], keywords: dict[str, Value]
+    ) -> bool:
+        """Whether a call is followed into the function: one the decorator defines, the
+        decorator itself (again: recursion), or a module function given the test or a
+        function to wrap. Other helpers of the module (a check, a log, a sync with other
+        processes) are taken to do nothing, as calls of imported functions are."""
+        if closure.scope is not self.module or closure.top:
+            return True
+        if closure.function in self.active:
+            return True
+        return any(is_callable(value) for value in (*args, *keywords.values()))
+
     def imported(self, name: str, args: tuple[Value, ...], keywords: dict[str, Value]) -> Value:
+        if name in _KINDS:
+            return _KINDS[name](args[0]) if len(args) == 1 else Unknown(f"{name}(...)")
         if name in _FAILING:
             raise Raised(name)
         if name in _OPAQUE:
@@ -208,7 +236,7 @@ class Run(Statements):
     def enter(self, closure: Closure, args: tuple[Value, ...], keywords: dict[str, Value]) -> Value:
         function = closure.function
         if len(self.active) >= MAX_DEPTH:
-            raise GiveUp("it calls itself too deep to follow", loop=True)
+            raise GiveUp("it calls itself too deep to follow", loop=self.calls > 1)
         if any(isinstance(node, ast.Yield | ast.YieldFrom) for node in ast.walk(function)):
             raise GiveUp("a generator")
         scope = Scope(parent=closure.scope)

@@ -33,6 +33,9 @@ from detlint.readers.python.wrapper_values import (
 )
 
 ANY = "*"  # a failure every except clause takes: what a decorator retries at all
+# Rounds of a loop whose bound is code not evaluated: enough to see the test called again.
+UNKNOWN_ROUNDS = 3
+_COUNTING = ("itertools.count",)
 
 
 class Statements(Expressions):
@@ -44,6 +47,7 @@ class Statements(Expressions):
         self.handling: list[Raised] = []  # the exceptions being handled, innermost last
         self.loops: list[str] = []  # the loops running, innermost last
         self.caught_by: list[str] = []  # the except clauses that took the failure
+        self.bounds: list[str] = []  # each running loop's bound, when it is code not evaluated
 
     def define(self, function: Function, scope: Scope) -> Value:
         raise NotImplementedError
@@ -129,8 +133,9 @@ class Statements(Expressions):
             scope.names[local] = Qualified(full)
 
     def loop(self, statement: ast.For | ast.AsyncFor, scope: Scope) -> None:
-        items = self.iterable(statement.iter, scope, _retries_inside(statement))
+        items, bound = self.iterable(statement.iter, scope)
         self.loops.append("a loop")
+        self.bounds.append(bound)
         try:
             for item in items:
                 self.bind_target(statement.target, item, scope)
@@ -144,29 +149,36 @@ class Statements(Expressions):
                 self.statements(statement.orelse, scope)
         finally:
             self.loops.pop()
+            self.bounds.pop()
 
-    def iterable(self, expression: ast.expr, scope: Scope, retrying: bool) -> Iterable[Value]:
-        if isinstance(expression, ast.Call) and self.index.imports.qualify(expression.func) in (
-            "itertools.count",
-        ):
-            return itertools.count()
+    def iterable(self, expression: ast.expr, scope: Scope) -> tuple[Iterable[Value], str]:
+        """What a ``for`` goes over, and its bound when that is code not evaluated (the
+        loop then goes round a few times, and a second call of the test in it makes it
+        a retry whose limit is that code)."""
+        if self.index.imports.qualify(getattr(expression, "func", expression)) in _COUNTING:
+            return itertools.count(), ""
         previous, self.counting = self.counting, True
         try:
             found = self.value(expression, scope)
         finally:
             self.counting = previous
-        if not isinstance(found, tuple):
-            raise GiveUp(f"`{self.text(expression)}`", loop=retrying)
-        return found
+        if isinstance(found, tuple):
+            return found, ""
+        bound = f"`{self.text(expression)}`"
+        return itertools.repeat(Unknown("an item"), UNKNOWN_ROUNDS), bound
 
     def loop_while(self, statement: ast.While, scope: Scope) -> None:
         self.loops.append("a while loop")
+        self.bounds.append("")
+        rounds = 0
         try:
             while True:
                 try:
                     holds = self.condition(statement.test, scope, decides=False)
                 except GiveUp as unknown:
-                    raise GiveUp(unknown.reason, loop=_retries_inside(statement)) from None
+                    self.bounds[-1] = unknown.reason
+                    rounds += 1
+                    holds = rounds <= UNKNOWN_ROUNDS
                 if not holds:
                     self.statements(statement.orelse, scope)
                     return
@@ -178,6 +190,7 @@ class Statements(Expressions):
                     continue
         finally:
             self.loops.pop()
+            self.bounds.pop()
 
     def attempt(self, statement: ast.Try, scope: Scope) -> None:
         try:
@@ -235,8 +248,3 @@ class Statements(Expressions):
         if isinstance(found, Caught | ExceptionClass):
             raise Raised(found.name)
         raise Raised(self.text(statement.exc))
-
-
-def _retries_inside(loop: ast.For | ast.AsyncFor | ast.While) -> bool:
-    """Whether a loop holds a ``try``: its bound is then a retry's attempt limit."""
-    return any(isinstance(node, ast.Try) for statement in loop.body for node in ast.walk(statement))

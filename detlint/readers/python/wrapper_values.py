@@ -68,6 +68,15 @@ class Caught:
     name: str
 
 
+class Missing:
+    """No binding: a name the running functions do not define (None is a value)."""
+
+    __slots__ = ()
+
+
+MISSING = Missing()
+
+
 @dataclass(eq=False)
 class Scope:
     """The names of one running function, and of the functions around it."""
@@ -76,13 +85,14 @@ class Scope:
     parent: Scope | None = None
     shared: set[str] = field(default_factory=set)  # declared nonlocal or global
 
-    def lookup(self, name: str) -> Value | None:
+    def lookup(self, name: str) -> Value | Missing:
+        """The value bound to ``name`` here or around, or ``MISSING``."""
         scope: Scope | None = self
         while scope is not None:
             if name in scope.names:
                 return scope.names[name]
             scope = scope.parent
-        return None
+        return MISSING
 
     def assign(self, name: str, value: Value) -> None:
         """Bind ``name`` here, or where it lives when it is declared nonlocal or global."""

@@ -46,7 +46,7 @@ def test_files_without_a_knob_are_dropped(source):
 def test_configured_names_are_searched_as_written():
     prefilter = Prefilter(extra=(b"RerunOnGpu",))
     assert prefilter.wants(b"@RerunOnGpu(3)\ndef test_a(): ...\n")
-    assert not prefilter.wants(b"@rerunongpu(3)\ndef test_a(): ...\n")
+    assert not prefilter.wants(b"@reRunOnGpu(3)\ndef test_a(): ...\n")
 
 
 def test_trial_loops_pass_only_when_asked():
