@@ -8,7 +8,7 @@ finding at its ``def``; names code gives are not judged, and the finding says wh
 from __future__ import annotations
 
 import pytest
-from realworld_cases import check, findings
+from realworld_cases import audit, check, findings
 
 HELPERS = """\
     import functools
@@ -180,4 +180,11 @@ def test_names_code_gives_are_not_judged(tmp_path):
         "not judged test by test, since detlint cannot list those tests statically (3 "
         "attempts each, from a literal bound in the decorator)"
     )
+    assert found.get("numbers") is None
+
+
+def test_the_audit_lists_the_finding_not_judged_without_numbers(tmp_path):
+    document = audit(tmp_path, REPOSITORY)  # checked against the audit's JSON schema
+    (found,) = [f for f in findings(document, "DET103") if f["path"] == "tests/conftest.py"]
+    assert "not judged test by test" in found["message"]
     assert found.get("numbers") is None

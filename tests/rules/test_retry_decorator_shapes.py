@@ -325,3 +325,54 @@ def test_decorators_that_call_the_test_once_are_no_retry(tmp_path):
     """`with_timeout` turns a TimeoutError into an assertion and calls the test once."""
     lines = {f["line"] for f in findings(check(tmp_path, REPOSITORY))}
     assert lines == {14, 19, 24, 29, 34, 39, 44, 54, 59}
+
+
+OWN_FLAKY = """\
+    def flaky(max_runs=2):
+        def decorator(func):
+            def wrapper(*args, **kwargs):
+                for attempt in range(max_runs):
+                    try:
+                        return func(*args, **kwargs)
+                    except AssertionError:
+                        if attempt == max_runs - 1:
+                            raise
+
+            return wrapper
+
+        return decorator
+    """
+
+
+@pytest.mark.parametrize(
+    ("module", "imported"),
+    [
+        ("tests/conftest.py", "from tests.conftest import flaky"),
+        # a module of the repository named flaky.py is not the flaky package
+        ("tests/flaky.py", "from flaky import flaky"),
+    ],
+)
+def test_a_flaky_of_the_repository_is_not_a_plugin_marker(tmp_path, module, imported):
+    files = {
+        "requirements-test.txt": "flaky==3.8.1\npytest-rerunfailures==16.7\n",
+        "tests/__init__.py": "",
+        module: OWN_FLAKY,
+        "tests/test_own.py": f"{imported}\n\n\n@flaky(max_runs=4)\ndef test_own():\n"
+        "    assert True\n",
+    }
+    (found,) = findings(check(tmp_path, files))
+    assert (found["code"], found["line"]) == ("DET103", 4)
+    assert found["message"].startswith(
+        f"retry decorator flaky ({module}:1, a loop) hides intermittent failures: a 10% "
+        "violation is reported 0.010% of the time instead of 10.0% (4 attempts from "
+        "max_runs=4 at the call;"
+    )
+
+
+def test_the_audit_credits_the_reruns_to_the_decorator(tmp_path):
+    test = one_test(audit(tmp_path, REPOSITORY), "test_keyword")
+    assert [knob["kind"] for knob in test["knobs"]] == ["retry-decorator"]
+    assert [layer["description"] for layer in test["layers"]] == [
+        "retries=4 (flaky at tests/helpers.py:10, 5 attempts)"
+    ]
+    assert test["numbers"]["reported"] == pytest.approx(0.1**5)

@@ -116,6 +116,11 @@ class Expressions:
     def step(self) -> None:
         raise NotImplementedError
 
+    def deciding_retries(self) -> bool:
+        """Whether a condition read now can decide how many times the test runs (its
+        numbers are then quoted as where the count comes from)."""
+        return True
+
     # -- expressions -------------------------------------------------------
 
     def value(self, expression: ast.expr, scope: Scope) -> Value:
@@ -278,7 +283,7 @@ class Expressions:
                 if self.condition(operand, scope, decides) == wanted:
                     return wanted
             return not wanted
-        previous, self.counting = self.counting, True
+        previous, self.counting = self.counting, self.deciding_retries()
         try:
             decided = truth(self.value(expression, scope))
         finally:

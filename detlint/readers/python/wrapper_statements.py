@@ -52,6 +52,11 @@ class Statements(Expressions):
     def define(self, function: Function, scope: Scope) -> Value:
         raise NotImplementedError
 
+    def deciding_retries(self) -> bool:
+        """Conditions in a loop or an except clause decide whether the test runs again;
+        one the decorator reads before (a check of its delay) does not."""
+        return bool(self.loops or self.handling)
+
     def statements(self, body: Iterable[ast.stmt], scope: Scope) -> None:
         for statement in body:
             self.step()

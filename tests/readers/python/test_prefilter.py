@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from detlint.readers.python.prefilter import REASON_WINDOW, Prefilter
+from detlint.readers.python.prefilter import REASON_WINDOW, Prefilter, rewraps
 
 
 @pytest.mark.parametrize(
@@ -79,3 +79,28 @@ def test_a_block_names_a_variable_exactly_when_it_holds_one(variables, block):
     prefilter = Prefilter(variables=tuple(variables))
     names_one = any(variable in block for variable in variables)
     assert prefilter._knob(block, whole=False) == (names_one or Prefilter()._knob(block))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"@rerun_on_failure(3)\ndef test_a(): ...\n",
+        b"@with_retries(3)\ndef test_a(): ...\n",
+    ],
+)
+def test_the_names_repositories_give_their_retry_decorators_are_knob_tokens(source):
+    assert Prefilter().wants(source)
+
+
+@pytest.mark.parametrize(
+    ("source", "wraps"),
+    [
+        (b"for name in FLAKY:\n    setattr(TestA, name, retry(getattr(TestA, name)))\n", True),
+        (b"test_a = retry(test_a)\n", True),
+        (b"TestA.test_a = flaky(max_runs=3)(TestA.test_a)\n", True),
+        (b"def test_a(monkeypatch):\n    monkeypatch.setattr(os, 'sep', '/')\n", False),
+        (b"value = compute(other)\n", False),
+    ],
+)
+def test_modules_that_wrap_tests_by_name_are_told_apart(source, wraps):
+    assert rewraps(source) is wraps

@@ -246,3 +246,23 @@ def test_a_retry_of_other_exceptions_is_read_as_one_that_lets_assertions_fail():
     assert read(source, "call_with_retry", bare=True) == [
         (None, "its limit is `range(max_retry)`", "a loop", False, ())
     ]
+
+
+@pytest.mark.parametrize(
+    ("exception", "assertions"),
+    [("AssertionError", True), ("(ConnectionError, TimeoutError)", False)],
+)
+def test_backoff_inside_reads_its_limit_and_what_it_retries(exception, assertions):
+    source = f"""
+        import backoff
+
+
+        def eventually(n=3):
+            def decorator(func):
+                return backoff.on_exception(backoff.expo, {exception}, max_tries=n)(func)
+
+            return decorator
+        """
+    assert read(source, "eventually") == [
+        (3, "the default n=3", "backoff.on_exception", assertions, ())
+    ]
