@@ -188,3 +188,35 @@ def test_the_audit_lists_the_finding_not_judged_without_numbers(tmp_path):
     (found,) = [f for f in findings(document, "DET103") if f["path"] == "tests/conftest.py"]
     assert "not judged test by test" in found["message"]
     assert found.get("numbers") is None
+
+
+def test_a_hook_that_picks_by_function_name_reaches_files_without_a_knob(tmp_path):
+    """`item.name in FLAKY_NAMES`: the file holding `test_named` has no knob token of its
+    own, and is read because it holds a name the hook lists."""
+    files = {
+        **REPOSITORY,
+        "tests/conftest.py": """\
+            from tests.helpers import retry
+
+            FLAKY_NAMES = {"test_named"}
+
+
+            def pytest_collection_modifyitems(items):
+                for item in items:
+                    if item.name in FLAKY_NAMES:
+                        item.obj = retry(item.obj)
+            """,
+        "tests/sub/test_names.py": "def test_named():\n    pass\n\n\ndef test_other():\n    pass\n",
+    }
+    places = {
+        (f["path"], f["line"], f["message"].split("; ")[1])
+        for f in findings(check(tmp_path, files), "DET103")
+        if f["path"].startswith("tests/sub/")
+    }
+    assert places == {
+        (
+            "tests/sub/test_names.py",
+            1,
+            "`FLAKY_NAMES` (tests/conftest.py:3) names it",
+        )
+    }

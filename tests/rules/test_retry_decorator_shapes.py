@@ -315,7 +315,7 @@ def test_a_decorator_without_a_limit_says_so(tmp_path):
     found = _at(check(tmp_path, REPOSITORY), 59)
     assert found["message"] == (
         "retry decorator until_green (tests/helpers.py:103, a while loop) around a test "
-        "with no literal attempt limit (it calls the test again until it passes): a "
+        "with no literal attempt limit (it calls the test more than 1000 times): a "
         "violation is reported only if every attempt shows it (1 attempt, no trial loop "
         "recognised)"
     )

@@ -83,12 +83,17 @@ def rewraps(data: bytes) -> bool:
     return (b"setattr(" in data or b" = " in data) and _REWRAP.search(data) is not None
 
 
-def may_pick(wrap: NamedWrap, filename: str) -> bool:
-    """Whether a hook's wrap may pick a test of a file: a node id listed names its file;
-    other ways of picking may pick any test."""
-    if wrap.match != "nodeid" or wrap.names is None:
+def may_pick(wrap: NamedWrap, filename: str, data: bytes) -> bool:
+    """Whether a hook's wrap may pick a test of a file: a node id listed names its file, a
+    name listed is in its text, a glob or no condition at all may pick any test. Names
+    detlint cannot list pick none it can tell (the wrap is judged on its own)."""
+    if wrap.match == "all" or wrap.match == "glob":
         return True
-    return any(entry.split("::", 1)[0].endswith(filename) for entry in wrap.names)
+    if wrap.names is None:
+        return False
+    if wrap.match == "nodeid":
+        return any(entry.split("::", 1)[0].endswith(filename) for entry in wrap.names)
+    return any(name.encode() in data for name in wrap.names)
 
 
 def may_loop(data: bytes) -> bool:

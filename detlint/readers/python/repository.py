@@ -95,7 +95,7 @@ class PythonRepository:
         if isinstance(data, Problem):
             span = replace(data.span, path=display_path(path, self.cwd))
             return Problem(span, data.message)
-        hooked = self._hooked(path)
+        hooked = self._hooked(path, data)
         if not self.prefilter.wants(data) and not hooked:
             return LoopOnly() if self.note_loops and may_loop(data) else None
         display = display_path(path, self.cwd)
@@ -143,7 +143,7 @@ class PythonRepository:
             isinstance(data, Problem)
             or self.prefilter.wants(data)
             or self.prefilter.reads_environment(data)
-            or self._hooked(path)
+            or self._hooked(path, data)
         )
 
     def _reads(self, path: Path) -> bool:
@@ -214,14 +214,14 @@ class PythonRepository:
         exports = self.exports(conftest)
         return (exports,) if exports is not None else ()
 
-    def _hooked(self, path: Path) -> bool:
+    def _hooked(self, path: Path, data: bytes) -> bool:
         """Whether a conftest hook that reaches a test file wraps tests by name
         (``item.obj = retry(item.obj)``) and may pick one of this file's: the file is
         then read whole, whatever its bytes hold."""
         if path.name == "conftest.py":
             return False
         wraps = self._hook_wraps(os.path.dirname(os.path.abspath(path)))
-        return any(may_pick(wrap, path.name) for wrap in wraps)
+        return any(may_pick(wrap, path.name, data) for wrap in wraps)
 
     def _hook_wraps(self, directory: str) -> tuple[NamedWrap, ...]:
         """The named wraps of the conftest.py hooks that reach a directory (worked out

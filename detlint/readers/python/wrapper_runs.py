@@ -97,7 +97,7 @@ class Run(Statements):
     def step(self) -> None:
         self.steps += 1
         if self.steps > MAX_STEPS:
-            raise GiveUp("no end in sight", loop=self.calls > 1)
+            raise GiveUp("it runs longer than detlint follows", loop=self.calls > 1)
 
     def decide(self, expression: ast.expr, scope: Scope, filters: bool = False) -> bool:
         key = id(expression)
@@ -164,7 +164,7 @@ class Run(Statements):
         """A call of the test: it fails."""
         self.calls += 1
         if self.calls > MAX_CALLS:
-            raise GiveUp("it calls the test again until it passes", loop=True)
+            raise GiveUp(f"it calls the test more than {MAX_CALLS} times", loop=True)
         if self.calls > 1:
             recursion = len(self.active) != len(set(map(id, self.active)))
             self.shapes.append(self.loops[-1] if self.loops else "recursion" if recursion else "")
