@@ -31,7 +31,7 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
                 continue  # a pass on a rerun fails the run (exit 7): nothing is hidden
             if setting is not None and setting.value > 0:
                 if plugin == RERUNFAILURES:
-                    session = _session(config, setting.span, context)
+                    session = _session(config)
                     if session is None:
                         continue
                     reach += session
@@ -90,22 +90,13 @@ def _settings(config: PytestConfig) -> list[tuple[IntSetting | None, str, str]]:
     ]
 
 
-def _session(config: PytestConfig, span: Span, context: RuleContext) -> str | None:
+def _session(config: PytestConfig) -> str | None:
     """What pytest-rerunfailures' session options add to the reach of the config's reruns
-    (``""`` for nothing), or None when they leave it no test to rerun: a cap of 0, or
-    every test linked to this setting under a ``--rerun-exclude-path``."""
+    (``""`` for nothing), or None when they leave it nothing to rerun (a cap of 0)."""
     cap = config.max_suite_reruns
     if cap is not None and cap.value <= 0:
         return None
-    words = ""
-    if config.rerun_exclude_paths:
-        reached = [
-            gate
-            for gate in context.gates
-            if any(knob.span == span for knob in gate.knobs) and gate.policy.layers
-        ]
-        if not reached:
-            return None
-        paths = ", ".join(f"`{path}`" for path in config.rerun_exclude_paths)
-        words += f" outside {paths} (--rerun-exclude-path)"
-    return words
+    if not config.rerun_exclude_paths:
+        return ""
+    paths = ", ".join(f"`{path}`" for path in config.rerun_exclude_paths)
+    return f" outside {paths} (--rerun-exclude-path)"
