@@ -7,6 +7,15 @@ whenever the plugin is installed. pytest-rerunfailures 16.x: ``--reruns-mode app
 adds the global count to a marker's, ``--max-suite-reruns N`` stops every rerun once the
 session has had N, ``--rerun-exclude-path`` makes its protocol return before any count is
 read, and ``--fail-on-flaky`` turns a green run with a rerun into exit 7.
+
+Each was also run (pytest 9.2.0, pytest-rerunfailures 16.7, pytest-ignore-flaky 2.2.1,
+pytest-enabler 3.4.0): a `flaky(reruns=1)` test failing every time ran 4 times under
+`--reruns 2 --reruns-mode append`; `--max-suite-reruns 3` gave the first tests 3 reruns and
+the later ones none; with `--max-suite-reruns 0` or under `--rerun-exclude-path` nothing ran
+twice, marked or not; a pass on a rerun under `--fail-on-flaky` exited 7; under
+`--ignore-flaky` the marked test ran once and was XFAIL, `--reruns 2` or not; pytest-enabler
+alone made it XFAIL (exit 0), and an empty `[tool.pytest-enabler.ignore_flaky]` table or
+`-p no:ignore_flaky` gave the rerun plugin the marker back.
 """
 
 from __future__ import annotations
