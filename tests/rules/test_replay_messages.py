@@ -208,3 +208,21 @@ def test_github_workflow_helper_still_builds_the_unseeded_case(tmp_path):
         "6.9% of the time instead of 41.0% in tests/test_kernels.py::test_batch_invariance "
         "(gates 1 test file under tests)"
     )
+
+
+def test_pytest_rngs_fixture_replays_only_where_the_project_declares_the_plugin(tmp_path):
+    test = (
+        "import pytest\n\n\n@pytest.mark.flaky(reruns=2)\ndef test_mean(rng):\n"
+        "    assert abs(rng.normal(size=100).mean()) < 0.5\n"
+    )
+    declared = {"requirements-test.txt": "pytest-rerunfailures==16.7\npytest-rng\n"}
+    message = only(check(tmp_path / "a", {**declared, "tests/test_m.py": test}), "DET101")
+    assert message["message"] == (
+        "rerun marker hides intermittent failures: a 10% violation is reported 0.10% of the "
+        "time instead of 10.0% (reruns=2; pytest-rerunfailures==16.7 from "
+        "requirements-test.txt:1; 1 attempt, no trial loop recognised); but every attempt "
+        "replays the same seed (`rng` on line 5, pytest-rng's fixture, seeded from the test's "
+        "id): " + SEED_TAIL.format(attempt="rerun", hides="the marker hides")
+    )
+    undeclared = only(check(tmp_path / "b", {**RERUNFAILURES, "tests/test_m.py": test}), "DET101")
+    assert "replays" not in undeclared["message"]

@@ -141,6 +141,9 @@ class Replay:
     # How it reaches the test: "in autouse fixture `seeded`", "in `setUp`", "which runs
     # `torch.manual_seed(seed)`" (a helper called first).
     via: str = ""
+    # The plugin whose fixture it is ("pytest-rng"): it holds only where the project
+    # declares that plugin, which linking checks.
+    plugin: str = ""
 
     def describe(self, test_path: str) -> str:
         """ "`torch.manual_seed(0)` on line 12", with the fixture or helper it is in and

@@ -17,7 +17,7 @@ return a trial count.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
@@ -44,6 +44,7 @@ from detlint.readers.python.options import (
 from detlint.readers.python.replays import (
     FixtureReplayLookup,
     ReplayFinder,
+    no_fixture_defined,
     no_fixture_replay,
 )
 from detlint.readers.python.test_classes import ClassTree, class_pytestmark
@@ -135,6 +136,7 @@ class ModuleScanner:
         fixtures: FixtureLookup = no_fixture,
         fixture_marks: FixtureMarksLookup = no_fixture_marks,
         fixture_replays: FixtureReplayLookup = no_fixture_replay,
+        fixture_defined: Callable[[str], bool] = no_fixture_defined,
     ) -> None:
         self.index = index
         self.options = options
@@ -142,7 +144,7 @@ class ModuleScanner:
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
         self.classes = ClassTree(index)
-        self.replays = ReplayFinder(index, fixture_replays)
+        self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self._methods: dict[int, _Method] = {}
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
@@ -355,13 +357,16 @@ def scan_module(
     narrowed: Narrowed | None = None,
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
     fixture_replays: FixtureReplayLookup = no_fixture_replay,
+    fixture_defined: Callable[[str], bool] = no_fixture_defined,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module.
 
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
-    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks, fixture_replays)
+    scanner = ModuleScanner(
+        index, options, external, fixtures, fixture_marks, fixture_replays, fixture_defined
+    )
     filename = path.rsplit("/", 1)[-1]
     tests = scanner.tests() if is_test_module(filename, options.python_files) else []
     facts = ModuleFacts(

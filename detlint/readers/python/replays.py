@@ -56,6 +56,9 @@ FixtureReplayLookup = Callable[[str], Replay | None]
 
 # Methods pytest or unittest call before each test, as a function-scoped fixture does.
 _SETUP_METHODS = ("setUp", "setup_method")
+# Fixtures a plugin gives every test, seeded from the test's id alone (and a salt that a
+# run sets once): pytest-rng 1.0's `rng` (a RandomState) and `seed` (an int).
+PLUGIN_FIXTURES = {"rng": "pytest-rng", "seed": "pytest-rng"}
 # How deep a chain of helpers called first is followed.
 _HELPER_DEPTH = 2
 
@@ -64,12 +67,22 @@ def no_fixture_replay(name: str) -> Replay | None:
     return None
 
 
+def no_fixture_defined(name: str) -> bool:
+    return False
+
+
 class ReplayFinder:
     """What the tests of one module replay, from their own code and their fixtures."""
 
-    def __init__(self, index: ModuleIndex, conftest: FixtureReplayLookup) -> None:
+    def __init__(
+        self,
+        index: ModuleIndex,
+        conftest: FixtureReplayLookup,
+        conftest_defines: Callable[[str], bool] = no_fixture_defined,
+    ) -> None:
         self.index = index
         self.conftest = conftest
+        self.conftest_defines = conftest_defines
         self._fixtures: dict[int, Replay | None] = {}
 
     def of_test(
@@ -132,7 +145,12 @@ class ReplayFinder:
         local = _local_fixture(self.index, name, class_node)
         if local is not None:
             return self.of_fixture(name, local)
-        return self.conftest(name)
+        found = self.conftest(name)
+        plugin = PLUGIN_FIXTURES.get(name)
+        if found is None and plugin is not None and not self.conftest_defines(name):
+            via = f"{plugin}'s fixture, seeded from the test's id"
+            return Replay("seed", name, self.index.name_span(test), "setup", via, plugin)
+        return found
 
     def _fixture_names(self, function: Function, class_node: ast.ClassDef | None) -> list[str]:
         """The fixtures a test uses, autouse ones first (pytest sets those up first)."""
@@ -145,8 +163,10 @@ class ReplayFinder:
         requested = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
         requested += [arg.arg for arg in arguments.kwonlyargs]
         requested += _used_fixtures(self.index, function.decorator_list)
+        # A parametrized argument is a value, not the fixture of that name.
+        skipped = {"self", "cls", "request", *_parametrized(self.index, function.decorator_list)}
         names = [*autouse, AUTOUSE, *requested]
-        return [n for n in dict.fromkeys(names) if n not in ("self", "cls", "request")]
+        return [n for n in dict.fromkeys(names) if n not in skipped]
 
     def _module_marks(self) -> list[ast.expr]:
         found: list[ast.expr] = []
@@ -327,4 +347,21 @@ def _used_fixtures(index: ModuleIndex, decorators: Iterable[ast.expr]) -> list[s
                 for arg in decorator.args
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
             ]
+    return names
+
+
+def _parametrized(index: ModuleIndex, decorators: Iterable[ast.expr]) -> list[str]:
+    """Argument names ``@pytest.mark.parametrize("seed", [0, 1])`` gives values to."""
+    names: list[str] = []
+    for decorator in decorators:
+        if (
+            isinstance(decorator, ast.Call)
+            and index.imports.qualify(decorator.func) == "pytest.mark.parametrize"
+            and decorator.args
+        ):
+            first = literal(decorator.args[0])
+            if isinstance(first, str):
+                names += [name.strip() for name in first.split(",")]
+            elif isinstance(first, tuple):
+                names += [name for name in first if isinstance(name, str)]
     return names

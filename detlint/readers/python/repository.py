@@ -156,6 +156,7 @@ class PythonRepository:
             narrowed=narrowed,
             fixture_marks=lookup.marks,
             fixture_replays=lookup.replay,
+            fixture_defined=lookup.defines,
         )
 
     # -- context -----------------------------------------------------------
@@ -278,6 +279,10 @@ class FixtureLookupForFile:
             if found is not None:
                 return found
         return None
+
+    def defines(self, name: str) -> bool:
+        """Whether a conftest.py that reaches the file defines fixture ``name``."""
+        return any(exports.defines_fixture(name) for exports in self._conftests())
 
     def replay(self, name: str) -> Replay | None:
         """What conftest fixture ``name`` (the nearest that defines it) replays, or the

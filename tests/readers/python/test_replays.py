@@ -136,6 +136,11 @@ def test_what_may_come_before_the_seed(body):
             random.seed(os.urandom(8))
         """,
         """
+        def test_it(value):
+            torch.manual_seed(value)
+        """,
+        """
+        @pytest.mark.parametrize("seed", [0, 1, 2])
         def test_it(seed):
             torch.manual_seed(seed)
         """,
@@ -411,3 +416,62 @@ def test_a_seed_in_a_module_that_narrowing_would_cut_is_still_read(tmp_path):
     (test,) = facts.tests
     assert test.replays is not None
     assert test.replays.code == "torch.manual_seed(0)"
+
+
+def test_pytest_rngs_fixtures_when_nothing_of_the_project_defines_them(tmp_path):
+    """pytest-rng 1.0's `rng` and `seed` are function-scoped and keyed on the test's node id
+    (and a salt set once per run): the same on every rerun and every run."""
+    files = {
+        "tests/test_stats.py": """
+        import pytest
+
+        @pytest.mark.flaky(reruns=2)
+        def test_mean(rng):
+            assert abs(rng.normal(size=100).mean()) < 0.5
+
+        @pytest.mark.flaky(reruns=2)
+        def test_seeded(seed):
+            assert draw(seed) < 1
+        """,
+    }
+    facts = _scan(tmp_path, files, "tests/test_stats.py")
+    by_name = {test.name: test.replays for test in facts.tests}
+    assert by_name["test_mean"] == Replay(
+        "seed",
+        "rng",
+        Span("tests/test_stats.py", 5, 5, 5, 14),
+        "setup",
+        "pytest-rng's fixture, seeded from the test's id",
+        "pytest-rng",
+    )
+    mean = by_name["test_mean"]
+    assert mean is not None
+    assert mean.describe("tests/test_stats.py") == (
+        "`rng` on line 5, pytest-rng's fixture, seeded from the test's id"
+    )
+    seeded = by_name["test_seeded"]
+    assert seeded is not None
+    assert seeded.plugin == "pytest-rng"
+
+
+def test_a_conftest_rng_fixture_overrides_the_plugins(tmp_path):
+    files = {
+        "tests/conftest.py": """
+        import numpy as np
+        import pytest
+
+        @pytest.fixture
+        def rng():
+            return np.random.default_rng()
+        """,
+        "tests/test_stats.py": """
+        import pytest
+
+        @pytest.mark.flaky(reruns=2)
+        def test_mean(rng):
+            assert abs(rng.normal(size=100).mean()) < 0.5
+        """,
+    }
+    facts = _scan(tmp_path, files, "tests/test_stats.py")
+    (test,) = facts.tests
+    assert test.replays is None  # seeded from the OS: each rerun draws anew
