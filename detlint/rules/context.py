@@ -120,6 +120,7 @@ def replay_clause(
     reaches: tuple[str, ...] = ("body", "setup"),
     named: bool = False,
     elsewhere: bool = False,
+    figures: str = "these figures hold",
 ) -> str:
     """What a finding adds when every attempt of the test it quotes replays the same draw
     (``TestFunction.replays``): "; but every attempt replays the same seed (...): a
@@ -130,7 +131,9 @@ def replay_clause(
     knob's attempts repeat (a retry decorator repeats the body alone: "body"), ``hides``
     the knob with its verb ("the marker hides");
     ``named`` names the test, when the finding covers several, and ``elsewhere`` says
-    the finding is on another file (a pipeline's), so the seed's path is given too.
+    the finding is on another file (a pipeline's), so the seed's path is given too;
+    ``figures`` names what holds only beyond the seed ("that holds" for a finding that
+    quotes no figure).
     """
     replay = test.replays
     if replay is None or replay.reach not in reaches:
@@ -145,7 +148,7 @@ def replay_clause(
     return (
         f"; but every attempt{whose} replays the same {what} ({where}): "
         f"a failure {decides} fails every {attempt} alike, so {hides} none of those, and "
-        f"these figures hold only for nondeterminism beyond {beyond}, timing)"
+        f"{figures} only for nondeterminism beyond {beyond}, timing)"
     )
 
 

@@ -226,3 +226,28 @@ def test_pytest_rngs_fixture_replays_only_where_the_project_declares_the_plugin(
     )
     undeclared = only(check(tmp_path / "b", {**RERUNFAILURES, "tests/test_m.py": test}), "DET101")
     assert "replays" not in undeclared["message"]
+
+
+def test_a_retry_decorator_without_a_literal_limit_around_a_seeded_body(tmp_path):
+    """pytorch/rl's `@retry(AssertionError, 5)` from torchrl.testing, configured as a retry
+    decorator, around tests that begin with `torch.manual_seed(1)`."""
+    test = (
+        "import pytest\nimport torch\nfrom torchrl.testing import retry\n\n\n"
+        "class TestMultiAgent:\n    @retry(AssertionError, 5)\n"
+        '    @pytest.mark.parametrize("n_agents", [1, 3])\n'
+        "    def test_multiagent_mlp(self, n_agents):\n        torch.manual_seed(1)\n"
+        "        assert build(n_agents).ok\n"
+    )
+    files = {
+        "tests/test_multiagent.py": test,
+        "detlint.toml": 'retry-decorators = ["torchrl.testing.retry"]\n',
+    }
+    message = only(check(tmp_path, files), "DET103")["message"]
+    assert message == (
+        "retry decorator torchrl.testing.retry around a test with no literal attempt limit: a "
+        "violation is reported only if every attempt shows it (1 attempt, no trial loop "
+        "recognised; covers 2 test instances); but every attempt replays the same seed "
+        "(`torch.manual_seed(1)` on line 10): a failure that seed decides fails every retry "
+        "alike, so the decorator hides none of those, and that holds only for nondeterminism "
+        "beyond the seed (kernel scheduling, threads, timing)"
+    )
