@@ -180,14 +180,15 @@ class ReplayFinder:
     def _recording_mark(
         self, decorators: Iterable[ast.expr], module: Iterable[ast.expr], reach: ReplayReach
     ) -> Replay | None:
-        for expression in [*decorators, *module]:
+        marks = [("@", d) for d in decorators] + [("", m) for m in module]
+        for prefix, expression in marks:
             call = expression if isinstance(expression, ast.Call) else None
             target = call.func if call is not None else expression
             name = self.index.imports.qualify(target) or dotted(target) or ""
             if name in RECORDING_MARKS or name.endswith(".use_cassette"):
                 if call is not None and records_anew(call):
                     continue
-                return self._replay("recording", expression, "@", reach, "")
+                return self._replay("recording", expression, prefix, reach, "")
         return None
 
     def leading(self, function: Function, via: str, reach: ReplayReach) -> Replay | None:

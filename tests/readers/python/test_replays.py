@@ -306,7 +306,7 @@ def test_an_autouse_fixture_of_the_module_or_the_class_and_setup_methods():
         ("def test_it(betamax_session):\n    pass\n", "betamax_session", "setup"),
         (
             "pytestmark = [pytest.mark.vcr]\n\ndef test_it():\n    pass\n",
-            "@pytest.mark.vcr",
+            "pytest.mark.vcr",
             "setup",
         ),
     ],
