@@ -58,7 +58,12 @@ COMPANION_PLUGINS: tuple[str, ...] = ("pytest-ignore-flaky", "pytest-enabler")
 a failing marked test as XFAIL under ``--ignore-flaky``, and pytest-enabler's default
 configuration adds that option wherever pytest-ignore-flaky is installed."""
 
+SEED_PLUGINS: tuple[str, ...] = ("pytest-rng",)
+"""Plugins whose fixtures seed a test from its id (``rng``, ``seed``): every attempt of a
+test that uses one replays the same draw."""
+
 _WANTED = frozenset(RERUN_PLUGINS + COMPANION_PLUGINS)
+_SEEDS = frozenset(SEED_PLUGINS)
 
 _MAX_LOCK_BYTES = 10 * MAX_BYTES
 """pixi.lock and conda-lock.yml are only scanned for names, never parsed, and a multi-platform
@@ -67,7 +72,9 @@ nothing. Every other dependency file larger than MAX_BYTES is skipped with a Pro
 
 # Files that mention no plugin are skipped before parsing, which keeps a large monorepo fast.
 # Case-insensitive and separator-tolerant, so that "Pytest.RerunFailures" is not filtered out.
-_MENTION = re.compile(rb"rerunfailures|flaky|pytest[-_.]+(?:retry|enabler)", re.IGNORECASE)
+_MENTION = re.compile(
+    rb"rerunfailures|flaky|pytest[-_.]+(?:retry|enabler)|pytest[-_.]+rng", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,9 @@ class PluginEvidence:
     # a table without it), which replaces pytest-enabler's default ``--ignore-flaky``;
     # None where the project writes no such table.
     enabler_ignore_flaky: str | None = None
+    # The seed plugins declared (SEED_PLUGINS): they read no marker, so they are kept
+    # apart from the rerun plugins that fight over ``flaky``.
+    seed_plugins: frozenset[str] = frozenset()
 
     @property
     def plugins(self) -> frozenset[str]:
@@ -156,6 +166,7 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
     Never raises: a file that cannot be read or parsed becomes a Problem and the rest are read.
     """
     found: dict[tuple[str, Span], Requirement] = {}
+    seeds: set[str] = set()
     problems: list[Problem] = []
     seen: set[Path] = set()
     enabler: tuple[int, str] | None = None  # the shallowest pyproject's table, by depth
@@ -174,7 +185,7 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
         if text is None:
             continue
         try:
-            declared = reader(text, _relative(path, root), _WANTED)
+            declared = reader(text, _relative(path, root), _WANTED | _SEEDS)
             if reader is read_pyproject and "enabler" in text:
                 addopts = enabler_addopts(text, "ignore_flaky")
                 depth = len(Path(_relative(path, root)).parts)
@@ -185,6 +196,9 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
             problems.append(Problem(where, str(error)))
             continue
         for item in declared:
+            if item.name in _SEEDS:
+                seeds.add(item.name)
+                continue
             span = Span(display, item.line, item.column, item.end_line, item.end_column)
             requirement = Requirement(item.name, item.specifier, span, item.source, locked)
             found.setdefault((item.name, span), requirement)
@@ -193,6 +207,7 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
         tuple(requirements),
         tuple(sorted(problems, key=lambda p: (p.span, p.message))),
         enabler_ignore_flaky=None if enabler is None else enabler[1],
+        seed_plugins=frozenset(seeds),
     )
 
 

@@ -87,7 +87,8 @@ class Projects:
                 (*found.requirements, *installed),
                 found.problems,
                 declares or bool(installed),
-                found.enabler_ignore_flaky,
+                enabler_ignore_flaky=found.enabler_ignore_flaky,
+                seed_plugins=found.seed_plugins,
             )
             self._evidence[project] = found
         return found
@@ -118,9 +119,10 @@ class Projects:
             tuple(sorted(requirements, key=lambda r: (r.span, r.plugin, r.source))),
             tuple(sorted(problems, key=lambda p: (p.span, p.message))),
             any(e.declares for e in found),
-            next(
+            enabler_ignore_flaky=next(
                 (e.enabler_ignore_flaky for e in found if e.enabler_ignore_flaky is not None), None
             ),
+            seed_plugins=frozenset().union(*(e.seed_plugins for e in found)),
         )
 
 

@@ -17,12 +17,12 @@ return a trial count.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
 from detlint.readers.python.body_marks import BodyMarks
-from detlint.readers.python.facts import Mark, ModuleFacts, TestFunction, TrialCount
+from detlint.readers.python.facts import Mark, ModuleFacts, Replay, TestFunction, TrialCount
 from detlint.readers.python.fixtures import (
     AUTOUSE,
     FixtureMarksLookup,
@@ -41,6 +41,12 @@ from detlint.readers.python.options import (
     is_test_module,
     matches_name,
 )
+from detlint.readers.python.replays import (
+    FixtureReplayLookup,
+    ReplayFinder,
+    no_fixture_defined,
+    no_fixture_replay,
+)
 from detlint.readers.python.test_classes import ClassTree, class_pytestmark
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
 from detlint.readers.python.walk import find_all
@@ -58,6 +64,17 @@ class ModuleExports:
         self._marks: dict[str, tuple[Mark, ...]] = {}
         self._fixtures: dict[str, TrialCount | None] = {}
         self._fixture_marks: dict[str, tuple[Mark, ...]] = {}
+
+    def fixture_replay(self, name: str) -> Replay | None:
+        """What fixture ``name`` replays for the tests that use it (``AUTOUSE``: the first
+        autouse fixture that replays something)."""
+        scanner = self._scanner
+        if name == AUTOUSE:
+            return scanner.replays.autouse()
+        fixture = scanner.index.functions.get(name)
+        if fixture is None or not is_fixture(scanner.index, fixture):
+            return None
+        return scanner.replays.of_fixture(name, fixture)
 
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The marks ``name`` stands for: an alias or a mark wrapper; empty otherwise."""
@@ -118,6 +135,8 @@ class ModuleScanner:
         external: ExternalLookup = no_external,
         fixtures: FixtureLookup = no_fixture,
         fixture_marks: FixtureMarksLookup = no_fixture_marks,
+        fixture_replays: FixtureReplayLookup = no_fixture_replay,
+        fixture_defined: Callable[[str], bool] = no_fixture_defined,
     ) -> None:
         self.index = index
         self.options = options
@@ -125,6 +144,7 @@ class ModuleScanner:
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
         self.classes = ClassTree(index)
+        self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self._methods: dict[int, _Method] = {}
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
@@ -205,6 +225,7 @@ class ModuleScanner:
         elif class_instances is None:
             instances = None
         own = [*facts.marks, *self.body.of_fixtures(function, classes[-1] if classes else None)]
+        lineage = self.classes.lineage(classes[-1]) if classes else []
         return TestFunction(
             path=self.index.path,
             name=function.name,
@@ -215,6 +236,7 @@ class ModuleScanner:
             param_marks=(*facts.param_marks, *class_params),
             trials=facts.trials,
             unittest=unittest,
+            replays=self.replays.of_test(function, classes, lineage),
         )
 
     def _method(self, function: Function) -> _Method:
@@ -334,13 +356,17 @@ def scan_module(
     fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
+    fixture_replays: FixtureReplayLookup = no_fixture_replay,
+    fixture_defined: Callable[[str], bool] = no_fixture_defined,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module.
 
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
-    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks)
+    scanner = ModuleScanner(
+        index, options, external, fixtures, fixture_marks, fixture_replays, fixture_defined
+    )
     filename = path.rsplit("/", 1)[-1]
     tests = scanner.tests() if is_test_module(filename, options.python_files) else []
     facts = ModuleFacts(

@@ -547,3 +547,19 @@ def test_the_projects_enabler_table_for_ignore_flaky(tmp_path, table, addopts):
         encoding="utf-8",
     )
     assert read_tmp(tmp_path).enabler_ignore_flaky == addopts
+
+
+def test_pytest_rng_is_a_seed_plugin_not_a_rerun_plugin(tmp_path):
+    """pytest-rng declares no `flaky` marker: it is kept apart from the plugins that fight
+    over it, for the replays of its `rng` and `seed` fixtures."""
+    (tmp_path / "requirements-test.txt").write_text("pytest-rerunfailures==16.7\npytest_rng>=1.0\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[project.optional-dependencies]\ntest = ["Pytest-RNG"]\n'
+    )
+    found = read_tmp(tmp_path)
+    assert found.seed_plugins == frozenset({"pytest-rng"})
+    assert found.plugins == frozenset({"pytest-rerunfailures"})
+    assert found.describe() == "pytest-rerunfailures==16.7 in requirements-test.txt:1"
+    (tmp_path / "requirements-test.txt").write_text("pytest-rerunfailures==16.7\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert read_tmp(tmp_path).seed_plugins == frozenset()
