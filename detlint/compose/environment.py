@@ -29,8 +29,9 @@ from detlint.compose.plugins import (
     RETRY,
     PluginChoice,
     choose_plugin,
+    ignore_flaky_switch,
 )
-from detlint.compose.rerun_layers import flaky_layer, marker_layer
+from detlint.compose.rerun_layers import flaky_layer, marker_layer, session_reruns_note
 from detlint.compose.retry_counts import retry_decorator_attempts
 from detlint.compose.test_gate import SKIP_KINDS, XFAIL_KINDS, Knob
 from detlint.model import (
@@ -94,6 +95,7 @@ class Composition:
     choice: PluginChoice | None = None
     rerun_mark: Mark | None = None
     swallowed: bool = False  # a retry decorator returns after its last failed attempt
+    ignored: str | None = None  # where --ignore-flaky comes from, when it reads the marker
 
     def applies(self, mark: Mark, plugin: str | None = None) -> Applies:
         if mark is self.force:
@@ -238,6 +240,13 @@ class Composition:
     def _marker(self, marker: Mark) -> list[Layer]:
         self.rerun_mark = marker
         choice = self.choice = choose_plugin(marker, self.evidence, self.config)
+        switch = ignore_flaky_switch(self.evidence, self.config)
+        if switch is not None:
+            # pytest-ignore-flaky turns the failed report into XFAIL before any rerun
+            # plugin sees it, and they rerun no xfailed failure: the gate (``policy``).
+            self.ignored = switch
+            self.knobs.append(Knob("ignore-flaky", marker.span, switch, marker))
+            return []
         if is_registered_tag(marker, self.config, choice):
             self.notes.append("`flaky` is a registered marker and no rerun plugin is declared")
             self.knobs.append(Knob("tag", marker.span, "registered marker, no plugin", marker))
@@ -247,7 +256,7 @@ class Composition:
         if layer is None:
             return []
         plugin = choice.plugin
-        if plugin == RERUNFAILURES and self._reruns_visible():
+        if plugin == RERUNFAILURES and (self._reruns_visible() or not self._session_reruns()):
             return []
         filtered = (
             rerunfailures_filter(marker, self.config.only_rerun, self.config.rerun_except)
@@ -272,6 +281,15 @@ class Composition:
             "--fail-on-flaky: a test that passes only on a rerun fails the run (exit 7)"
         )
         return True
+
+    def _session_reruns(self) -> bool:
+        """Whether pytest-rerunfailures' session options (``--rerun-exclude-path``,
+        ``--max-suite-reruns``) leave this test its reruns; a cap that may cut them is
+        noted, and the count stays as the most it can be."""
+        reruns, note = session_reruns_note(self.config, self.test.path)
+        if note is not None:
+            self.notes.append(note)
+        return reruns
 
     def _keeps_forced(self, filtered: Filtered) -> bool:
         if filtered.masks is False:
@@ -299,6 +317,7 @@ class Composition:
                     rerunfailures_filter(None, config.only_rerun, config.rerun_except)
                 )
                 or self._reruns_visible()
+                or not self._session_reruns()
             ):
                 return None
             return Reruns(setting.value)
@@ -316,6 +335,8 @@ class Composition:
     def policy(self) -> Policy:
         gate = self.gate()
         layers = self.retry_layers()
+        if self.ignored is not None and gate is not SKIP:
+            gate = XFAIL  # a failure in any phase, a strict XPASS too, reports as XFAIL
         if self.swallowed and gate.blocks:
             gate = SWALLOWED
         if gate in (XFAIL, STRICT_XFAIL) and any(

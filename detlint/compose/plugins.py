@@ -1,10 +1,17 @@
 """Which plugin gives ``@pytest.mark.flaky`` its meaning, and how sure we are.
 
-The same marker means three different things: pytest-rerunfailures reads
+The same marker means four different things: pytest-rerunfailures reads
 ``reruns`` (bare = 1 rerun), the flaky package reads ``max_runs`` /
 ``min_passes`` (bare = 2 runs, and ``reruns=`` is a TypeError), pytest-retry
 reads ``retries`` (keywords only). The dependency declarations decide; where
 they are silent, the marker's own arguments do, and the choice says which.
+
+The fourth, pytest-ignore-flaky, claims nothing until ``--ignore-flaky`` is
+given: then a failing marked test, in any phase, is reported as XFAIL, whatever
+else reads the marker (the rerun plugins do not rerun an xfailed report), so the
+marker's gate never blocks. Without the option the plugin only registers the
+marker. pytest-enabler's default configuration gives the option wherever
+pytest-ignore-flaky is installed (``[tool.pytest-enabler.ignore_flaky]``).
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ if TYPE_CHECKING:
 RERUNFAILURES = "pytest-rerunfailures"
 FLAKY = "flaky"
 RETRY = "pytest-retry"
+IGNORE_FLAKY = "pytest-ignore-flaky"
+ENABLER = "pytest-enabler"
 
 # `-p no:NAME` names (entry points and module names) -> the plugin they disable.
 DISABLE_NAMES = {
@@ -32,6 +41,11 @@ DISABLE_NAMES = {
     "pytest-retry": RETRY,
     "pytest_retry": RETRY,
     "pytest_retry.retry_plugin": RETRY,
+    # pytest blocks "pytest_NAME" along with "NAME"; the entry points are these.
+    "ignore_flaky": IGNORE_FLAKY,
+    "pytest_ignore_flaky": IGNORE_FLAKY,
+    "enabler": ENABLER,
+    "pytest_enabler": ENABLER,
 }
 
 RERUNFAILURES_KEYWORDS = frozenset(
@@ -73,9 +87,41 @@ def all_declared(plugins: Iterable[str]) -> str:
     return f"{', '.join([*names[:-2], listed])} are all declared"
 
 
+def _disabled(config: PytestConfig) -> set[str]:
+    """The plugins ``-p no:NAME`` blocks, by canonical name."""
+    return {DISABLE_NAMES.get(name, name) for name in config.disabled_plugins}
+
+
 def declared_plugins(evidence: PluginEvidence, config: PytestConfig) -> frozenset[str]:
-    disabled = {DISABLE_NAMES.get(name, name) for name in config.disabled_plugins}
+    disabled = _disabled(config)
     return frozenset(plugin for plugin in evidence.plugins if plugin not in disabled)
+
+
+def ignore_flaky_switch(evidence: PluginEvidence, config: PytestConfig) -> str | None:
+    """Where pytest-ignore-flaky's ``--ignore-flaky`` comes from for tests under
+    ``config`` ("--ignore-flaky at pytest.ini:4"), or None when it is off.
+
+    The option on a command line or in ``addopts`` means the plugin is installed (pytest
+    stops on an unknown option otherwise); pytest-enabler adds it when both are installed,
+    unless the project's own ``[tool.pytest-enabler.ignore_flaky]`` table leaves it out.
+    """
+    disabled = _disabled(config)
+    if IGNORE_FLAKY in disabled:
+        return None
+    if config.ignore_flaky is not None:
+        return f"--ignore-flaky at {config.ignore_flaky.path}:{config.ignore_flaky.line}"
+    override = evidence.enabler_ignore_flaky
+    if (
+        ENABLER not in disabled
+        and evidence.declared(IGNORE_FLAKY)
+        and evidence.declared(ENABLER)
+        and (override is None or "--ignore-flaky" in override.split())
+    ):
+        return (
+            "--ignore-flaky from pytest-enabler, which adds it when pytest-ignore-flaky is "
+            "installed"
+        )
+    return None
 
 
 def plugin_from_arguments(mark: Mark) -> str | None:
@@ -97,6 +143,11 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
         guess = plugin_from_arguments(mark)
         return PluginChoice(
             guess, f"{all_declared(declared)}; they fight over `flaky`", declared, True
+        )
+    if evidence.declared(IGNORE_FLAKY) and IGNORE_FLAKY not in _disabled(config):
+        # It registers the marker and, without --ignore-flaky, does nothing with it.
+        return PluginChoice(
+            IGNORE_FLAKY, _declared_evidence(evidence, IGNORE_FLAKY), declared, False
         )
     guess = plugin_from_arguments(mark)
     if guess is not None:

@@ -9,6 +9,9 @@ read is noted, and no layer is claimed.
 
 from __future__ import annotations
 
+import posixpath
+from pathlib import PurePosixPath
+
 from detlint.compose.plugins import FLAKY, FLAKY_KEYWORDS, RERUNFAILURES, RETRY, PluginChoice
 from detlint.compose.retry_counts import count_value, looks_boolean
 from detlint.model import FlakyRuns, Layer, Reruns
@@ -35,6 +38,10 @@ def marker_layer(
             notes.append(f"reruns is not a literal ({value}); its count is unknown")
             return None
         if config.reruns_mode == "append" and config.reruns is not None:
+            notes.append(
+                f"--reruns-mode append: {count} from the marker plus {config.reruns.value} "
+                f"from {config.reruns.source}"
+            )
             count += config.reruns.value
         return Reruns(max(count, 0))
     if plugin == RETRY:
@@ -66,3 +73,50 @@ def flaky_layer(mark: Mark, notes: list[str]) -> Layer | None:
         notes.append("max_runs/min_passes are not literals the flaky package accepts")
         return None
     return FlakyRuns(max_runs, min_passes)
+
+
+def excluded_from_reruns(config: PytestConfig, path: str) -> str | None:
+    """The ``--rerun-exclude-path`` that keeps pytest-rerunfailures from rerunning the
+    tests of ``path``, or None.
+
+    The plugin's ``pytest_runtest_protocol`` returns before it reads any count when the
+    test's file is under ``rootdir / excluded`` (16.6): no rerun at all, marker,
+    ``--reruns`` and ``--force-reruns`` alike. The rootdir is taken as the config file's
+    directory, where pytest puts it when it finds one.
+    """
+    if not config.rerun_exclude_paths:
+        return None
+    root = posixpath.dirname(config.path) if config.path else ""
+    test = PurePosixPath(posixpath.normpath(path))
+    for excluded in config.rerun_exclude_paths:
+        if test.is_relative_to(posixpath.normpath(posixpath.join(root, excluded))):
+            return excluded
+    return None
+
+
+def session_reruns_note(config: PytestConfig, path: str) -> tuple[bool, str | None]:
+    """Whether pytest-rerunfailures reruns a test of ``path`` at all under the session's
+    options, and the note that says why not, or that the count is an upper bound.
+
+    ``--max-suite-reruns N`` stops every rerun once the session has had N (16.5): with 0
+    nothing is rerun; otherwise a test gets its count only while the cap lasts, so it is
+    reported at least as often as its count says, and the loss quoted is the most it
+    can be.
+    """
+    excluded = excluded_from_reruns(config, path)
+    if excluded is not None:
+        return False, f"--rerun-exclude-path {excluded}: pytest-rerunfailures reruns no test there"
+    cap = config.max_suite_reruns
+    if cap is None:
+        return True, None
+    if cap.value <= 0:
+        return False, f"--max-suite-reruns {cap.value}: pytest-rerunfailures reruns no test"
+    return True, suite_cap_note(cap.value)
+
+
+def suite_cap_note(cap: int) -> str:
+    """What a ``--max-suite-reruns`` above 0 does to the numbers quoted beside it."""
+    return (
+        f"--max-suite-reruns {cap} stops the reruns once the session has had {cap}: a test "
+        "may be rerun fewer times and reported more often, so this is the most it can hide"
+    )

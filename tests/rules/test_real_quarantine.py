@@ -158,3 +158,65 @@ def test_an_f_string_reason_is_read_as_its_text(tmp_path):
     found = only(document, "DET202")
     assert found["line"] == 6
     assert "test skipped as 'flaky'" in found["message"]
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "Flaky test -- tracked in QDB-14766 in shortcut",  # qdb-api-python
+        "flaky, tracked in sc-101770",
+        "flaky, see proj-12",
+        "flaky, blocked by OPS-7",
+        "flaky on the TPU pods (b/123456)",
+        "flaky, crbug.com/1",
+        "flaky, bugs.python.org/issue123",
+        "flaky, https://acme.atlassian.net/browse/X-1",
+        "flaky, https://linear.app/acme/issue/ENG-12/upload-times-out",
+    ],
+)
+def test_a_quarantine_tracked_as_projects_write_it_is_fine(tmp_path, reason):
+    assert findings(_xfail(tmp_path, f'@pytest.mark.xfail(reason="{reason}")')) == []
+
+
+def test_a_version_in_the_reason_is_no_tracking_issue(tmp_path):
+    document = _xfail(tmp_path, '@pytest.mark.xfail(reason="sometimes counts more tables on py-3")')
+    found = only(document, "DET201")
+    assert found["line"] == 5
+    assert found["message"] == (
+        "xfail (non-strict by default) quarantines a test as 'sometimes' with no tracking issue "
+        '(reason "sometimes counts more tables on py-3"): a 10% violation shows as XFAIL 10.0% '
+        "of the time but never fails the build (was reported 10.0%; 1 attempt, no trial loop "
+        "recognised)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("reason", "word"),
+    [
+        ("Fails on Linux sometimes", "sometimes"),  # spyder
+        ("Pool execution in osx can hang forever.", "can hang"),  # tensordict
+        ("test doesn't reliably reproduce subprocess output capture", "n't reliably"),
+        ("Intel CL regularly crashes on this test case", "regularly crashes"),  # pyopencl
+    ],
+)
+def test_a_skip_that_says_flaky_in_other_words_is_reported(tmp_path, reason, word):
+    document = _xfail(tmp_path, f'@pytest.mark.skip(reason="{reason}")')
+    found = only(document, "DET202")
+    assert found["line"] == 5
+    assert found["message"] == (
+        f"test skipped as {word!r}: it never runs, so a 10% violation is never reported "
+        "(was 10.0%) and nothing shows it (1 attempt, no trial loop recognised)"
+    )
+
+
+@pytest.mark.parametrize(
+    "reason",
+    [
+        "not flaky anymore, kept off until the rewrite lands",
+        "unstable with earlier versions of the api",
+        "Test non-determinism only",  # TransformerEngine
+        "Works reliably on Linux and CIs",  # spyder
+    ],
+)
+def test_a_skip_whose_words_take_flaky_back_is_not(tmp_path, reason):
+    assert findings(_xfail(tmp_path, f'@pytest.mark.skip(reason="{reason}")')) == []

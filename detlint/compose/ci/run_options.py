@@ -43,6 +43,13 @@ class RunOptions:
     # pytest-rerunfailures' --fail-on-flaky: a test that passes only on a rerun makes
     # the run exit 7, so its reruns hide no failure from the step.
     fail_on_flaky: bool = False
+    # pytest-rerunfailures' session options: how a marker's count and the global one
+    # combine, the cap on the session's reruns, the paths it reruns nothing under.
+    reruns_mode: str | None = None
+    max_suite_reruns: IntSetting | None = None
+    rerun_exclude_paths: tuple[str, ...] = ()
+    # pytest-ignore-flaky's --ignore-flaky, where it is written.
+    ignore_flaky: Span | None = None
 
     @functools.cached_property
     def span(self) -> Span | None:
@@ -126,7 +133,35 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
         )
     if visible or any(run.fail_on_flaky for run in lines):
         options = dataclasses.replace(options, fail_on_flaky=True)
-    return options
+    return _session_options(options, setting, args, written)
+
+
+def _session_options(
+    options: RunOptions,
+    setting: EnvSetting | None,
+    args: PytestArgs | None,
+    written: Sequence[tuple[PytestRun, Span]],
+) -> RunOptions:
+    """``options`` with the session-wide options of ``PYTEST_ADDOPTS`` and then the
+    command lines: the last ``--reruns-mode`` and ``--max-suite-reruns`` win, every
+    ``--rerun-exclude-path`` adds a path, and one ``--ignore-flaky`` turns it on."""
+    sources: list[tuple[PytestRun | PytestArgs, Span, str]] = []
+    if setting is not None and args is not None:
+        sources.append((args, setting.span, f"--max-suite-reruns in {ADDOPTS_VARIABLE}"))
+    sources += [(run, span, "--max-suite-reruns in the command line") for run, span in written]
+    changes: dict[str, object] = {}
+    excluded: list[str] = []
+    for words, span, source in sources:
+        if words.reruns_mode is not None:
+            changes["reruns_mode"] = words.reruns_mode
+        if words.max_suite_reruns is not None:
+            changes["max_suite_reruns"] = IntSetting(words.max_suite_reruns, span, source)
+        excluded += words.rerun_exclude_path
+        if words.ignore_flaky:
+            changes["ignore_flaky"] = span
+    if excluded:
+        changes["rerun_exclude_paths"] = tuple(excluded)
+    return dataclasses.replace(options, **changes) if changes else options  # type: ignore[arg-type]
 
 
 def line_options(run: PytestRun, span: Span, env: Sequence[EnvSetting]) -> RunOptions:
@@ -153,6 +188,10 @@ def _sets(words: PytestRun | PytestArgs) -> int:
         or words.force_flaky
         or words.max_runs is not None
         or words.min_passes is not None
+        or words.reruns_mode is not None
+        or words.max_suite_reruns is not None
+        or words.rerun_exclude_path
+        or words.ignore_flaky
     ):
         return _RERUNS
     return _PLUGINS_ONLY if words.disabled_plugins else _NOTHING
@@ -240,4 +279,12 @@ def with_options(config: PytestConfig, options: RunOptions) -> PytestConfig:
         changes["rerun_except"] = options.rerun_except
     if options.fail_on_flaky and config.fail_on_flaky is None and options.span is not None:
         changes["fail_on_flaky"] = options.span  # the markers' reruns are visible too
+    if options.reruns_mode is not None:
+        changes["reruns_mode"] = options.reruns_mode
+    if options.max_suite_reruns is not None:
+        changes["max_suite_reruns"] = options.max_suite_reruns
+    if options.rerun_exclude_paths:
+        changes["rerun_exclude_paths"] = config.rerun_exclude_paths + options.rerun_exclude_paths
+    if options.ignore_flaky is not None and config.ignore_flaky is None:
+        changes["ignore_flaky"] = options.ignore_flaky
     return dataclasses.replace(config, **changes) if changes else config  # type: ignore[arg-type]

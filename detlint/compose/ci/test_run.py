@@ -37,7 +37,12 @@ class TestRun:
     @property
     def changes_policy(self) -> bool:
         """Whether the run changes how its tests report, beyond a trial override."""
-        return bool(self.knobs) or self.options.span is not None or self.run.masked is not None
+        return (
+            bool(self.knobs)
+            or self.options.span is not None
+            or self.options.ignore_flaky is not None
+            or self.run.masked is not None
+        )
 
     @property
     def benchmarks_only(self) -> bool:

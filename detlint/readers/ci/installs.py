@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from detlint.readers.ci.facts import PipelineFacts
-from detlint.readers.dependencies.declarations import RERUN_PLUGINS, Requirement
+from detlint.readers.dependencies.declarations import COMPANION_PLUGINS, RERUN_PLUGINS, Requirement
 from detlint.readers.dependencies.text_files import normalize_name
 
 # An install command and the words after it, up to the end of that command.
@@ -25,7 +25,7 @@ _INSTALL = re.compile(
 )
 # A requirement word: a name, with extras and a version specifier perhaps (quotes off).
 _REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?((?:[<>=!~]=?|==?)\S*)?")
-_WANTED = frozenset(RERUN_PLUGINS)
+_WANTED = frozenset(RERUN_PLUGINS + COMPANION_PLUGINS)
 
 
 def installed_plugins(

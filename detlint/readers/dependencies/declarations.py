@@ -29,6 +29,7 @@ from detlint.readers.dependencies.conda_files import (
     read_conda_lock,
     read_pixi_lock,
 )
+from detlint.readers.dependencies.enabler import enabler_addopts
 from detlint.readers.dependencies.text_files import (
     Declared,
     DependencyFileError,
@@ -51,9 +52,18 @@ from detlint.readers.dependencies.toml_files import (
 __all__ = ["RERUN_PLUGINS", "PluginEvidence", "Requirement", "read_plugin_evidence"]
 
 RERUN_PLUGINS: tuple[str, ...] = ("pytest-rerunfailures", "flaky", "pytest-retry")
-"""The plugins that give ``@pytest.mark.flaky`` a meaning, by canonical (PEP 503) name."""
+"""The plugins that rerun a ``@pytest.mark.flaky`` test, by canonical (PEP 503) name."""
+COMPANION_PLUGINS: tuple[str, ...] = ("pytest-ignore-flaky", "pytest-enabler")
+"""Plugins that change what the marker does without claiming it: pytest-ignore-flaky reports
+a failing marked test as XFAIL under ``--ignore-flaky``, and pytest-enabler's default
+configuration adds that option wherever pytest-ignore-flaky is installed."""
 
-_WANTED = frozenset(RERUN_PLUGINS)
+SEED_PLUGINS: tuple[str, ...] = ("pytest-rng",)
+"""Plugins whose fixtures seed a test from its id (``rng``, ``seed``): every attempt of a
+test that uses one replays the same draw."""
+
+_WANTED = frozenset(RERUN_PLUGINS + COMPANION_PLUGINS)
+_SEEDS = frozenset(SEED_PLUGINS)
 
 _MAX_LOCK_BYTES = 10 * MAX_BYTES
 """pixi.lock and conda-lock.yml are only scanned for names, never parsed, and a multi-platform
@@ -62,7 +72,9 @@ nothing. Every other dependency file larger than MAX_BYTES is skipped with a Pro
 
 # Files that mention no plugin are skipped before parsing, which keeps a large monorepo fast.
 # Case-insensitive and separator-tolerant, so that "Pytest.RerunFailures" is not filtered out.
-_MENTION = re.compile(rb"rerunfailures|flaky|pytest[-_.]+retry", re.IGNORECASE)
+_MENTION = re.compile(
+    rb"rerunfailures|flaky|pytest[-_.]+(?:retry|enabler)|pytest[-_.]+rng", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -93,11 +105,23 @@ class PluginEvidence:
     # Whether the project declares its dependencies somewhere detlint read (every file
     # readable): only then does "no rerun plugin declared" mean a marker is inert.
     declares: bool = True
+    # The project's pyproject.toml ``[tool.pytest-enabler.ignore_flaky] addopts`` ("" for
+    # a table without it), which replaces pytest-enabler's default ``--ignore-flaky``;
+    # None where the project writes no such table.
+    enabler_ignore_flaky: str | None = None
+    # The seed plugins declared (SEED_PLUGINS): they read no marker, so they are kept
+    # apart from the rerun plugins that fight over ``flaky``.
+    seed_plugins: frozenset[str] = frozenset()
 
     @property
     def plugins(self) -> frozenset[str]:
-        """The distinct plugins declared; more than one means they fight over the marker."""
-        return frozenset(requirement.plugin for requirement in self.requirements)
+        """The distinct rerun plugins declared; more than one means they fight over the
+        marker."""
+        return frozenset(r.plugin for r in self.requirements if r.plugin in RERUN_PLUGINS)
+
+    def declared(self, plugin: str) -> bool:
+        """Whether ``plugin`` (a rerun or companion plugin) is declared."""
+        return any(requirement.plugin == plugin for requirement in self.requirements)
 
     def evidence_for(self, plugin: str) -> tuple[Requirement, ...]:
         """The declarations of ``plugin`` (any spelling PEP 503 normalizes to it), by span, but
@@ -142,8 +166,10 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
     Never raises: a file that cannot be read or parsed becomes a Problem and the rest are read.
     """
     found: dict[tuple[str, Span], Requirement] = {}
+    seeds: set[str] = set()
     problems: list[Problem] = []
     seen: set[Path] = set()
+    enabler: tuple[int, str] | None = None  # the shallowest pyproject's table, by depth
     for path in files:
         reader = _reader_for(path, root)
         if reader is None or path in seen:
@@ -159,18 +185,29 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
         if text is None:
             continue
         try:
-            declared = reader(text, _relative(path, root), _WANTED)
+            declared = reader(text, _relative(path, root), _WANTED | _SEEDS)
+            if reader is read_pyproject and "enabler" in text:
+                addopts = enabler_addopts(text, "ignore_flaky")
+                depth = len(Path(_relative(path, root)).parts)
+                if addopts is not None and (enabler is None or depth < enabler[0]):
+                    enabler = (depth, addopts)
         except DependencyFileError as error:
             where = Span(display, error.line, error.column, error.line, error.column)
             problems.append(Problem(where, str(error)))
             continue
         for item in declared:
+            if item.name in _SEEDS:
+                seeds.add(item.name)
+                continue
             span = Span(display, item.line, item.column, item.end_line, item.end_column)
             requirement = Requirement(item.name, item.specifier, span, item.source, locked)
             found.setdefault((item.name, span), requirement)
     requirements = sorted(found.values(), key=lambda r: (r.span, r.plugin, r.source))
     return PluginEvidence(
-        tuple(requirements), tuple(sorted(problems, key=lambda p: (p.span, p.message)))
+        tuple(requirements),
+        tuple(sorted(problems, key=lambda p: (p.span, p.message))),
+        enabler_ignore_flaky=None if enabler is None else enabler[1],
+        seed_plugins=frozenset(seeds),
     )
 
 

@@ -84,7 +84,11 @@ class Projects:
             declares = declares_dependencies(project, files) and not found.problems
             installed = tuple(self._installed.get(project, ()))
             found = PluginEvidence(
-                (*found.requirements, *installed), found.problems, declares or bool(installed)
+                (*found.requirements, *installed),
+                found.problems,
+                declares or bool(installed),
+                enabler_ignore_flaky=found.enabler_ignore_flaky,
+                seed_plugins=found.seed_plugins,
             )
             self._evidence[project] = found
         return found
@@ -115,6 +119,10 @@ class Projects:
             tuple(sorted(requirements, key=lambda r: (r.span, r.plugin, r.source))),
             tuple(sorted(problems, key=lambda p: (p.span, p.message))),
             any(e.declares for e in found),
+            enabler_ignore_flaky=next(
+                (e.enabler_ignore_flaky for e in found if e.enabler_ignore_flaky is not None), None
+            ),
+            seed_plugins=frozenset().union(*(e.seed_plugins for e in found)),
         )
 
 

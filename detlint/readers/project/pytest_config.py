@@ -43,10 +43,12 @@ DEFAULT_MIN_PASSES = 1
 
 _TRUE = frozenset({"y", "yes", "t", "true", "on", "1"})
 _FALSE = frozenset({"n", "no", "f", "false", "off", "0"})
-_INT_OPTIONS = frozenset({"--reruns", "--force-reruns", "--retries", "--max-runs", "--min-passes"})
-_LIST_OPTIONS = frozenset({"--only-rerun", "--rerun-except"})
+_INT_OPTIONS = frozenset(
+    {"--reruns", "--force-reruns", "--retries", "--max-runs", "--min-passes", "--max-suite-reruns"}
+)
+_LIST_OPTIONS = frozenset({"--only-rerun", "--rerun-except", "--rerun-exclude-path"})
 _VALUE_OPTIONS = _INT_OPTIONS | _LIST_OPTIONS | {"--reruns-mode", "--override-ini"}
-_FLAG_OPTIONS = frozenset({"--force-flaky", "--strict", "--fail-on-flaky"})
+_FLAG_OPTIONS = frozenset({"--force-flaky", "--strict", "--fail-on-flaky", "--ignore-flaky"})
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")  # what argparse accepts as a value
 
 
@@ -95,6 +97,13 @@ class PytestConfig:
     # pytest-rerunfailures' --fail-on-flaky in addopts: a pass on a rerun fails the run
     # (exit 7), so its reruns hide no failure.
     fail_on_flaky: Span | None = None
+    # pytest-rerunfailures' --max-suite-reruns: no rerun once the session has had that many.
+    max_suite_reruns: IntSetting | None = None
+    # pytest-rerunfailures' --rerun-exclude-path, relative to the rootdir: no test under
+    # one is rerun by that plugin, marker or not.
+    rerun_exclude_paths: tuple[str, ...] = ()
+    # pytest-ignore-flaky's --ignore-flaky: a failing `flaky`-marked test reports as XFAIL.
+    ignore_flaky: Span | None = None
 
 
 EMPTY_CONFIG = PytestConfig(
@@ -133,6 +142,7 @@ class _Addopts:
     reruns_mode: str = "strict"
     force_flaky: int | None = None
     fail_on_flaky: int | None = None
+    ignore_flaky: int | None = None
     lists: dict[str, list[str]] = field(default_factory=dict)
     disabled: set[str] = field(default_factory=set)
 
@@ -195,6 +205,9 @@ class ConfigReader:
             python_functions=self.words("python_functions") or DEFAULT_PYTHON_FUNCTIONS,
             norecursedirs=self.words("norecursedirs") or DEFAULT_NORECURSEDIRS,
             fail_on_flaky=None if opts.fail_on_flaky is None else self.span(opts.fail_on_flaky),
+            max_suite_reruns=self.addopts_int(opts, "--max-suite-reruns"),
+            rerun_exclude_paths=tuple(opts.lists.get("--rerun-exclude-path", ())),
+            ignore_flaky=None if opts.ignore_flaky is None else self.span(opts.ignore_flaky),
         )
 
     def words(self, key: str) -> tuple[str, ...]:
@@ -326,6 +339,8 @@ class ConfigReader:
                     opts.force_flaky = line
                 elif option == "--fail-on-flaky":
                     opts.fail_on_flaky = line
+                elif option == "--ignore-flaky":
+                    opts.ignore_flaky = line
                 else:  # --strict is pytest's shorthand for -o strict=true
                     self.overrides["strict"] = RawValue("true", False, line, ((line, token),))
             elif option == "-p":

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
@@ -29,6 +29,7 @@ from detlint.readers.python.facts import (
     Mark,
     ModuleFacts,
     NamedWrap,
+    Replay,
     TestFunction,
     TrialCount,
 )
@@ -40,11 +41,9 @@ from detlint.readers.python.fixtures import (
     no_fixture_marks,
 )
 from detlint.readers.python.hook_wraps import hook_wraps
-from detlint.readers.python.locations import call_args
 from detlint.readers.python.marks import MarkResolver
 from detlint.readers.python.module_index import Function, ModuleIndex, index_module
 from detlint.readers.python.named_wraps import ModuleWraps, WrapsLookup, no_wraps, unlisted
-from detlint.readers.python.names import dotted, literal
 from detlint.readers.python.narrowed import Narrowed
 from detlint.readers.python.options import (
     UNITTEST_METHOD_PREFIX,
@@ -52,9 +51,15 @@ from detlint.readers.python.options import (
     is_test_module,
     matches_name,
 )
+from detlint.readers.python.parametrization import Parametrization
+from detlint.readers.python.replays import (
+    FixtureReplayLookup,
+    ReplayFinder,
+    no_fixture_defined,
+    no_fixture_replay,
+)
 from detlint.readers.python.test_classes import ClassTree, class_pytestmark
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
-from detlint.readers.python.walk import find_all
 
 
 class ModuleExports:
@@ -69,6 +74,17 @@ class ModuleExports:
         self._marks: dict[str, tuple[Mark, ...]] = {}
         self._fixtures: dict[str, TrialCount | None] = {}
         self._fixture_marks: dict[str, tuple[Mark, ...]] = {}
+
+    def fixture_replay(self, name: str) -> Replay | None:
+        """What fixture ``name`` replays for the tests that use it (``AUTOUSE``: the first
+        autouse fixture that replays something)."""
+        scanner = self._scanner
+        if name == AUTOUSE:
+            return scanner.replays.autouse()
+        fixture = scanner.index.functions.get(name)
+        if fixture is None or not is_fixture(scanner.index, fixture):
+            return None
+        return scanner.replays.of_fixture(name, fixture)
 
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The marks ``name`` stands for: an alias or a mark wrapper; empty otherwise."""
@@ -145,15 +161,19 @@ class ModuleScanner:
         external: DefinitionLookup = nowhere,
         fixtures: FixtureLookup = no_fixture,
         fixture_marks: FixtureMarksLookup = no_fixture_marks,
+        fixture_replays: FixtureReplayLookup = no_fixture_replay,
+        fixture_defined: Callable[[str], bool] = no_fixture_defined,
         conftest_wraps: WrapsLookup = no_wraps,
     ) -> None:
         self.index = index
         self.options = options
         self.marks = MarkResolver(index, external, options.retry_names)
+        self.parameters = Parametrization(index, self.marks)
         self.named = ModuleWraps(index, self.marks, external, conftest_wraps)
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
         self.classes = ClassTree(index)
+        self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self._methods: dict[int, _Method] = {}
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
@@ -161,52 +181,6 @@ class ModuleScanner:
         for decorator in decorators:
             marks += self.marks.resolve(decorator, "function" if scope == "function" else "class")
         return marks
-
-    def _parametrization(
-        self, decorators: Sequence[ast.expr]
-    ) -> tuple[int | None, list[tuple[int, Mark]]]:
-        """(instances, [(instances covered, mark)]) from parametrize decorators."""
-        total: int | None = 1
-        param_marks: list[tuple[int, Mark]] = []
-        for call in decorators:
-            if not isinstance(call, ast.Call):
-                continue
-            if self.index.imports.qualify(call.func) != "pytest.mark.parametrize":
-                continue
-            args = call_args(call)
-            values = [arg for arg in args if arg.keyword is None]
-            keyword = [arg for arg in args if arg.keyword == "argvalues"]
-            candidates = values[1:2] or keyword
-            argvalues = candidates[0] if candidates else None
-            size = self._count_values(argvalues.value) if argvalues is not None else None
-            total = None if total is None or size is None else total * size
-            if argvalues is not None:
-                param_marks += self._param_marks(argvalues.value)
-        return total, param_marks
-
-    def _count_values(self, node: ast.expr) -> int | None:
-        if isinstance(node, ast.List | ast.Tuple):
-            if any(isinstance(element, ast.Starred) for element in node.elts):
-                return None
-            return len(node.elts)
-        if isinstance(node, ast.Call) and dotted(node.func) == "range":
-            bounds = [literal(arg.value) for arg in call_args(node)]
-            if len(bounds) == 1 and isinstance(bounds[0], int) and not isinstance(bounds[0], bool):
-                return max(bounds[0], 0)
-            return None
-        if isinstance(node, ast.Name) and node.id in self.index.assignments:
-            return self._count_values(self.index.assignments[node.id])
-        return None
-
-    def _param_marks(self, node: ast.expr) -> list[tuple[int, Mark]]:
-        found: list[tuple[int, Mark]] = []
-        for call in find_all(node, ast.Call):
-            if self.index.imports.qualify(call.func) != "pytest.param":
-                continue
-            for arg in call_args(call):
-                if arg.keyword == "marks":
-                    found += [(1, mark) for mark in self.marks.resolve(arg.value, "param")]
-        return found
 
     def _module_marks(self) -> list[Mark]:
         marks: list[Mark] = []
@@ -240,6 +214,7 @@ class ModuleScanner:
             *facts.marks,
             *self.body.of_fixtures(function, classes[-1] if classes else None),
         ]
+        lineage = self.classes.lineage(classes[-1]) if classes else []
         return TestFunction(
             path=self.index.path,
             name=function.name,
@@ -250,6 +225,7 @@ class ModuleScanner:
             param_marks=(*facts.param_marks, *class_params),
             trials=facts.trials,
             unittest=unittest,
+            replays=self.replays.of_test(function, classes, lineage),
         )
 
     def _method(self, function: Function) -> _Method:
@@ -257,7 +233,7 @@ class ModuleScanner:
         test is read once, though each subclass that inherits it collects it."""
         found = self._methods.get(id(function))
         if found is None:
-            instances, param_marks = self._parametrization(function.decorator_list)
+            instances, param_marks = self.parameters.of(function.decorator_list)
             marks = self._decorator_marks(function.decorator_list, "function")
             marks += self.body.of(function)
             found = self._methods[id(function)] = _Method(
@@ -312,7 +288,7 @@ class ModuleScanner:
             class_marks += self._decorator_marks(klass.decorator_list, "class")
             for expression in class_pytestmark(klass):
                 class_marks += self.marks.resolve(expression, "class")
-        class_instances, class_params = self._parametrization(node.decorator_list)
+        class_instances, class_params = self.parameters.of(node.decorator_list)
         instances = (
             None
             if class_instances is None or outer_instances is None
@@ -372,6 +348,8 @@ def scan_module(
     fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
+    fixture_replays: FixtureReplayLookup = no_fixture_replay,
+    fixture_defined: Callable[[str], bool] = no_fixture_defined,
     conftest_wraps: WrapsLookup = no_wraps,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module.
@@ -379,7 +357,16 @@ def scan_module(
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
-    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks, conftest_wraps)
+    scanner = ModuleScanner(
+        index,
+        options,
+        external,
+        fixtures,
+        fixture_marks,
+        fixture_replays,
+        fixture_defined,
+        conftest_wraps,
+    )
     filename = path.rsplit("/", 1)[-1]
     testing = is_test_module(filename, options.python_files)
     tests = scanner.tests() if testing else []

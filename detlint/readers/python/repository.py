@@ -28,11 +28,12 @@ from detlint.readers.python.prefilter import (
     Prefilter,
     may_loop,
     may_pick,
+    may_replay,
     rewraps,
 )
 
 if TYPE_CHECKING:
-    from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TrialCount
+    from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, Replay, TrialCount
     from detlint.readers.python.module_scan import ModuleExports
     from detlint.readers.python.narrowed import Narrowed
 
@@ -107,9 +108,10 @@ class PythonRepository:
 
         self._displays[display] = path
         # Only test modules are narrowed: conftest.py and helpers export fixtures and
-        # aliases that other files need whole, and tests a hook or a loop wraps by name
-        # carry no knob of their own to keep them.
-        whole = path.name == "conftest.py" or hooked or rewraps(data)
+        # aliases that other files need whole. A module that may seed is read whole too:
+        # its seeds sit in test bodies and fixtures that narrowing drops; and so is one
+        # whose tests a hook or a loop wraps by name (they carry no knob of their own).
+        whole = path.name == "conftest.py" or hooked or rewraps(data) or may_replay(data)
         narrowed = narrow(text, self.prefilter.wants_block) if not whole else None
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
@@ -164,6 +166,8 @@ class PythonRepository:
             fixtures=lookup,
             narrowed=narrowed,
             fixture_marks=lookup.marks,
+            fixture_replays=lookup.replay,
+            fixture_defined=lookup.defines,
             conftest_wraps=lookup.wraps,
         )
 
@@ -177,8 +181,8 @@ class PythonRepository:
         self._exports[key] = None  # guards against import cycles
         display = display_path(path, self.cwd)
         data = read_bytes(path, display)
-        if isinstance(data, Problem) or not self.prefilter.may_export(data):
-            return None  # no knob or env token: no mark alias, no trial fixture
+        if isinstance(data, Problem) or not (self.prefilter.may_export(data) or may_replay(data)):
+            return None  # no knob, env or seed token: no mark alias, trial or seed fixture
         text = decode_python(data, display)
         if isinstance(text, Problem):
             return None
@@ -318,6 +322,24 @@ class FixtureLookupForFile:
     def wraps(self) -> tuple[NamedWrap, ...]:
         """What the hooks of the conftest.py files that reach this file wrap by name."""
         return tuple(wrap for exports in self._conftests() for wrap in exports.hook_wraps)
+
+    def defines(self, name: str) -> bool:
+        """Whether a conftest.py that reaches the file defines fixture ``name``."""
+        return any(exports.defines_fixture(name) for exports in self._conftests())
+
+    def replay(self, name: str) -> Replay | None:
+        """What conftest fixture ``name`` (the nearest that defines it) replays, or the
+        first autouse fixture of a conftest.py that reaches the file (``AUTOUSE``)."""
+        from detlint.readers.python.fixtures import AUTOUSE
+
+        for exports in self._conftests():
+            if name == AUTOUSE:
+                found = exports.fixture_replay(name)
+                if found is not None:
+                    return found
+            elif exports.defines_fixture(name):
+                return exports.fixture_replay(name)
+        return None
 
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The skips and xfails of conftest fixture ``name`` (the nearest that defines

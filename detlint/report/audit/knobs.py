@@ -149,7 +149,7 @@ def reruns_behind_marker(
 def hides(knob: Knob) -> bool:
     """Whether a knob of a test hides intermittent failures: any retry, and a skip or
     an xfail whose reason or comment says the test is flaky."""
-    if knob.kind in RETRY_KINDS:
+    if knob.kind in RETRY_KINDS or knob.kind == "ignore-flaky":
         return True
     if knob.kind in GATE_KINDS and knob.mark is not None:
         from detlint.readers.reasons import says_flaky

@@ -9,7 +9,14 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
-from detlint.compose.plugins import FLAKY, KEYWORDS, RERUNFAILURES, RETRY, all_declared
+from detlint.compose.plugins import (
+    FLAKY,
+    IGNORE_FLAKY,
+    KEYWORDS,
+    RERUNFAILURES,
+    RETRY,
+    all_declared,
+)
 from detlint.compose.retry_counts import looks_boolean
 from detlint.readers.python.facts import Dynamic, Mark
 from detlint.rules.finding import Finding
@@ -116,6 +123,18 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
                 "keep one rerun plugin in the dependencies (or disable the "
                 f"{'other' if two else 'others'} with `-p no:NAME` in addopts)",
             )
+            continue
+        if choice.plugin == IGNORE_FLAKY:
+            if mark.arguments:  # written for a rerun plugin none of which is declared
+                yield finding(
+                    "DET102",
+                    span,
+                    "pytest-ignore-flaky, the one plugin declared that knows `flaky`, reads no "
+                    "arguments and, without --ignore-flaky, does nothing with the marker: the "
+                    f"test is not rerun ({choice.evidence})",
+                    "declare the rerun plugin the arguments are written for, or drop them",
+                    severity="warning",
+                )
             continue
         # Only a project that declares its dependencies (every file read) says a missing
         # plugin is missing: ``PluginEvidence.declares``, per project.

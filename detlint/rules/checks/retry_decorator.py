@@ -20,6 +20,7 @@ from detlint.rules.context import (
     finding,
     group_by_mark,
     loss_phrase,
+    replay_clause,
     runs_somewhere_else,
     trials_phrase,
     worst,
@@ -50,15 +51,9 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
         if any(gate.test.name == HOOK_TEST for gate in gates) and _unlisted(mark):
             yield _not_judged(span, mark, named, attempts, origin)
             continue
+        several = len({g.test.nodeid for g in gates}) > 1
         if attempts is None:
-            gate, numbers = worst(gates, context)
-            limit = f" ({origin})" if origin else ""
-            message = (
-                f"retry decorator {named} around a test with no literal attempt limit{limit}: "
-                "a violation is reported only if every attempt shows it "
-                f"({trials_phrase(gate.test)}{covers(gates)})"
-            )
-            yield finding("DET103", span, message, alternatives(gate.test, numbers, HELP))
+            yield _without_limit(span, named, origin, gates, context)
             continue
         counted = f"{attempts} attempts" + (f" from {origin}" if origin else "")
         swallowing = [gate for gate in gates if gate.policy.gate.kind == _SWALLOWED]
@@ -79,10 +74,12 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
                 f"whatever it asserts, so a {percent_label(numbers.reference_rate)} violation "
                 f"is never reported (was {percent(numbers.reported_without)})"
             )
+            replay = ""  # every attempt is swallowed, the replayed ones too
         else:
             cost = f"hides intermittent failures: {loss_phrase(numbers)}{where}"
+            replay = replay_clause(gate.test, "retry", "the decorator hides", ("body",), several)
         message = (
-            f"retry decorator {named} {cost} ({'; '.join(details)}{covers(masking)})"
+            f"retry decorator {named} {cost} ({'; '.join(details)}{covers(masking)}){replay}"
             f"{elsewhere(gate, context.reference_rate)}"
         )
         related = [mark.definition] if mark.definition is not None else []
@@ -91,6 +88,25 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
 
 
 _SWALLOWED = "failure swallowed by a decorator"
+
+
+def _without_limit(
+    span: Span, named: str, origin: str, gates: list[TestGate], context: RuleContext
+) -> Finding:
+    """A retry whose attempt limit detlint cannot read: no figure, and why."""
+    gate, numbers = worst(gates, context)
+    several = len({g.test.nodeid for g in gates}) > 1
+    limit = f" ({origin})" if origin else ""
+    # The decorator repeats the test's body alone: a fixture's seed is not set again.
+    unlimited = replay_clause(
+        gate.test, "retry", "the decorator hides", ("body",), several, figures="that holds"
+    )
+    message = (
+        f"retry decorator {named} around a test with no literal attempt limit{limit}: "
+        "a violation is reported only if every attempt shows it "
+        f"({trials_phrase(gate.test)}{covers(gates)}){unlimited}"
+    )
+    return finding("DET103", span, message, alternatives(gate.test, numbers, HELP))
 
 
 def _unlisted(mark: Mark) -> bool:

@@ -16,13 +16,16 @@ if TYPE_CHECKING:
     from detlint.compose.test_gate import TestGate
     from detlint.model import Policy
 from detlint.rules.context import (
+    QUARANTINE,
     RuleContext,
     alternatives,
     covers,
     elsewhere,
     finding,
+    group_by_knob,
     group_by_mark,
     loss_phrase,
+    replay_clause,
     runs_somewhere_else,
     trials_phrase,
     worst,
@@ -72,9 +75,12 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
         details += _filter_notes(gate)
         details.append(trials_phrase(gate.test))
         where = " where the test runs" if runs_somewhere_else(gate) else ""
+        several = len({g.test.nodeid for g in masking}) > 1
+        replay = replay_clause(gate.test, "rerun", f"the {what.split()[-1]} hides", named=several)
         message = (
             f"{what} hides intermittent failures: {_cost(numbers, gate)}{where} "
-            f"({'; '.join(details)}{covers(masking)}){elsewhere(gate, context.reference_rate)}"
+            f"({'; '.join(details)}{covers(masking)}){replay}"
+            f"{elsewhere(gate, context.reference_rate)}"
         )
         help_text = alternatives(gate.test, numbers, "drop the marker")
         related = [mark.definition] if mark.definition is not None else []
@@ -82,6 +88,7 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
             mark, span, gate.test, numbers, context.quarantine_reason, context.tracking_pattern
         )
         yield finding("DET101", span, message, help_text, numbers, related, fix=plan)
+    yield from ignored_flaky_markers(context)
 
 
 def _retry_condition(gate: TestGate) -> str:
@@ -93,7 +100,36 @@ def _retry_condition(gate: TestGate) -> str:
 
 
 def _filter_notes(gate: TestGate) -> list[str]:
-    return [note for note in gate.notes if "detlint does not evaluate" in note]
+    """The notes a message carries: filters detlint does not evaluate, a session cap that
+    makes the quoted loss the most it can be (``--max-suite-reruns``), and the global
+    count added to the marker's (``--reruns-mode append``)."""
+    return [
+        note
+        for note in gate.notes
+        if "detlint does not evaluate" in note
+        or note.startswith(("--max-suite-reruns", "--reruns-mode append"))
+    ]
+
+
+def ignored_flaky_markers(context: RuleContext) -> Iterator[Finding]:
+    """DET101 for pytest-ignore-flaky: under ``--ignore-flaky`` a failure of a
+    ``flaky``-marked test, in any phase, reports as XFAIL, so its gate never blocks."""
+    groups = group_by_knob(context.gates, ("ignore-flaky",))
+    for span, (knob, gates) in sorted(groups.items()):
+        ignored = [gate for gate in gates if gate.policy.baseline().reported(0.5) > 0]
+        if not ignored:
+            continue  # skipped wherever it would run: its skip has a rule of its own
+        gate, numbers = worst(ignored, context)
+        message = (
+            "`flaky` marker never blocks: pytest-ignore-flaky reports a failure of the test as "
+            f"XFAIL ({knob.description}), so {loss_phrase(numbers)} and shows only as XFAIL "
+            f"({trials_phrase(gate.test)}{covers(ignored)})"
+        )
+        help_text = (
+            "drop --ignore-flaky (or the marker) so that a failure fails the build; a test that "
+            f"must stay quarantined says so visibly: {QUARANTINE}"
+        )
+        yield finding("DET101", span, message, help_text, numbers)
 
 
 def _cost(numbers: Loss, gate: TestGate) -> str:

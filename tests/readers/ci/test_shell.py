@@ -186,6 +186,14 @@ ARGUMENTS: list[tuple[str, dict[str, Any]]] = [
             "fail_on_flaky": True,
         },
     ),
+    (
+        "pytest --rerun-exclude-path tests/slow --rerun-exclude-path=tests/net --ignore-flaky t",
+        {
+            "rerun_exclude_path": ("tests/slow", "tests/net"),
+            "ignore_flaky": True,
+            "targets": ("t",),
+        },
+    ),
     ("pytest --retries 2 --retry-delay 1", {"retries": 2, "reruns": None, "targets": ()}),
     (
         "pytest --force-flaky --max-runs 3 --min-passes=2",

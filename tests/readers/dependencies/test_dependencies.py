@@ -511,3 +511,55 @@ def test_a_noxfile_session_install_declares_the_plugin(tmp_path):
     assert (requirement.plugin, requirement.specifier) == ("pytest-rerunfailures", ">=14")
     assert requirement.span == Span("noxfile.py", 6, 32, 6, 56)
     assert requirement.source == "noxfile.py session.install"
+
+
+def test_companion_plugins_are_read_but_fight_over_nothing(tmp_path):
+    """pytest-ignore-flaky and pytest-enabler change what `flaky` does without claiming it:
+    they are declarations, not rerun plugins."""
+    (tmp_path / "requirements-test.txt").write_text(
+        "pytest-rerunfailures\npytest-ignore-flaky==2.2.1\npytest_enabler\n", encoding="utf-8"
+    )
+    found = read_tmp(tmp_path)
+    assert [(r.plugin, r.specifier) for r in found.requirements] == [
+        ("pytest-rerunfailures", ""),
+        ("pytest-ignore-flaky", "==2.2.1"),
+        ("pytest-enabler", ""),
+    ]
+    assert found.plugins == frozenset({"pytest-rerunfailures"})
+    assert found.declared("pytest-ignore-flaky")
+    assert found.enabler_ignore_flaky is None
+
+
+@pytest.mark.parametrize(
+    ("table", "addopts"),
+    [
+        ("[tool.pytest-enabler.ignore_flaky]\n", ""),
+        (
+            "[tool.pytest-enabler.ignore_flaky]\naddopts = '--ignore-flaky -v'\n",
+            "--ignore-flaky -v",
+        ),
+        ("[tool.pytest-enabler.cov]\naddopts = '--cov'\n", None),
+    ],
+)
+def test_the_projects_enabler_table_for_ignore_flaky(tmp_path, table, addopts):
+    (tmp_path / "pyproject.toml").write_text(
+        f"[project]\nname = 'x'\ndependencies = ['pytest-ignore-flaky']\n{table}",
+        encoding="utf-8",
+    )
+    assert read_tmp(tmp_path).enabler_ignore_flaky == addopts
+
+
+def test_pytest_rng_is_a_seed_plugin_not_a_rerun_plugin(tmp_path):
+    """pytest-rng declares no `flaky` marker: it is kept apart from the plugins that fight
+    over it, for the replays of its `rng` and `seed` fixtures."""
+    (tmp_path / "requirements-test.txt").write_text("pytest-rerunfailures==16.7\npytest_rng>=1.0\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[project.optional-dependencies]\ntest = ["Pytest-RNG"]\n'
+    )
+    found = read_tmp(tmp_path)
+    assert found.seed_plugins == frozenset({"pytest-rng"})
+    assert found.plugins == frozenset({"pytest-rerunfailures"})
+    assert found.describe() == "pytest-rerunfailures==16.7 in requirements-test.txt:1"
+    (tmp_path / "requirements-test.txt").write_text("pytest-rerunfailures==16.7\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert read_tmp(tmp_path).seed_plugins == frozenset()

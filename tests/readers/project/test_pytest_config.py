@@ -292,6 +292,13 @@ def test_every_addopts_option_and_last_one_wins():
         ("-p no:flaky", "disabled_plugins", frozenset({"flaky"})),
         ("-pno:flaky", "disabled_plugins", frozenset({"flaky"})),
         ("-p no:flaky -p flaky", "disabled_plugins", frozenset()),
+        ("--max-suite-reruns 5", "max_suite_reruns", 5),
+        ("--max-suite-reruns=0", "max_suite_reruns", 0),
+        (
+            "--rerun-exclude-path tests/a --rerun-exclude-path=b",
+            "rerun_exclude_paths",
+            ("tests/a", "b"),
+        ),
         ("-v -- --reruns 3", "reruns", None),
         ("--reruns-delay 5 -k 'not slow'", "reruns", None),
     ],
@@ -301,6 +308,13 @@ def test_addopts_option_forms(tmp_path, addopts, field, expected):
     value = getattr(config, field)
     assert (value.value if isinstance(value, IntSetting) else value) == expected
     assert config.problems == ()
+
+
+def test_ignore_flaky_is_where_addopts_writes_it(tmp_path):
+    config = ini(tmp_path, "[pytest]\naddopts =\n    -ra\n    --ignore-flaky\n")
+    assert config.ignore_flaky is not None
+    assert config.ignore_flaky.line == 4
+    assert ini(tmp_path / "b", "[pytest]\naddopts = -ra\n").ignore_flaky is None
 
 
 def test_force_flaky_is_none_without_the_flag(tmp_path):

@@ -76,6 +76,8 @@ class PytestArgs:
     reruns_mode: str | None = None
     max_suite_reruns: int | None = None
     fail_on_flaky: bool = False
+    rerun_exclude_path: tuple[str, ...] = ()
+    ignore_flaky: bool = False  # pytest-ignore-flaky's switch
     retries: int | None = None
     force_flaky: bool = False
     max_runs: int | None = None
@@ -184,6 +186,8 @@ class Knobs(TypedDict, total=False):
     reruns_mode: str
     max_suite_reruns: int
     fail_on_flaky: bool
+    rerun_exclude_path: tuple[str, ...]
+    ignore_flaky: bool
     retries: int
     force_flaky: bool
     max_runs: int
@@ -201,6 +205,7 @@ _KNOB_NAMES = frozenset(
     (
         *("--reruns", "--reruns-delay", "--only-rerun", "--rerun-except", "--force-reruns"),
         *("--reruns-mode", "--max-suite-reruns", "--fail-on-flaky", "--retries"),
+        *("--rerun-exclude-path", "--ignore-flaky"),
         *("--force-flaky", "--max-runs", "--min-passes", "--count", "--flake-finder", "-p"),
         *("--rootdir", "-c"),
     )
@@ -248,6 +253,8 @@ def _read_rerunfailures_knobs(
         knobs["max_suite_reruns"] = suite
     if "--fail-on-flaky" in last:
         knobs["fail_on_flaky"] = True
+    if "--rerun-exclude-path" in last and (paths := _appended(options, "--rerun-exclude-path")):
+        knobs["rerun_exclude_path"] = paths
     return reruns_option
 
 
@@ -276,6 +283,8 @@ def read_knobs(
         knobs["retries"] = retries
     if "--force-flaky" in last:
         knobs["force_flaky"] = True
+    if "--ignore-flaky" in last:
+        knobs["ignore_flaky"] = True
     if (option := get("--max-runs")) and (max_runs := _int(option.value)) is not None:
         knobs["max_runs"] = max_runs
     if (option := get("--min-passes")) and (min_passes := _int(option.value)) is not None:

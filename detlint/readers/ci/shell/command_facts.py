@@ -82,6 +82,8 @@ class PytestRun:
     rerun_except: tuple[str, ...] = ()
     max_suite_reruns: int | None = None
     fail_on_flaky: bool = False
+    rerun_exclude_path: tuple[str, ...] = ()
+    ignore_flaky: bool = False
     flake_runs: int | None = None
     plugins: tuple[str, ...] = ()  # -p NAME (enabled explicitly)
     options: tuple[Option, ...] = ()  # every option pytest receives, canonical names
