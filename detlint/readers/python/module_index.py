@@ -175,7 +175,11 @@ def _assign_targets(statement: ast.stmt) -> list[tuple[str, ast.expr]]:
 Guarded = ast.If | ast.Try | ast.With | ast.AsyncWith
 
 
-def _index_statement(index: ModuleIndex, statement: ast.stmt, guard: str | None = None) -> None:
+def _index_statement(
+    index: ModuleIndex, statement: ast.stmt, guard: str | None = None, marks: str | None = None
+) -> None:
+    """Index one top-level statement (or one in a branch, under ``guard``); ``marks`` is
+    the guard on a module ``pytestmark`` assigned there (see ``_mark_branches``)."""
     if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
         index.functions[statement.name] = statement
         _note_definition(index, statement.name, statement, guard)
@@ -186,12 +190,12 @@ def _index_statement(index: ModuleIndex, statement: ast.stmt, guard: str | None 
     elif isinstance(statement, Guarded):
         # Imports and definitions guarded by `if`/`try` (e.g. optional plugins)
         # still define names; read every branch, noting which one each is in.
-        for block, branch in _blocks(index, statement):
-            within = (
-                guard if branch is None else branch if guard is None else f"{guard} and {branch}"
-            )
+        blocks = _blocks(index, statement)
+        for (block, branch), mark_branch in zip(
+            blocks, _mark_branches(statement, blocks), strict=True
+        ):
             for inner in block:
-                _index_statement(index, inner, within)
+                _index_statement(index, inner, _and(guard, branch), _and(marks, mark_branch))
     else:
         if (
             isinstance(statement, ast.AugAssign)
@@ -199,16 +203,59 @@ def _index_statement(index: ModuleIndex, statement: ast.stmt, guard: str | None 
             and statement.target.id == "pytestmark"
             and isinstance(statement.op, ast.Add)
         ):
-            index.pytestmark.append(statement.value)
-            if guard is not None:
-                index.pytestmark_guards[id(statement.value)] = guard
+            _add_pytestmark(index, statement.value, marks, replace=False)
         for name, value in _assign_targets(statement):
             if name == "pytestmark":
-                index.pytestmark = [value]
-                if guard is not None:
-                    index.pytestmark_guards[id(value)] = guard
+                _add_pytestmark(index, value, marks, replace=True)
             index.assignments[name] = value
             _note_definition(index, name, value, guard)
+
+
+def _and(guard: str | None, branch: str | None) -> str | None:
+    return guard if branch is None else branch if guard is None else f"{guard} and {branch}"
+
+
+def _mark_branches(
+    statement: Guarded, blocks: list[tuple[list[ast.stmt], str | None]]
+) -> list[str | None]:
+    """The guard on a ``pytestmark`` in each block: its branch's, but for the body of a
+    ``try:`` none of whose handlers assign one. That body is taken to run, as in a test
+    body (``guards``): ``try: import numpy; pytestmark = ...`` marks wherever the
+    module's tests run at all."""
+    branches = [branch for _, branch in blocks]
+    if not isinstance(statement, ast.Try) or not blocks or blocks[0][0] is not statement.body:
+        return branches
+    handlers = [inner for handler in statement.handlers for inner in handler.body]
+    if not any(_binds_pytestmark(inner) for inner in handlers):
+        branches[0] = None
+    return branches
+
+
+def _binds_pytestmark(statement: ast.stmt) -> bool:
+    return any(
+        isinstance(node, ast.Name) and node.id == "pytestmark" and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(statement)
+    )
+
+
+def _add_pytestmark(index: ModuleIndex, value: ast.expr, guard: str | None, replace: bool) -> None:
+    """A module ``pytestmark`` assigned (``replace``) or extended (``+=``) under ``guard``.
+
+    An assignment at the top level replaces every earlier one; one in a branch of an
+    ``if`` or ``try`` replaces only what an earlier statement of that same branch
+    assigned, so that each branch's marks apply under its own condition (``if win:
+    pytestmark = skip`` then ``else: pytestmark = flaky``).
+    """
+    if replace:
+        if guard is None:
+            index.pytestmark = []
+        else:
+            index.pytestmark = [
+                kept for kept in index.pytestmark if index.pytestmark_guards.get(id(kept)) != guard
+            ]
+    index.pytestmark.append(value)
+    if guard is not None:
+        index.pytestmark_guards[id(value)] = guard
 
 
 def _note_definition(

@@ -41,7 +41,7 @@ from detlint.readers.python.options import (
     is_test_module,
     matches_name,
 )
-from detlint.readers.python.test_classes import ClassTree, class_pytestmark
+from detlint.readers.python.test_classes import ClassTree, class_pytestmark, methods
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
 from detlint.readers.python.walk import find_all
 
@@ -255,7 +255,8 @@ class ModuleScanner:
                 self.index, function
             ):
                 tests.append(self._test(function, [], module_marks, 1, []))
-        for node in self.index.classes:
+        # A class defined twice is the one written last, as for functions.
+        for node in {node.name: node for node in self.index.classes}.values():
             tests += self._class_tests([node], module_marks, 1, [])
         return tests
 
@@ -288,17 +289,17 @@ class ModuleScanner:
         tests = []
         seen: set[str] = set()
         for klass in lineage:
-            for statement in klass.body:
-                if not isinstance(statement, Function) or statement.name in seen:
+            for method in methods(klass):
+                if method.name in seen:
                     continue
-                seen.add(statement.name)
+                seen.add(method.name)
                 collected = (
-                    statement.name.startswith(UNITTEST_METHOD_PREFIX)
+                    method.name.startswith(UNITTEST_METHOD_PREFIX)
                     if unittest
-                    else matches_name(statement.name, self.options.python_functions)
+                    else matches_name(method.name, self.options.python_functions)
                 )
-                if collected and not is_fixture(self.index, statement):
-                    tests.append(self._test(statement, chain, marks, instances, params, unittest))
+                if collected and not is_fixture(self.index, method):
+                    tests.append(self._test(method, chain, marks, instances, params, unittest))
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):

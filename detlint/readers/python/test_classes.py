@@ -45,6 +45,22 @@ def has_init(node: ast.ClassDef) -> bool:
     )
 
 
+def methods(node: ast.ClassDef) -> list[Function]:
+    """The functions a class body leaves bound, in the order their names first appear:
+    a method defined twice is the one written last (its first definition, and the
+    marks on it, are gone), and a name bound to anything else last is no method."""
+    bound: dict[str, Function | None] = {}
+    for statement in node.body:
+        if isinstance(statement, Function):
+            bound[statement.name] = statement
+        elif isinstance(statement, ast.Assign | ast.AnnAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = None
+    return [function for function in bound.values() if function is not None]
+
+
 def class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:
     found: list[ast.expr] = []
     for statement in node.body:
