@@ -14,6 +14,7 @@ import functools
 from dataclasses import dataclass, field
 
 from detlint.base.span import Span
+from detlint.readers.python.constants import Constants
 from detlint.readers.python.facts import ArgValue, Dynamic
 from detlint.readers.python.guards import negated, quoted
 from detlint.readers.python.locations import Arg, Code, call_args
@@ -96,15 +97,15 @@ class ModuleIndex:
         return found
 
     def _constant(self, node: ast.expr) -> ArgValue | NotLiteral:
-        """A module constant's literal value (``RERUNS = 3`` then ``reruns=RERUNS``), when
-        it is defined once at the top level."""
-        if not isinstance(node, ast.Name) or node.id in self.alternatives:
+        """The value of an argument written with module constants (``RERUNS = 3`` then
+        ``reruns=RERUNS``; ``_IS_SYNC = False`` then ``skipif(not _IS_SYNC)``)."""
+        if not self.constants.names_constant(node):
             return NOT_LITERAL
-        value = self.assignments.get(node.id)
-        if value is None:
-            return NOT_LITERAL
-        found = literal(value)
-        return NOT_LITERAL if isinstance(found, tuple) else found
+        return self.constants.evaluate(node)
+
+    @functools.cached_property
+    def constants(self) -> Constants:
+        return Constants(self.source, self.assignments, self.alternatives)
 
     def body(self, function: Function, kinds: type[NodeT] | tuple[type[NodeT], ...]) -> list[NodeT]:
         """The nodes of ``kinds`` in a function's body, in walk order.
@@ -278,24 +279,7 @@ def _blocks(index: ModuleIndex, statement: Guarded) -> list[tuple[list[ast.stmt]
     under which it runs (None for the ones that always run)."""
     blocks: list[tuple[list[ast.stmt], str | None]] = []
     if isinstance(statement, ast.If):
-        condition = index.text(statement.test)
-        if index.is_block(statement.body):
-            blocks.append((statement.body, quoted(condition)))
-        orelse = statement.orelse
-        if orelse:
-            first = orelse[0]
-            if (
-                len(orelse) == 1
-                and isinstance(first, ast.If)
-                and index.code.text.startswith("elif", index.code.start(first))
-            ):
-                blocks += [
-                    (block, f"{negated(condition)} and {guard}" if guard else negated(condition))
-                    for block, guard in _blocks(index, first)
-                ]
-            elif index.is_block(orelse):
-                blocks.append((orelse, negated(condition)))
-        return blocks
+        return _if_blocks(index, statement)
     if isinstance(statement, ast.Try):
         if index.is_block(statement.body):
             blocks.append(
@@ -317,6 +301,31 @@ def _blocks(index: ModuleIndex, statement: Guarded) -> list[tuple[list[ast.stmt]
         return blocks
     if index.is_block(statement.body):
         blocks.append((statement.body, None))
+    return blocks
+
+
+def _if_blocks(index: ModuleIndex, statement: ast.If) -> list[tuple[list[ast.stmt], str | None]]:
+    """The blocks of an ``if`` and its ``elif``s and ``else``, each under its condition;
+    a condition the module's constants decide leaves only the branch that runs, with
+    no guard (``IS_CI = True`` then ``if IS_CI: skip_here = pytest.mark.skip``)."""
+    blocks: list[tuple[list[ast.stmt], str | None]] = []
+    known = index.constants.truth(statement.test)
+    condition = index.text(statement.test)
+    if known is not False and index.is_block(statement.body):
+        blocks.append((statement.body, None if known else quoted(condition)))
+    orelse = statement.orelse
+    if not orelse or known is True:
+        return blocks
+    otherwise = None if known is False else negated(condition)
+    first = orelse[0]
+    if (
+        len(orelse) == 1
+        and isinstance(first, ast.If)
+        and index.code.text.startswith("elif", index.code.start(first))
+    ):
+        blocks += [(block, _and(otherwise, guard)) for block, guard in _blocks(index, first)]
+    elif index.is_block(orelse):
+        blocks.append((orelse, otherwise))
     return blocks
 
 

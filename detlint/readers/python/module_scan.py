@@ -17,7 +17,7 @@ return a trial count.
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
@@ -30,10 +30,14 @@ from detlint.readers.python.fixtures import (
     is_fixture,
     no_fixture_marks,
 )
-from detlint.readers.python.locations import call_args
-from detlint.readers.python.marks import ExternalLookup, MarkResolver, no_external
+from detlint.readers.python.marks import (
+    ExternalLookup,
+    MarkResolver,
+    Reexport,
+    no_external,
+    no_reexport,
+)
 from detlint.readers.python.module_index import Function, ModuleIndex, index_module
-from detlint.readers.python.names import dotted, literal
 from detlint.readers.python.narrowed import Narrowed
 from detlint.readers.python.options import (
     UNITTEST_METHOD_PREFIX,
@@ -41,9 +45,17 @@ from detlint.readers.python.options import (
     is_test_module,
     matches_name,
 )
+from detlint.readers.python.parametrize import Parametrization
 from detlint.readers.python.test_classes import ClassTree, class_pytestmark, methods
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
-from detlint.readers.python.walk import find_all
+
+# (qualified name, importer path) -> the exports of the repository module that defines
+# it and the name there, or None.
+ForeignLookup = Callable[[str, str], "tuple[ModuleExports, str] | None"]
+
+
+def no_foreign_module(qualified: str, importer: str) -> tuple[ModuleExports, str] | None:
+    return None
 
 
 class ModuleExports:
@@ -54,7 +66,7 @@ class ModuleExports:
     """
 
     def __init__(self, scanner: ModuleScanner) -> None:
-        self._scanner = scanner
+        self.scanner = scanner
         self._marks: dict[str, tuple[Mark, ...]] = {}
         self._fixtures: dict[str, TrialCount | None] = {}
         self._fixture_marks: dict[str, tuple[Mark, ...]] = {}
@@ -62,18 +74,22 @@ class ModuleExports:
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The marks ``name`` stands for: an alias or a mark wrapper; empty otherwise."""
         if name not in self._marks:
-            self._marks[name] = tuple(self._scanner.marks_named(name))
+            self._marks[name] = tuple(self.scanner.marks_named(name))
         return self._marks[name]
 
     def fixture_trials(self, name: str) -> TrialCount | None:
         """The trial count fixture ``name`` returns, if it is one."""
         if name not in self._fixtures:
-            self._fixtures[name] = self._scanner.fixture_trials(name)
+            self._fixtures[name] = self.scanner.fixture_trials(name)
         return self._fixtures[name]
 
+    def imported(self, name: str) -> str | None:
+        """The qualified name a name of this module is imported as, if it is imported."""
+        return self.scanner.index.imports.names.get(name)
+
     def defines_fixture(self, name: str) -> bool:
-        function = self._scanner.index.functions.get(name)
-        return function is not None and is_fixture(self._scanner.index, function)
+        function = self.scanner.index.functions.get(name)
+        return function is not None and is_fixture(self.scanner.index, function)
 
     def fixture_marks(self, name: str) -> tuple[Mark, ...]:
         """The skips and xfails fixture ``name`` applies (``AUTOUSE``: every autouse one)."""
@@ -83,7 +99,7 @@ class ModuleExports:
         return found
 
     def _find_fixture_marks(self, name: str) -> tuple[Mark, ...]:
-        scanner = self._scanner
+        scanner = self.scanner
         if name == AUTOUSE:
             return tuple(
                 mark
@@ -118,13 +134,17 @@ class ModuleScanner:
         external: ExternalLookup = no_external,
         fixtures: FixtureLookup = no_fixture,
         fixture_marks: FixtureMarksLookup = no_fixture_marks,
+        reexport: Reexport = no_reexport,
+        foreign: ForeignLookup = no_foreign_module,
     ) -> None:
         self.index = index
         self.options = options
-        self.marks = MarkResolver(index, external, options.retry_names)
+        self.marks = MarkResolver(index, external, options.retry_names, reexport)
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
-        self.classes = ClassTree(index)
+        self.classes: ClassTree[ModuleScanner] = ClassTree(index, self, self._foreign_class)
+        self.parametrized = Parametrization(index, self.marks)
+        self.foreign = foreign
         self._methods: dict[int, _Method] = {}
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
@@ -132,52 +152,6 @@ class ModuleScanner:
         for decorator in decorators:
             marks += self.marks.resolve(decorator, "function" if scope == "function" else "class")
         return marks
-
-    def _parametrization(
-        self, decorators: Sequence[ast.expr]
-    ) -> tuple[int | None, list[tuple[int, Mark]]]:
-        """(instances, [(instances covered, mark)]) from parametrize decorators."""
-        total: int | None = 1
-        param_marks: list[tuple[int, Mark]] = []
-        for call in decorators:
-            if not isinstance(call, ast.Call):
-                continue
-            if self.index.imports.qualify(call.func) != "pytest.mark.parametrize":
-                continue
-            args = call_args(call)
-            values = [arg for arg in args if arg.keyword is None]
-            keyword = [arg for arg in args if arg.keyword == "argvalues"]
-            candidates = values[1:2] or keyword
-            argvalues = candidates[0] if candidates else None
-            size = self._count_values(argvalues.value) if argvalues is not None else None
-            total = None if total is None or size is None else total * size
-            if argvalues is not None:
-                param_marks += self._param_marks(argvalues.value)
-        return total, param_marks
-
-    def _count_values(self, node: ast.expr) -> int | None:
-        if isinstance(node, ast.List | ast.Tuple):
-            if any(isinstance(element, ast.Starred) for element in node.elts):
-                return None
-            return len(node.elts)
-        if isinstance(node, ast.Call) and dotted(node.func) == "range":
-            bounds = [literal(arg.value) for arg in call_args(node)]
-            if len(bounds) == 1 and isinstance(bounds[0], int) and not isinstance(bounds[0], bool):
-                return max(bounds[0], 0)
-            return None
-        if isinstance(node, ast.Name) and node.id in self.index.assignments:
-            return self._count_values(self.index.assignments[node.id])
-        return None
-
-    def _param_marks(self, node: ast.expr) -> list[tuple[int, Mark]]:
-        found: list[tuple[int, Mark]] = []
-        for call in find_all(node, ast.Call):
-            if self.index.imports.qualify(call.func) != "pytest.param":
-                continue
-            for arg in call_args(call):
-                if arg.keyword == "marks":
-                    found += [(1, mark) for mark in self.marks.resolve(arg.value, "param")]
-        return found
 
     def _module_marks(self) -> list[Mark]:
         marks: list[Mark] = []
@@ -197,8 +171,11 @@ class ModuleScanner:
         class_instances: int | None,
         class_params: list[tuple[int, Mark]],
         unittest: bool = False,
+        owner: ModuleScanner | None = None,
     ) -> TestFunction:
-        facts = self._method(function)
+        """``function`` as a test of this module; ``owner`` is the module that defines it,
+        when a class here inherits it from another (its marks are read there)."""
+        facts = (owner or self)._method(function)
         instances = facts.instances
         if instances is not None and class_instances is not None:
             instances *= class_instances
@@ -222,7 +199,7 @@ class ModuleScanner:
         test is read once, though each subclass that inherits it collects it."""
         found = self._methods.get(id(function))
         if found is None:
-            instances, param_marks = self._parametrization(function.decorator_list)
+            instances, param_marks = self.parametrized.of(function.decorator_list)
             marks = self._decorator_marks(function.decorator_list, "function")
             marks += self.body.of(function)
             found = self._methods[id(function)] = _Method(
@@ -272,13 +249,13 @@ class ModuleScanner:
         if collected is False:
             return []
         unittest = collected is None
-        lineage = self.classes.lineage(node)
+        lineage = [(klass, tree.owner) for klass, tree in self.classes.lineage(node)]
         class_marks: list[Mark] = []
-        for klass in lineage:
-            class_marks += self._decorator_marks(klass.decorator_list, "class")
+        for klass, owner in lineage:
+            class_marks += owner._decorator_marks(klass.decorator_list, "class")
             for expression in class_pytestmark(klass):
-                class_marks += self.marks.resolve(expression, "class")
-        class_instances, class_params = self._parametrization(node.decorator_list)
+                class_marks += owner.marks.resolve(expression, "class")
+        class_instances, class_params = self.parametrized.of(node.decorator_list)
         instances = (
             None
             if class_instances is None or outer_instances is None
@@ -288,7 +265,7 @@ class ModuleScanner:
         marks = class_marks + outer_marks
         tests = []
         seen: set[str] = set()
-        for klass in lineage:
+        for klass, owner in lineage:
             for method in methods(klass):
                 if method.name in seen:
                     continue
@@ -298,23 +275,57 @@ class ModuleScanner:
                     if unittest
                     else matches_name(method.name, self.options.python_functions)
                 )
-                if collected and not is_fixture(self.index, method):
-                    tests.append(self._test(method, chain, marks, instances, params, unittest))
+                if collected and not is_fixture(owner.index, method):
+                    tests.append(
+                        self._test(method, chain, marks, instances, params, unittest, owner)
+                    )
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):
                     tests += self._class_tests([*chain, statement], marks, instances, params)
         return tests
 
+    def _foreign_class(
+        self, qualified: str
+    ) -> tuple[ast.ClassDef, ClassTree[ModuleScanner]] | None:
+        """A base class imported from another module of the repository (a mixin of
+        tests in a helper module), with the tree of the module that defines it."""
+        found = self.foreign(qualified, self.index.path)
+        if found is None:
+            return None
+        exports, name = found
+        owner = exports.scanner
+        node = {klass.name: klass for klass in owner.index.classes}.get(name)
+        if node is None:
+            return None
+        return node, owner.classes
+
     def marks_named(self, name: str) -> list[Mark]:
+        """The marks a name of this module stands for, to a module that imports it. A
+        name defined in several branches (``if win: skip_on_win = pytest.mark.skip(...)``
+        ``else: skip_on_win = lambda f: f``) stands for each branch's marks under its
+        guard; one defined in a single branch makes an importer fail where it is
+        missing, so its marks apply wherever a test that uses it runs."""
         if name == "pytestmark":
             return []
-        if name in self.index.assignments:
-            return self.marks.resolve(self.index.assignments[name], "function")
-        function = self.index.functions.get(name)
-        if function is None or function.decorator_list or name.startswith("test"):
+        alternatives = self.index.alternatives.get(name, [])
+        if len(alternatives) > 1:
+            return [
+                replace(mark, guards=(*mark.guards, guard))
+                for value, guard in alternatives
+                for mark in self._defined_marks(name, value)
+            ]
+        defined: ast.expr | Function | None = self.index.assignments.get(name)
+        if defined is None:
+            defined = self.index.functions.get(name)
+        return [] if defined is None else self._defined_marks(name, defined)
+
+    def _defined_marks(self, name: str, value: ast.expr | Function) -> list[Mark]:
+        if isinstance(value, ast.expr):
+            return self.marks.resolve(value, "function")
+        if value.decorator_list or name.startswith("test"):
             return []
-        return self.marks.factory_marks(function, "function", self.index.name_span(function))
+        return self.marks.factory_marks(value, "function", self.index.name_span(value))
 
     def fixture_trials(self, name: str) -> TrialCount | None:
         function = self.index.functions.get(name)
@@ -335,13 +346,15 @@ def scan_module(
     fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
+    reexport: Reexport = no_reexport,
+    foreign: ForeignLookup = no_foreign_module,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module.
 
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
-    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks)
+    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks, reexport, foreign)
     filename = path.rsplit("/", 1)[-1]
     tests = scanner.tests() if is_test_module(filename, options.python_files) else []
     facts = ModuleFacts(

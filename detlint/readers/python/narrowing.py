@@ -76,6 +76,20 @@ def _bases_of_kept(level: Level, keep: list[bool], wanted: Wanted) -> set[int]:
     return found
 
 
+def _inheriting(level: Level, imported: frozenset[str]) -> set[int]:
+    """The class blocks whose bases name an imported class that holds a knob: kept
+    whole, since a method of their own may replace an inherited test."""
+    if not imported:
+        return set()
+    found: set[int] = set()
+    for index, head in enumerate(level.heads):
+        if head is not None and head.group(1) == "class":
+            bases = _CLASS_BASES.search(level.blocks[index], head.start())
+            if bases and not imported.isdisjoint(IDENTIFIER.findall(bases.group(1))):
+                found.add(index)
+    return found
+
+
 def _class_knob(level: Level, index: int, wanted: Wanted) -> bool:
     """Whether a class block holds a knob on the class itself: in its decorators or
     class line, or in a class-level ``pytestmark``."""
@@ -217,12 +231,14 @@ def _class_members(
     return pieces
 
 
-def narrow(text: str, wanted: Wanted) -> Narrowed | None:
+def narrow(text: str, wanted: Wanted, imported: frozenset[str] = frozenset()) -> Narrowed | None:
     """The blocks of ``text`` that can matter, or None to parse it whole.
 
-    ``wanted(block)`` says whether a block holds a knob token. None is returned
-    when nothing would be dropped, when the tokenizer is unsure, and when a
-    module-level ``pytestmark`` reaches tests that hold no token themselves.
+    ``wanted(block)`` says whether a block holds a knob token; ``imported`` are the
+    names the file imports from modules that hold one (``@skip_on_win``, a mixin of
+    marked tests): a block that uses one is kept, and a class that inherits one whole.
+    None is returned when nothing would be dropped, when the tokenizer is unsure, and
+    when a module-level ``pytestmark`` reaches tests that hold no token themselves.
     """
     masked = blank_strings(text)
     starts = statement_starts(text, "", masked)
@@ -232,10 +248,10 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     stripped = [block.lstrip() for block in blocks]
     holds_token = [wanted(block) for block in blocks]
     level = Level.of(blocks)
-    keep = _kept(blocks, stripped, holds_token, level)
+    keep = _kept(blocks, stripped, holds_token, level, imported)
     if keep is None:
         return None
-    inherited = _bases_of_kept(level, keep, wanted)
+    inherited = _bases_of_kept(level, keep, wanted) | _inheriting(level, imported)
     keep = [k or index in inherited for index, k in enumerate(keep)]
     pieces, whole = _pieces(blocks, keep, inherited, level, wanted, masked)
     stubbed = with_stubs(pieces, wanted, _trial_names(blocks, level))
@@ -245,7 +261,11 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
 
 
 def _kept(
-    blocks: list[str], stripped: list[str], holds_token: list[bool], level: Level
+    blocks: list[str],
+    stripped: list[str],
+    holds_token: list[bool],
+    level: Level,
+    imported: frozenset[str],
 ) -> list[bool] | None:
     """Which top-level blocks can matter: those holding a token, imports, guarded
     imports, ``__test__``, blocks using a name that stands for a knob, and what kept
@@ -257,7 +277,7 @@ def _kept(
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
     # function, an imported alias): a block that uses one is kept, though it
     # holds no token itself (`@gpu_flaky` alone says nothing).
-    aliases: set[str] = set()
+    aliases: set[str] = set(imported)
     for s, name, token in zip(stripped, defined, holds_token, strict=True):
         if not token:
             continue

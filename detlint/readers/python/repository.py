@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from detlint.base.paths import display_path
 from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
+from detlint.readers.python.imported_uses import applied_imports
 from detlint.readers.python.options import ScanOptions, is_test_module
 from detlint.readers.python.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop
 
@@ -58,6 +59,9 @@ class PythonRepository:
         # pipelines may ask for them: a second read of every test file is then saved).
         self.note_loops = note_loops
         self._exports: dict[str, ModuleExports | None] = {}
+        self._parsed: set[str] = set()  # modules parsed for their exports (or tried)
+        self._knobs: dict[str, bool] = {}  # whether a module's bytes hold a knob
+        self._modules: dict[tuple[str, str], Path | None] = {}
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
         self._skipping: dict[str, tuple[ModuleExports, ...]] = {}
@@ -87,7 +91,8 @@ class PythonRepository:
         if isinstance(data, Problem):
             span = replace(data.span, path=display_path(path, self.cwd))
             return Problem(span, data.message)
-        if not self.prefilter.wants(data):
+        imported = self.knob_imports(path, data)
+        if not imported and not self.prefilter.wants(data):
             return LoopOnly() if self.note_loops and may_loop(data) else None
         display = display_path(path, self.cwd)
         text = decode_python(data, display)
@@ -99,7 +104,11 @@ class PythonRepository:
         self._displays[display] = path
         # Only test modules are narrowed: conftest.py and helpers export fixtures
         # and aliases that other files need whole.
-        narrowed = narrow(text, self.prefilter.wants_block) if path.name != "conftest.py" else None
+        narrowed = (
+            narrow(text, self.prefilter.wants_block, imported)
+            if path.name != "conftest.py"
+            else None
+        )
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
             try:
@@ -132,7 +141,31 @@ class PythonRepository:
             isinstance(data, Problem)
             or self.prefilter.wants(data)
             or self.prefilter.reads_environment(data)
+            or bool(self.knob_imports(path, data))
         )
+
+    def knob_imports(self, path: Path, data: bytes) -> frozenset[str]:
+        """The names a file imports from repository modules whose bytes hold a knob and
+        applies to its tests (a decorator, a base class, a module mark): ``@skip_on_win``
+        from a helper, ``class TestX(SomeTestsMixin)``. Such a file carries knobs though
+        its own bytes hold none."""
+        found: set[str] = set()
+        for module, name, local in applied_imports(data):
+            for candidate in (f"{module}.{name}" if module.strip(".") else module + name, module):
+                target = self._module_file(candidate, path)
+                if target is not None:
+                    if self._holds_knob(target):
+                        found.add(local)
+                    break
+        return frozenset(found)
+
+    def _holds_knob(self, path: Path) -> bool:
+        key = str(path)
+        found = self._knobs.get(key)
+        if found is None:
+            data = read_bytes(path, "")
+            found = self._knobs[key] = not isinstance(data, Problem) and self.prefilter.wants(data)
+        return found
 
     def _reads(self, path: Path) -> bool:
         """Whether ``scan`` reads this file at all: a test module or a conftest.py."""
@@ -149,6 +182,8 @@ class PythonRepository:
             text,
             self.options,
             external=self._external,
+            reexport=self._reexport,
+            foreign=self._foreign,
             fixtures=lookup,
             narrowed=narrowed,
             fixture_marks=lookup.marks,
@@ -156,16 +191,23 @@ class PythonRepository:
 
     # -- context -----------------------------------------------------------
 
-    def exports(self, path: Path) -> ModuleExports | None:
-        """What a helper module or conftest.py defines, parsed once."""
+    def exports(self, path: Path, needed: bool = False) -> ModuleExports | None:
+        """What a helper module or conftest.py defines, parsed once. A module whose
+        bytes hold no knob is not parsed unless ``needed``: a name an importer uses
+        (a test class, a re-exported module) must be resolved there all the same."""
         key = os.path.abspath(path)
         if key in self._exports:
-            return self._exports[key]
+            found = self._exports[key]
+            if found is not None or not needed or key in self._parsed:
+                return found
         self._exports[key] = None  # guards against import cycles
         display = display_path(path, self.cwd)
         data = read_bytes(path, display)
-        if isinstance(data, Problem) or not self.prefilter.may_export(data):
+        if isinstance(data, Problem):
+            return None
+        if not needed and not self.prefilter.may_export(data):
             return None  # no knob or env token: no mark alias, no trial fixture
+        self._parsed.add(key)
         text = decode_python(data, display)
         if isinstance(text, Problem):
             return None
@@ -202,6 +244,14 @@ class PythonRepository:
         return (exports,) if exports is not None else ()
 
     def _module_file(self, module: str, importer: Path) -> Path | None:
+        """The repository file a module name means where ``importer`` imports it (asked
+        once per module and directory)."""
+        key = (module, os.path.dirname(os.path.abspath(importer)))
+        if key not in self._modules:
+            self._modules[key] = self._find_module(module, importer)
+        return self._modules[key]
+
+    def _find_module(self, module: str, importer: Path) -> Path | None:
         level = len(module) - len(module.lstrip("."))
         parts = [part for part in module.lstrip(".").split(".") if part]
         directory = Path(os.path.abspath(importer)).parent
@@ -218,24 +268,63 @@ class PythonRepository:
                     return path
         return None
 
-    def _external(self, qualified: str, importer_display: str) -> tuple[Mark, ...] | None:
+    def _defining(self, qualified: str, importer_display: str) -> tuple[Path, list[str]] | None:
+        """The repository module a qualified name of an importer points into, and the
+        names after it: `from tests.utils import gpu_flaky` -> tests/utils.py defines
+        gpu_flaky; `from tests import utils` then `utils.gpu_flaky` -> the same file."""
         importer = self._displays.get(importer_display)
         if importer is None:
             return None
         parts = qualified.split(".")
-        # `from tests.utils import gpu_flaky` -> tests/utils.py defines gpu_flaky;
-        # `from tests import utils` then `utils.gpu_flaky` -> the same file.
         for split in range(len(parts) - 1, 0, -1):
             module, names = ".".join(parts[:split]), parts[split:]
             if module.strip(".") == "" and not module.startswith("."):
                 continue
             path = self._module_file(module, importer)
-            if path is None:
-                continue
-            exports = self.exports(path)
-            if exports is None or len(names) != 1:
+            if path is not None:
+                return path, names
+        return None
+
+    def _external(self, qualified: str, importer_display: str) -> tuple[Mark, ...] | None:
+        found = self._defining(qualified, importer_display)
+        if found is None:
+            return None
+        path, names = found
+        exports = self.exports(path)
+        if exports is None or len(names) != 1:
+            return None
+        return exports.marks(names[0]) or None
+
+    def _foreign(self, qualified: str, importer_display: str) -> tuple[ModuleExports, str] | None:
+        """The module that defines a class an importer names (a base class), parsed
+        whatever its bytes hold: its tests are the subclass's."""
+        found = self._defining(qualified, importer_display)
+        if found is None or len(found[1]) != 1:
+            return None
+        exports = self.exports(found[0], needed=True)
+        return None if exports is None else (exports, found[1][0])
+
+    def _reexport(self, qualified: str, importer_display: str) -> str | None:
+        """What a qualified name stands for where a repository module imports it in
+        turn: `from tests import unittest` (tests/__init__.py: `import unittest`) then
+        `unittest.skip` is unittest's. Only a module whose bytes import the name is
+        parsed for it, and each module once."""
+        for _ in range(3):  # a compat module may import from another
+            found = self._defining(qualified, importer_display)
+            if found is None:
                 return None
-            return exports.marks(names[0]) or None
+            path, names = found
+            data = read_bytes(path, "")
+            if isinstance(data, Problem) or names[0].encode() not in data or b"import" not in data:
+                return None
+            exports = self.exports(path, needed=True)
+            base = exports.imported(names[0]) if exports is not None else None
+            if base is None:
+                return None
+            qualified = ".".join([base, *names[1:]])
+            importer_display = display_path(path, self.cwd)
+            if not base.startswith("."):
+                return qualified
         return None
 
 
