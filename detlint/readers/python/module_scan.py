@@ -348,18 +348,21 @@ def scan_module(
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
     reexport: Reexport = no_reexport,
     foreign: ForeignLookup = no_foreign_module,
+    named: bool = False,
 ) -> tuple[ModuleFacts, ModuleExports]:
-    """Facts and exports of one module.
+    """Facts and exports of one module; ``named``: pytest collects it whatever its name
+    (a CI step names it, or it runs pytest on itself).
 
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
     scanner = ModuleScanner(index, options, external, fixtures, fixture_marks, reexport, foreign)
     filename = path.rsplit("/", 1)[-1]
-    tests = scanner.tests() if is_test_module(filename, options.python_files) else []
+    collected = named or is_test_module(filename, options.python_files)
     facts = ModuleFacts(
         path=path,
-        tests=tuple(tests),
+        tests=tuple(scanner.tests()) if collected else (),
         hook_marks=tuple(scanner.body.in_hooks()),
+        named=named,
     )
     return facts, ModuleExports(scanner)

@@ -55,6 +55,15 @@ def skip_says_flaky(data: bytes) -> bool:
     return False
 
 
+_SELF_RUN = re.compile(rb"pytest\.main\((?:[^()]|\([^()]*\))*?__file__")
+
+
+def runs_itself(data: bytes) -> bool:
+    """Whether a file runs pytest on itself (``pytest.main([__file__])``): pytest then
+    collects its tests whatever ``python_files`` says."""
+    return b"__file__" in data and b"pytest.main(" in data and bool(_SELF_RUN.search(data))
+
+
 def may_loop(data: bytes) -> bool:
     """The trial half of the prefilter: a ``range(`` loop and an environment read."""
     return b"range(" in data and any(token in data for token in TRIAL_TOKENS)

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 from detlint.base.paths import display_path
 from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
-from detlint.readers.python.imported_uses import applied_imports
+from detlint.readers.python.imported_modules import ImportedModules
 from detlint.readers.python.options import ScanOptions, is_test_module
-from detlint.readers.python.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop
+from detlint.readers.python.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop, runs_itself
 
 if TYPE_CHECKING:
     from detlint.readers.python.facts import Mark, ModuleFacts, TrialCount
@@ -60,8 +60,7 @@ class PythonRepository:
         self.note_loops = note_loops
         self._exports: dict[str, ModuleExports | None] = {}
         self._parsed: set[str] = set()  # modules parsed for their exports (or tried)
-        self._knobs: dict[str, bool] = {}  # whether a module's bytes hold a knob
-        self._modules: dict[tuple[str, str], Path | None] = {}
+        self.modules = ImportedModules(root, self.exists, prefilter)
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
         self._skipping: dict[str, tuple[ModuleExports, ...]] = {}
@@ -77,21 +76,25 @@ class PythonRepository:
 
     # -- public ------------------------------------------------------------
 
-    def scan(self, path: Path) -> ModuleFacts | Problem | LoopOnly | None:
+    def scan(self, path: Path, named: bool = False) -> ModuleFacts | Problem | LoopOnly | None:
         """Facts of one file; None (or LoopOnly) when the prefilter rules it out.
 
         Only test modules and conftest.py files are read: a helper module holds
         no tests, and the aliases it defines are read when a test imports them.
+        A file pytest collects whatever ``python_files`` says is a test module too:
+        one a CI step names on its command line (``named``), one that runs
+        ``pytest.main([__file__])``.
         """
-        if not self._reads(path):
-            return None
         # Most files are ruled out by their bytes; how a path is shown (pathlib,
         # relative to the working directory) is worked out only for the others.
-        data = read_bytes(path, "")
+        data = self._test_bytes(path, named)
+        if data is None:
+            return None
         if isinstance(data, Problem):
             span = replace(data.span, path=display_path(path, self.cwd))
             return Problem(span, data.message)
-        imported = self.knob_imports(path, data)
+        named = named or not self._reads(path)
+        imported = self.modules.knob_imports(path, data)
         if not imported and not self.prefilter.wants(data):
             return LoopOnly() if self.note_loops and may_loop(data) else None
         display = display_path(path, self.cwd)
@@ -112,7 +115,7 @@ class PythonRepository:
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
             try:
-                facts, exports = self._scan_text(display, path, text, attempt)
+                facts, exports = self._scan_text(display, path, text, attempt, named)
             except SyntaxError as error:
                 if attempt is None:
                     return syntax_problem(display, text, error)
@@ -134,45 +137,37 @@ class PythonRepository:
         out for every set of variables: a variable counts in a file that reads the
         environment, and so does a trial loop (:func:`may_loop`).
         """
-        if not self._reads(path):
+        data = self._test_bytes(path)
+        if data is None:
             return False
-        data = read_bytes(path, "")
         return (
             isinstance(data, Problem)
             or self.prefilter.wants(data)
             or self.prefilter.reads_environment(data)
-            or bool(self.knob_imports(path, data))
+            or bool(self.modules.knob_imports(path, data))
         )
 
-    def knob_imports(self, path: Path, data: bytes) -> frozenset[str]:
-        """The names a file imports from repository modules whose bytes hold a knob and
-        applies to its tests (a decorator, a base class, a module mark): ``@skip_on_win``
-        from a helper, ``class TestX(SomeTestsMixin)``. Such a file carries knobs though
-        its own bytes hold none."""
-        found: set[str] = set()
-        for module, name, local in applied_imports(data):
-            for candidate in (f"{module}.{name}" if module.strip(".") else module + name, module):
-                target = self._module_file(candidate, path)
-                if target is not None:
-                    if self._holds_knob(target):
-                        found.add(local)
-                    break
-        return frozenset(found)
-
-    def _holds_knob(self, path: Path) -> bool:
-        key = str(path)
-        found = self._knobs.get(key)
-        if found is None:
-            data = read_bytes(path, "")
-            found = self._knobs[key] = not isinstance(data, Problem) and self.prefilter.wants(data)
-        return found
+    def _test_bytes(self, path: Path, named: bool = False) -> bytes | Problem | None:
+        """The bytes of a file ``scan`` reads as a test module, None for another; a file
+        not named like one is read only to see whether it runs pytest on itself."""
+        if named or self._reads(path):
+            return read_bytes(path, "")
+        if not path.name.endswith(".py"):
+            return None
+        data = read_bytes(path, "")
+        return data if not isinstance(data, Problem) and runs_itself(data) else None
 
     def _reads(self, path: Path) -> bool:
         """Whether ``scan`` reads this file at all: a test module or a conftest.py."""
         return path.name == "conftest.py" or is_test_module(path.name, self.options.python_files)
 
     def _scan_text(
-        self, display: str, path: Path, text: str, narrowed: Narrowed | None = None
+        self,
+        display: str,
+        path: Path,
+        text: str,
+        narrowed: Narrowed | None = None,
+        named: bool = False,
     ) -> tuple[ModuleFacts, ModuleExports]:
         from detlint.readers.python.module_scan import scan_module
 
@@ -184,6 +179,7 @@ class PythonRepository:
             external=self._external,
             reexport=self._reexport,
             foreign=self._foreign,
+            named=named,
             fixtures=lookup,
             narrowed=narrowed,
             fixture_marks=lookup.marks,
@@ -243,31 +239,6 @@ class PythonRepository:
         exports = self.exports(conftest)
         return (exports,) if exports is not None else ()
 
-    def _module_file(self, module: str, importer: Path) -> Path | None:
-        """The repository file a module name means where ``importer`` imports it (asked
-        once per module and directory)."""
-        key = (module, os.path.dirname(os.path.abspath(importer)))
-        if key not in self._modules:
-            self._modules[key] = self._find_module(module, importer)
-        return self._modules[key]
-
-    def _find_module(self, module: str, importer: Path) -> Path | None:
-        level = len(module) - len(module.lstrip("."))
-        parts = [part for part in module.lstrip(".").split(".") if part]
-        directory = Path(os.path.abspath(importer)).parent
-        root = Path(os.path.abspath(self.root))
-        if level:
-            bases = [directory.parents[level - 2] if level > 1 else directory]
-        else:
-            bases = [directory, *directory.parents]
-            bases = [base for base in bases if base == root or root in base.parents]
-        for base in bases:
-            candidate = base.joinpath(*parts)
-            for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
-                if self.exists(path):
-                    return path
-        return None
-
     def _defining(self, qualified: str, importer_display: str) -> tuple[Path, list[str]] | None:
         """The repository module a qualified name of an importer points into, and the
         names after it: `from tests.utils import gpu_flaky` -> tests/utils.py defines
@@ -280,7 +251,7 @@ class PythonRepository:
             module, names = ".".join(parts[:split]), parts[split:]
             if module.strip(".") == "" and not module.startswith("."):
                 continue
-            path = self._module_file(module, importer)
+            path = self.modules.module_file(module, importer)
             if path is not None:
                 return path, names
         return None
