@@ -60,7 +60,18 @@ def bound_once(source: str, name: str) -> bool:
     if name not in source:
         return False
     assignment, other = _binding_patterns(name)
-    return len(assignment.findall(source)) == 1 and other.search(source) is None
+    bound = [match for match in assignment.finditer(source) if not _in_call(source, match)]
+    return len(bound) == 1 and other.search(source) is None
+
+
+def _in_call(source: str, match: re.Match[str]) -> bool:
+    """Whether a line that reads as an assignment is a keyword argument of a call that
+    spans lines (``    max_runs=3,``): the line before it opens a bracket or ends in a
+    comma, or the line itself does."""
+    before = source[: match.start()].rstrip()
+    line_end = source.find("\n", match.end())
+    line = source[match.end() : line_end if line_end >= 0 else len(source)]
+    return before.endswith(("(", "[", "{", ",")) or line.split("#", 1)[0].rstrip().endswith(",")
 
 
 class Constants:

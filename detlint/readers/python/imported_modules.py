@@ -25,7 +25,7 @@ class ImportedModules:
         self.root = root
         self.exists = exists
         self.prefilter = prefilter
-        self._knobs: dict[str, bool] = {}  # whether a module's bytes hold a knob
+        self._knobs: dict[str, tuple[bool, bool]] = {}  # see ``_holds_knob``
         self._modules: dict[tuple[str, str], Path | None] = {}
 
     def module_file(self, module: str, importer: Path) -> Path | None:
@@ -57,21 +57,28 @@ class ImportedModules:
         """The names a file imports from repository modules whose bytes hold a knob and
         applies to its tests (a decorator, a base class, a module mark): ``@skip_on_win``
         from a helper, ``class TestX(SomeTestsMixin)``. Such a file carries knobs though
-        its own bytes hold none."""
+        its own bytes hold none. A base class counts only from a module that defines
+        tests (a mixin of tests, not a library class a test subclasses)."""
         found: set[str] = set()
-        for module, name, local in applied_imports(data):
+        for module, name, local, base in applied_imports(data):
             for candidate in (f"{module}.{name}" if module.strip(".") else module + name, module):
                 target = self.module_file(candidate, path)
                 if target is not None:
-                    if self._holds_knob(target):
+                    knob, tests = self._holds_knob(target)
+                    if knob and (tests or not base):
                         found.add(local)
                     break
         return frozenset(found)
 
-    def _holds_knob(self, path: Path) -> bool:
+    def _holds_knob(self, path: Path) -> tuple[bool, bool]:
+        """Whether a module's bytes hold a knob, and a test function."""
         key = str(path)
         found = self._knobs.get(key)
         if found is None:
             data = read_bytes(path, "")
-            found = self._knobs[key] = not isinstance(data, Problem) and self.prefilter.wants(data)
+            if isinstance(data, Problem):
+                found = (False, False)
+            else:
+                found = (self.prefilter.wants(data), b"def test" in data)
+            self._knobs[key] = found
         return found

@@ -12,33 +12,37 @@ from __future__ import annotations
 
 import re
 
+# Only what tests can see: imports at the top level (or one level into a `try:`/`if`),
+# decorators of module functions and of methods, classes at the top level. A class
+# defined inside a test to subclass a library class is no test class.
 _FROM_IMPORT = re.compile(
-    rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M
+    rb"^(?:    |\t)?from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M
 )
-_DECORATOR = re.compile(rb"^[ \t]*@[ \t]*([A-Za-z_]\w*)", re.M)
-_BASES = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
+_DECORATOR = re.compile(rb"^(?:    |\t)?@[ \t]*([A-Za-z_]\w*)", re.M)
+_BASES = re.compile(rb"^class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
 _MODULE_MARK = re.compile(rb"^pytestmark[ \t]*\+?=([^\n]*)", re.M)
 _WORD = re.compile(rb"[A-Za-z_]\w*")
 _ALIAS = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]+as[ \t]+([A-Za-z_]\w*))?")
 
 
-def applied_imports(data: bytes) -> list[tuple[str, str, str]]:
-    """(module as written, name in it, name in the file) for each imported name the
-    file uses as a decorator, a base class or in a module ``pytestmark``."""
+def applied_imports(data: bytes) -> list[tuple[str, str, str, bool]]:
+    """(module as written, name in it, name in the file, whether it is a base class) for
+    each imported name the file uses as a decorator, a base class or in a module
+    ``pytestmark``."""
     if b"import" not in data:
         return []
-    used = set(_DECORATOR.findall(data))
-    for bases in _BASES.findall(data):
-        used.update(_WORD.findall(bases))
+    applied = set(_DECORATOR.findall(data))
     for marks in _MODULE_MARK.findall(data):
-        used.update(_WORD.findall(marks))
-    if not used:
+        applied.update(_WORD.findall(marks))
+    bases = {word for found in _BASES.findall(data) for word in _WORD.findall(found)}
+    if not applied and not bases:
         return []
-    found: list[tuple[str, str, str]] = []
+    found: list[tuple[str, str, str, bool]] = []
     for module, names in _FROM_IMPORT.findall(data):
         for name, local in _ALIAS.findall(names.strip(b"()")):
-            if (local or name) in used:
-                found.append((_text(module), _text(name), _text(local or name)))
+            used = local or name
+            if used in applied or used in bases:
+                found.append((_text(module), _text(name), _text(used), used in bases))
     return found
 
 

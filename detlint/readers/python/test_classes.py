@@ -19,6 +19,7 @@ from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 
 MAX_DEPTH = 10  # how far bases are followed; cycles end here
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
 
 
 def base_names(node: ast.ClassDef) -> list[str]:
@@ -51,17 +52,41 @@ def has_init(node: ast.ClassDef) -> bool:
 def methods(node: ast.ClassDef) -> list[Function]:
     """The functions a class body leaves bound, in the order their names first appear:
     a method defined twice is the one written last (its first definition, and the
-    marks on it, are gone), and a name bound to anything else last is no method."""
+    marks on it, are gone), and a name bound to anything else last is no method.
+
+    Definitions that share a decorator that is no mark (``@implement_for("gym",
+    "0.18")`` on each) register versions with a dispatcher, which keeps the one the
+    installed version matches: detlint cannot tell which, and keeps the first.
+    """
     bound: dict[str, Function | None] = {}
     for statement in node.body:
         if isinstance(statement, Function):
-            bound[statement.name] = statement
+            earlier = bound.get(statement.name)
+            if earlier is None or not _dispatchers(earlier) & _dispatchers(statement):
+                bound[statement.name] = statement
         elif isinstance(statement, ast.Assign | ast.AnnAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
                 if isinstance(target, ast.Name):
                     bound[target.id] = None
     return [function for function in bound.values() if function is not None]
+
+
+def _dispatchers(function: Function) -> set[str]:
+    """The names of a function's decorators that may dispatch: no pytest mark or
+    fixture, no ``staticmethod`` or the like."""
+    names = {
+        dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        for decorator in function.decorator_list
+    }
+    return {
+        name
+        for name in names
+        if name is not None
+        and "mark" not in name.split(".")
+        and not name.startswith("pytest")
+        and name not in _PLAIN_DECORATORS
+    }
 
 
 def class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:

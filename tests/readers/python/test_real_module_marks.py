@@ -232,3 +232,37 @@ def test_plain():
     assert run() == 4
 """
     assert _marks(source) == {"tests/test_m.py::TestA::test_x": []}
+
+
+def test_versions_registered_with_a_dispatcher_keep_the_first():
+    """torchrl: `@implement_for("gym", ...)` on each definition registers a version; the
+    one the installed package matches is kept, which detlint cannot tell."""
+    source = """\
+import pytest
+
+from pyvers import implement_for
+
+
+class TestGym:
+    @implement_for("gymnasium", "1.1.0")
+    @pytest.mark.flaky(reruns=5)
+    def test_vecenvs(self):
+        assert run() == 1
+
+    @implement_for("gym", None, "0.18")
+    def test_vecenvs(self):
+        assert run() == 2
+
+    @staticmethod
+    @pytest.mark.flaky(reruns=2)
+    def test_static():
+        assert run() == 1
+
+    @staticmethod
+    def test_static():
+        assert run() == 2
+"""
+    assert _marks(source) == {
+        "tests/test_m.py::TestGym::test_vecenvs": [("flaky", ())],
+        "tests/test_m.py::TestGym::test_static": [],
+    }
