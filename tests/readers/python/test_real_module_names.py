@@ -238,3 +238,50 @@ def test_unittest_reexported_by_the_package_is_unittest(tmp_path):
     assert skips["tests/test_compat.py", 5].startswith(
         "test skipped as 'intermittent' where `ON_CI`: there it never runs"
     )
+
+
+def test_a_constant_passed_as_a_keyword_on_its_own_line_is_still_bound_once():
+    """cobaya: `max_runs = 3` then `@flaky(\\n    max_runs=max_runs,\\n ...)`."""
+    from detlint.readers.python.constants import bound_once
+
+    source = (
+        "max_runs = 3\n\n\n@flaky(\n    max_runs=max_runs,\n    min_passes=1,\n)\n"
+        "def t():\n    pass\n"
+    )
+    assert bound_once(source, "max_runs")
+    assert not bound_once(source + "max_runs = 4\n", "max_runs")
+    assert not bound_once(source + "def f():\n    global max_runs\n", "max_runs")
+    assert not bound_once(source + "for max_runs in range(3):\n    pass\n", "max_runs")
+    assert not bound_once(source + "a, max_runs = 1, 2\n", "max_runs")
+
+
+def test_which_imported_names_a_file_applies():
+    from detlint.readers.python.imported_uses import applied_imports
+
+    data = b"""\
+from tests.helpers import (
+    skip_on_win,
+    Mixin as Base,
+    unrelated,
+)
+from .marks import gpu_only
+
+pytestmark = [gpu_only]
+
+
+@skip_on_win
+def test_a():
+    from lib.engine import Server
+
+    class Local(Server):
+        pass
+
+
+class TestB(Base):
+    pass
+"""
+    assert applied_imports(data) == [
+        ("tests.helpers", "skip_on_win", "skip_on_win", False),
+        ("tests.helpers", "Mixin", "Base", True),
+        (".marks", "gpu_only", "gpu_only", False),
+    ]
