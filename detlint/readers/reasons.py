@@ -66,8 +66,14 @@ def _around_failing(stem: str, adverb: str) -> FlakyTerm:
 # Phrases hold single spaces, not \s+: the prefilter searches the file's bytes, where a
 # phrase broken over two lines would not hold the stem either.
 FLAKY_TERMS: tuple[FlakyTerm, ...] = (
-    # Not Nix flakes; "flakes", "flaked" and "a flake" are flaky.
-    FlakyTerm("flak", r"(?<!nix )" + _word("flak(?:y|ey|ier|iest|iness|ily|e|es|ed|ing)")),
+    # Not Nix flakes, nor a CI service's "Early Flake Detection" (a feature a test needs);
+    # "flakes", "flaked" and "a flake" are flaky.
+    FlakyTerm(
+        "flak",
+        r"(?<!nix )"
+        + _word("flak(?:y|ey|ier|iest|iness|ily|e|es|ed|ing)")
+        + r"(?! detection)",
+    ),
     FlakyTerm("intermitten", _word("intermitten(?:t|tly|cy)")),
     FlakyTerm("nondetermin", _word("nondetermin(?:ism|istic|istically|acy)")),
     FlakyTerm("non-determin", _word("non-determin(?:ism|istic|istically|acy)")),
