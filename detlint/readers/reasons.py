@@ -70,9 +70,7 @@ FLAKY_TERMS: tuple[FlakyTerm, ...] = (
     # "flakes", "flaked" and "a flake" are flaky.
     FlakyTerm(
         "flak",
-        r"(?<!nix )"
-        + _word("flak(?:y|ey|ier|iest|iness|ily|e|es|ed|ing)")
-        + r"(?! detection)",
+        r"(?<!nix )" + _word("flak(?:y|ey|ier|iest|iness|ily|e|es|ed|ing)") + r"(?! detection)",
     ),
     FlakyTerm("intermitten", _word("intermitten(?:t|tly|cy)")),
     FlakyTerm("nondetermin", _word("nondetermin(?:ism|istic|istically|acy)")),
