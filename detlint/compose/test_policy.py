@@ -33,6 +33,9 @@ def link_test(
     instances: int | None = None,
 ) -> TestGate:
     """Compose the policy of one test; ``extra_marks`` (pytest.param marks) are closest."""
+    replays = test.replays
+    if replays is not None and replays.plugin and replays.plugin not in evidence.seed_plugins:
+        test = dataclasses.replace(test, replays=None)  # the fixture is not that plugin's
     marks = (*extra_marks, *test.marks)
     primary = Composition(test, marks, config, evidence)
     policy = primary.policy()

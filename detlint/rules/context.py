@@ -113,6 +113,45 @@ def _instances(gates: Sequence[TestGate]) -> int | None:
     return None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
 
 
+def replay_clause(
+    test: TestFunction,
+    attempt: str,
+    hides: str,
+    reaches: tuple[str, ...] = ("body", "setup"),
+    named: bool = False,
+    elsewhere: bool = False,
+    figures: str = "these figures hold",
+) -> str:
+    """What a finding adds when every attempt of the test it quotes replays the same draw
+    (``TestFunction.replays``): "; but every attempt replays the same seed (...): a
+    failure that seed decides fails every rerun alike, ...".
+
+    The figures before it count attempts as independent draws; for a seeded test they
+    hold only for what the seed does not decide. ``reaches`` names the set-ups the
+    knob's attempts repeat (a retry decorator repeats the body alone: "body"), ``hides``
+    the knob with its verb ("the marker hides");
+    ``named`` names the test, when the finding covers several, and ``elsewhere`` says
+    the finding is on another file (a pipeline's), so the seed's path is given too;
+    ``figures`` names what holds only beyond the seed ("that holds" for a finding that
+    quotes no figure).
+    """
+    replay = test.replays
+    if replay is None or replay.reach not in reaches:
+        return ""
+    whose = f" of {test.nodeid}" if named else ""
+    if replay.kind == "seed":
+        what, decides, beyond = "seed", "that seed decides", "the seed (kernel scheduling, threads"
+    else:
+        what, decides = "recording", "the recorded responses decide"
+        beyond = "the recording (threads"
+    where = replay.describe("" if elsewhere else test.path)
+    return (
+        f"; but every attempt{whose} replays the same {what} ({where}): "
+        f"a failure {decides} fails every {attempt} alike, so {hides} none of those, and "
+        f"{figures} only for nondeterminism beyond {beyond}, timing)"
+    )
+
+
 def loss_phrase(numbers: Loss) -> str:
     """ "a 10% violation is reported 2.8% of the time instead of 41.0%", never "X instead
     of X": where both round alike, more digits tell them apart, or it says so."""

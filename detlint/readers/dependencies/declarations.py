@@ -53,7 +53,12 @@ __all__ = ["RERUN_PLUGINS", "PluginEvidence", "Requirement", "read_plugin_eviden
 RERUN_PLUGINS: tuple[str, ...] = ("pytest-rerunfailures", "flaky", "pytest-retry")
 """The plugins that give ``@pytest.mark.flaky`` a meaning, by canonical (PEP 503) name."""
 
+SEED_PLUGINS: tuple[str, ...] = ("pytest-rng",)
+"""Plugins whose fixtures seed a test from its id (``rng``, ``seed``): every attempt of a
+test that uses one replays the same draw."""
+
 _WANTED = frozenset(RERUN_PLUGINS)
+_SEEDS = frozenset(SEED_PLUGINS)
 
 _MAX_LOCK_BYTES = 10 * MAX_BYTES
 """pixi.lock and conda-lock.yml are only scanned for names, never parsed, and a multi-platform
@@ -62,7 +67,7 @@ nothing. Every other dependency file larger than MAX_BYTES is skipped with a Pro
 
 # Files that mention no plugin are skipped before parsing, which keeps a large monorepo fast.
 # Case-insensitive and separator-tolerant, so that "Pytest.RerunFailures" is not filtered out.
-_MENTION = re.compile(rb"rerunfailures|flaky|pytest[-_.]+retry", re.IGNORECASE)
+_MENTION = re.compile(rb"rerunfailures|flaky|pytest[-_.]+retry|pytest[-_.]+rng", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,9 @@ class PluginEvidence:
     # Whether the project declares its dependencies somewhere detlint read (every file
     # readable): only then does "no rerun plugin declared" mean a marker is inert.
     declares: bool = True
+    # The seed plugins declared (SEED_PLUGINS): they read no marker, so they are kept
+    # apart from the rerun plugins that fight over ``flaky``.
+    seed_plugins: frozenset[str] = frozenset()
 
     @property
     def plugins(self) -> frozenset[str]:
@@ -142,6 +150,7 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
     Never raises: a file that cannot be read or parsed becomes a Problem and the rest are read.
     """
     found: dict[tuple[str, Span], Requirement] = {}
+    seeds: set[str] = set()
     problems: list[Problem] = []
     seen: set[Path] = set()
     for path in files:
@@ -159,18 +168,23 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
         if text is None:
             continue
         try:
-            declared = reader(text, _relative(path, root), _WANTED)
+            declared = reader(text, _relative(path, root), _WANTED | _SEEDS)
         except DependencyFileError as error:
             where = Span(display, error.line, error.column, error.line, error.column)
             problems.append(Problem(where, str(error)))
             continue
         for item in declared:
+            if item.name in _SEEDS:
+                seeds.add(item.name)
+                continue
             span = Span(display, item.line, item.column, item.end_line, item.end_column)
             requirement = Requirement(item.name, item.specifier, span, item.source, locked)
             found.setdefault((item.name, span), requirement)
     requirements = sorted(found.values(), key=lambda r: (r.span, r.plugin, r.source))
     return PluginEvidence(
-        tuple(requirements), tuple(sorted(problems, key=lambda p: (p.span, p.message)))
+        tuple(requirements),
+        tuple(sorted(problems, key=lambda p: (p.span, p.message))),
+        seed_plugins=frozenset(seeds),
     )
 
 

@@ -84,7 +84,10 @@ class Projects:
             declares = declares_dependencies(project, files) and not found.problems
             installed = tuple(self._installed.get(project, ()))
             found = PluginEvidence(
-                (*found.requirements, *installed), found.problems, declares or bool(installed)
+                (*found.requirements, *installed),
+                found.problems,
+                declares or bool(installed),
+                found.seed_plugins,
             )
             self._evidence[project] = found
         return found
@@ -115,6 +118,7 @@ class Projects:
             tuple(sorted(requirements, key=lambda r: (r.span, r.plugin, r.source))),
             tuple(sorted(problems, key=lambda p: (p.span, p.message))),
             any(e.declares for e in found),
+            frozenset().union(*(e.seed_plugins for e in found)),
         )
 
 

@@ -114,6 +114,46 @@ class TrialCount:
 
 NO_TRIALS = TrialCount(count=1, span=None, origin="no trial loop recognised")
 
+ReplayKind = Literal["seed", "recording"]
+# Which retries repeat the set-up too: "body" when the test's own code makes it (a retry
+# decorator repeats it as well), "setup" when a function-scoped fixture or a mark does
+# (a rerun of the whole test, by a rerun plugin or a CI job, repeats it; a retry
+# decorator, which repeats the body alone, does not).
+ReplayReach = Literal["body", "setup"]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What every attempt of a test draws again unchanged: a random seed set to a fixed
+    value before the code under test runs, or recorded responses (a cassette).
+
+    A rerun then replays the draw (or the responses) of the attempt before it, so a
+    failure they decide fails every attempt alike: a retry cannot expose what the
+    first attempt missed, and only nondeterminism beyond them (threads, timing, kernel
+    scheduling) makes attempts differ. The model's independent attempts hold for that
+    part alone, and a finding says so.
+    """
+
+    kind: ReplayKind
+    code: str  # as written: "torch.manual_seed(0)", "@pytest.mark.vcr"
+    span: Span
+    reach: ReplayReach
+    # How it reaches the test: "in autouse fixture `seeded`", "in `setUp`", "which runs
+    # `torch.manual_seed(seed)`" (a helper called first).
+    via: str = ""
+    # The plugin whose fixture it is ("pytest-rng"): it holds only where the project
+    # declares that plugin, which linking checks.
+    plugin: str = ""
+
+    def describe(self, test_path: str) -> str:
+        """ "`torch.manual_seed(0)` on line 12", with the fixture or helper it is in and
+        the file, when that is not the test's own."""
+        where = f"line {self.span.line}"
+        if self.span.path != test_path:
+            where = f"{self.span.path}:{self.span.line}"
+        text = f"`{self.code}` on {where}"
+        return f"{text}, {self.via}" if self.via else text
+
 
 @dataclass(frozen=True)
 class TestFunction:
@@ -128,6 +168,7 @@ class TestFunction:
     param_marks: tuple[tuple[int, Mark], ...]  # (instances covered, mark) from pytest.param
     trials: TrialCount
     unittest: bool = False  # a method of a unittest.TestCase, which pytest collects its own way
+    replays: Replay | None = None  # a fixed seed or a recording every attempt repeats
 
     @property
     def nodeid(self) -> str:

@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
 from detlint.readers.python.body_marks import BodyMarks
-from detlint.readers.python.facts import Mark, ModuleFacts, TestFunction, TrialCount
+from detlint.readers.python.exported_marks import marks_named
+from detlint.readers.python.facts import Mark, ModuleFacts, Replay, TestFunction, TrialCount
 from detlint.readers.python.fixtures import (
     AUTOUSE,
     FixtureMarksLookup,
@@ -46,6 +47,12 @@ from detlint.readers.python.options import (
     matches_name,
 )
 from detlint.readers.python.parametrize import Parametrization
+from detlint.readers.python.replays import (
+    FixtureReplayLookup,
+    ReplayFinder,
+    no_fixture_defined,
+    no_fixture_replay,
+)
 from detlint.readers.python.test_classes import ClassTree, class_pytestmark, methods
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
 
@@ -71,10 +78,21 @@ class ModuleExports:
         self._fixtures: dict[str, TrialCount | None] = {}
         self._fixture_marks: dict[str, tuple[Mark, ...]] = {}
 
+    def fixture_replay(self, name: str) -> Replay | None:
+        """What fixture ``name`` replays for the tests that use it (``AUTOUSE``: the first
+        autouse fixture that replays something)."""
+        scanner = self.scanner
+        if name == AUTOUSE:
+            return scanner.replays.autouse()
+        fixture = scanner.index.functions.get(name)
+        if fixture is None or not is_fixture(scanner.index, fixture):
+            return None
+        return scanner.replays.of_fixture(name, fixture)
+
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The marks ``name`` stands for: an alias or a mark wrapper; empty otherwise."""
         if name not in self._marks:
-            self._marks[name] = tuple(self.scanner.marks_named(name))
+            self._marks[name] = tuple(marks_named(self.scanner.marks, name))
         return self._marks[name]
 
     def fixture_trials(self, name: str) -> TrialCount | None:
@@ -134,6 +152,8 @@ class ModuleScanner:
         external: ExternalLookup = no_external,
         fixtures: FixtureLookup = no_fixture,
         fixture_marks: FixtureMarksLookup = no_fixture_marks,
+        fixture_replays: FixtureReplayLookup = no_fixture_replay,
+        fixture_defined: Callable[[str], bool] = no_fixture_defined,
         reexport: Reexport = no_reexport,
         foreign: ForeignLookup = no_foreign_module,
     ) -> None:
@@ -145,6 +165,7 @@ class ModuleScanner:
         self.classes: ClassTree[ModuleScanner] = ClassTree(index, self, self._foreign_class)
         self.parametrized = Parametrization(index, self.marks)
         self.foreign = foreign
+        self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self._methods: dict[int, _Method] = {}
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
@@ -182,6 +203,14 @@ class ModuleScanner:
         elif class_instances is None:
             instances = None
         own = [*facts.marks, *self.body.of_fixtures(function, classes[-1] if classes else None)]
+        # What fixes a test's draws is read in the module that defines it: a test a class
+        # here inherits from another module is read there, with its classes of that module.
+        reader = owner or self
+        lineage = [
+            klass
+            for klass, tree in (self.classes.lineage(classes[-1]) if classes else [])
+            if tree is reader.classes
+        ]
         return TestFunction(
             path=self.index.path,
             name=function.name,
@@ -192,6 +221,7 @@ class ModuleScanner:
             param_marks=(*facts.param_marks, *class_params),
             trials=facts.trials,
             unittest=unittest,
+            replays=reader.replays.of_test(function, classes if reader is self else [], lineage),
         )
 
     def _method(self, function: Function) -> _Method:
@@ -300,33 +330,6 @@ class ModuleScanner:
             return None
         return node, owner.classes
 
-    def marks_named(self, name: str) -> list[Mark]:
-        """The marks a name of this module stands for, to a module that imports it. A
-        name defined in several branches (``if win: skip_on_win = pytest.mark.skip(...)``
-        ``else: skip_on_win = lambda f: f``) stands for each branch's marks under its
-        guard; one defined in a single branch makes an importer fail where it is
-        missing, so its marks apply wherever a test that uses it runs."""
-        if name == "pytestmark":
-            return []
-        alternatives = self.index.alternatives.get(name, [])
-        if len(alternatives) > 1:
-            return [
-                replace(mark, guards=(*mark.guards, guard))
-                for value, guard in alternatives
-                for mark in self._defined_marks(name, value)
-            ]
-        defined: ast.expr | Function | None = self.index.assignments.get(name)
-        if defined is None:
-            defined = self.index.functions.get(name)
-        return [] if defined is None else self._defined_marks(name, defined)
-
-    def _defined_marks(self, name: str, value: ast.expr | Function) -> list[Mark]:
-        if isinstance(value, ast.expr):
-            return self.marks.resolve(value, "function")
-        if value.decorator_list or name.startswith("test"):
-            return []
-        return self.marks.factory_marks(value, "function", self.index.name_span(value))
-
     def fixture_trials(self, name: str) -> TrialCount | None:
         function = self.index.functions.get(name)
         if function is None or not is_fixture(self.index, function):
@@ -346,6 +349,8 @@ def scan_module(
     fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
+    fixture_replays: FixtureReplayLookup = no_fixture_replay,
+    fixture_defined: Callable[[str], bool] = no_fixture_defined,
     reexport: Reexport = no_reexport,
     foreign: ForeignLookup = no_foreign_module,
     named: bool = False,
@@ -356,7 +361,17 @@ def scan_module(
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
-    scanner = ModuleScanner(index, options, external, fixtures, fixture_marks, reexport, foreign)
+    scanner = ModuleScanner(
+        index,
+        options,
+        external,
+        fixtures,
+        fixture_marks,
+        fixture_replays,
+        fixture_defined,
+        reexport,
+        foreign,
+    )
     filename = path.rsplit("/", 1)[-1]
     collected = named or is_test_module(filename, options.python_files)
     facts = ModuleFacts(

@@ -31,6 +31,19 @@ IMPERATIVE_TOKENS = (
     b"applymarker(",
     b"add_marker(",
 )
+# What code that fixes what a test draws holds: a seed (``manual_seed``, ``set_seed``,
+# ``seed_everything``, ``random.seed``), a seeded source (``default_rng(0)``,
+# ``RandomState(0)``, ``random.Random(0)``, ``PRNGKey(0)``) or a recording (a cassette).
+REPLAY_TOKENS = (
+    b"seed",
+    b"PRNGKey",
+    b"default_rng",
+    b"RandomState",
+    b"Random(",
+    b"cassette",
+    b"vcr",
+    b"betamax",
+)
 # How far after a `skip` its reason (or the comment on its line) is looked for.
 REASON_WINDOW = 400
 
@@ -62,6 +75,12 @@ def runs_itself(data: bytes) -> bool:
     """Whether a file runs pytest on itself (``pytest.main([__file__])``): pytest then
     collects its tests whatever ``python_files`` says."""
     return b"__file__" in data and b"pytest.main(" in data and bool(_SELF_RUN.search(data))
+
+
+def may_replay(data: bytes) -> bool:
+    """Whether a file can fix what its tests draw (``replays``): such a test file is
+    parsed whole, since the statements that seed sit in bodies narrowing would drop."""
+    return any(token in data for token in REPLAY_TOKENS)
 
 
 def may_loop(data: bytes) -> bool:

@@ -23,10 +23,16 @@ from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
 from detlint.readers.python.imported_modules import ImportedModules
 from detlint.readers.python.options import ScanOptions, is_test_module
-from detlint.readers.python.prefilter import IMPERATIVE_TOKENS, Prefilter, may_loop, runs_itself
+from detlint.readers.python.prefilter import (
+    IMPERATIVE_TOKENS,
+    Prefilter,
+    may_loop,
+    may_replay,
+    runs_itself,
+)
 
 if TYPE_CHECKING:
-    from detlint.readers.python.facts import Mark, ModuleFacts, TrialCount
+    from detlint.readers.python.facts import Mark, ModuleFacts, Replay, TrialCount
     from detlint.readers.python.module_scan import ModuleExports
     from detlint.readers.python.narrowed import Narrowed
 
@@ -106,12 +112,11 @@ class PythonRepository:
 
         self._displays[display] = path
         # Only test modules are narrowed: conftest.py and helpers export fixtures
-        # and aliases that other files need whole.
-        narrowed = (
-            narrow(text, self.prefilter.wants_block, imported)
-            if path.name != "conftest.py"
-            else None
-        )
+        # and aliases that other files need whole. A module that may seed is read whole
+        # too: its seeds sit in test bodies and fixtures that narrowing drops.
+        narrowed = None
+        if path.name != "conftest.py" and not may_replay(data):
+            narrowed = narrow(text, self.prefilter.wants_block, imported)
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
             try:
@@ -183,6 +188,8 @@ class PythonRepository:
             fixtures=lookup,
             narrowed=narrowed,
             fixture_marks=lookup.marks,
+            fixture_replays=lookup.replay,
+            fixture_defined=lookup.defines,
         )
 
     # -- context -----------------------------------------------------------
@@ -201,8 +208,8 @@ class PythonRepository:
         data = read_bytes(path, display)
         if isinstance(data, Problem):
             return None
-        if not needed and not self.prefilter.may_export(data):
-            return None  # no knob or env token: no mark alias, no trial fixture
+        if not needed and not (self.prefilter.may_export(data) or may_replay(data)):
+            return None  # no knob, env or seed token: no mark alias, trial or seed fixture
         self._parsed.add(key)
         text = decode_python(data, display)
         if isinstance(text, Problem):
@@ -333,6 +340,24 @@ class FixtureLookupForFile:
             found = exports.fixture_trials(name)
             if found is not None:
                 return found
+        return None
+
+    def defines(self, name: str) -> bool:
+        """Whether a conftest.py that reaches the file defines fixture ``name``."""
+        return any(exports.defines_fixture(name) for exports in self._conftests())
+
+    def replay(self, name: str) -> Replay | None:
+        """What conftest fixture ``name`` (the nearest that defines it) replays, or the
+        first autouse fixture of a conftest.py that reaches the file (``AUTOUSE``)."""
+        from detlint.readers.python.fixtures import AUTOUSE
+
+        for exports in self._conftests():
+            if name == AUTOUSE:
+                found = exports.fixture_replay(name)
+                if found is not None:
+                    return found
+            elif exports.defines_fixture(name):
+                return exports.fixture_replay(name)
         return None
 
     def marks(self, name: str) -> tuple[Mark, ...]:

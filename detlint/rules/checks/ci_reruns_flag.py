@@ -14,7 +14,7 @@ from detlint.rules.ci_wording import (
     group_reach,
     steps_phrase,
 )
-from detlint.rules.context import RuleContext, finding, loss_phrase
+from detlint.rules.context import RuleContext, finding, loss_phrase, replay_clause
 from detlint.rules.finding import Finding
 from detlint.rules.fix_plans import (
     rerun_options_plan,
@@ -57,10 +57,13 @@ def ci_reruns_flag(context: RuleContext) -> Iterator[Finding]:
         setting = options.reruns or options.retries
         count = setting.value if setting is not None and setting.value else 1
         plain = (Policy(layers=(Reruns(count),)), Policy())
-        numbers, which, _ = quoted_cost(affected, pair, plain, context)
+        numbers, which, quoted = quoted_cost(affected, pair, plain, context)
+        replay = ""
+        if quoted is not None and which == f"in {quoted.label}":  # the numbers are its
+            replay = replay_clause(quoted.base.test, "rerun", "the flag hides", elsewhere=True)
         message = (
             f"`{', '.join(options.flags)}` reruns every failing test of {steps_phrase(runs)}: "
-            f"{loss_phrase(numbers)} {group_reach(which, runs)}"
+            f"{loss_phrase(numbers)} {group_reach(which, runs)}{replay}"
         )
         help_text = (
             "drop the flag and give the tests that need it more in-test trials, or quarantine "

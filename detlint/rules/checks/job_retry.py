@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from detlint.model import JobRetries, Policy
-from detlint.rules.context import RuleContext, finding, loss_phrase
+from detlint.rules.context import RuleContext, finding, loss_phrase, replay_clause
 from detlint.rules.finding import Finding
 from detlint.rules.fix_plans import (
     job_retry_plan,
@@ -100,5 +100,10 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         else:
             does = f"runs a failing job up to {knob.attempts} times"
         elsewhere = blocking_elsewhere(costliest, context)
-        message = f"{what} {does}: {loss_phrase(numbers)} {which} ({details}){elsewhere}"
+        replay = ""
+        if costliest is not None and which == f"in {costliest.label}":  # its numbers
+            replay = replay_clause(
+                costliest.base.test, "run of the job", "the retry hides", elsewhere=True
+            )
+        message = f"{what} {does}: {loss_phrase(numbers)} {which} ({details}){replay}{elsewhere}"
         yield finding("DET411", knob.span, message, help_text, numbers, fix=job_retry_plan(knob))

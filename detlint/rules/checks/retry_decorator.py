@@ -13,6 +13,7 @@ from detlint.rules.context import (
     finding,
     group_by_mark,
     loss_phrase,
+    replay_clause,
     trials_phrase,
     worst,
 )
@@ -28,18 +29,24 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
 
     for span, (mark, gates) in sorted(groups.items()):
         gate, numbers = worst(gates, context)
+        several = len({g.test.nodeid for g in gates}) > 1
+        # The decorator repeats the test's body alone: a fixture's seed is not set again.
+        replay = replay_clause(gate.test, "retry", "the decorator hides", ("body",), several)
+        unlimited = replay_clause(
+            gate.test, "retry", "the decorator hides", ("body",), several, figures="that holds"
+        )
         reruns = next((layer for layer in gate.policy.layers if isinstance(layer, Reruns)), None)
         if reruns is None or not numbers.reported < numbers.reported_without:
             message = (
                 f"retry decorator {mark.name} around a test with no literal attempt limit: a "
                 "violation is reported only if every attempt shows it "
-                f"({trials_phrase(gate.test)}{covers(gates)})"
+                f"({trials_phrase(gate.test)}{covers(gates)}){unlimited}"
             )
         else:
             message = (
                 f"retry decorator {mark.name} hides intermittent failures: "
                 f"{loss_phrase(numbers)} ({reruns.count + 1} attempts; "
-                f"{trials_phrase(gate.test)}{covers(gates)})"
+                f"{trials_phrase(gate.test)}{covers(gates)}){replay}"
             )
         yield finding(
             "DET103",

@@ -23,6 +23,7 @@ from detlint.rules.context import (
     finding,
     group_by_mark,
     loss_phrase,
+    replay_clause,
     runs_somewhere_else,
     trials_phrase,
     worst,
@@ -72,9 +73,12 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
         details += _filter_notes(gate)
         details.append(trials_phrase(gate.test))
         where = " where the test runs" if runs_somewhere_else(gate) else ""
+        several = len({g.test.nodeid for g in masking}) > 1
+        replay = replay_clause(gate.test, "rerun", f"the {what.split()[-1]} hides", named=several)
         message = (
             f"{what} hides intermittent failures: {_cost(numbers, gate)}{where} "
-            f"({'; '.join(details)}{covers(masking)}){elsewhere(gate, context.reference_rate)}"
+            f"({'; '.join(details)}{covers(masking)}){replay}"
+            f"{elsewhere(gate, context.reference_rate)}"
         )
         help_text = alternatives(gate.test, numbers, "drop the marker")
         related = [mark.definition] if mark.definition is not None else []

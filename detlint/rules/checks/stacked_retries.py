@@ -11,7 +11,7 @@ from detlint.model import JobRetries, Policy, Reruns
 from detlint.rules.ci_wording import (
     reach,
 )
-from detlint.rules.context import RuleContext, finding, loss_phrase
+from detlint.rules.context import RuleContext, finding, loss_phrase, replay_clause
 from detlint.rules.finding import Finding
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ def stacked_retries(context: RuleContext) -> Iterator[Finding]:
             f"({knob.attempts} {'attempts' if knob.kind == 'shell-retry' else 'job runs'}): "
             f"up to {attempts} attempts in total; "
             f"{loss_phrase(numbers)} ({reach(path for g in gates for path in g.files)})"
+            f"{replay_clause(gate.base.test, 'attempt', 'the retries hide', elsewhere=True)}"
         )
         related = [k.span for k in gate.base.knobs if k.kind in ("rerun-marker", "config-reruns")]
         help_text = (

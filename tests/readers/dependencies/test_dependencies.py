@@ -511,3 +511,19 @@ def test_a_noxfile_session_install_declares_the_plugin(tmp_path):
     assert (requirement.plugin, requirement.specifier) == ("pytest-rerunfailures", ">=14")
     assert requirement.span == Span("noxfile.py", 6, 32, 6, 56)
     assert requirement.source == "noxfile.py session.install"
+
+
+def test_pytest_rng_is_a_seed_plugin_not_a_rerun_plugin(tmp_path):
+    """pytest-rng declares no `flaky` marker: it is kept apart from the plugins that fight
+    over it, for the replays of its `rng` and `seed` fixtures."""
+    (tmp_path / "requirements-test.txt").write_text("pytest-rerunfailures==16.7\npytest_rng>=1.0\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[project.optional-dependencies]\ntest = ["Pytest-RNG"]\n'
+    )
+    found = read_tmp(tmp_path)
+    assert found.seed_plugins == frozenset({"pytest-rng"})
+    assert found.plugins == frozenset({"pytest-rerunfailures"})
+    assert found.describe() == "pytest-rerunfailures==16.7 in requirements-test.txt:1"
+    (tmp_path / "requirements-test.txt").write_text("pytest-rerunfailures==16.7\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert read_tmp(tmp_path).seed_plugins == frozenset()
