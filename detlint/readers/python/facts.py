@@ -183,6 +183,9 @@ class ModuleFacts:
     path: str
     tests: tuple[TestFunction, ...]
     hook_marks: tuple[Mark, ...]  # marks added by item.add_marker() in hooks (conftest.py)
+    # Collected whatever ``python_files`` says: a CI step names it on a pytest command
+    # line, or it runs ``pytest.main([__file__])``.
+    named: bool = False
 
 
 def hook_tests(module: ModuleFacts) -> list[TestFunction]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from detlint.base.span import Span
 from detlint.readers.python.facts import Argument, Dynamic, Mark, MarkKind, Scope
@@ -63,6 +63,22 @@ def no_external(qualified: str, importer: str) -> tuple[Mark, ...] | None:
     return None
 
 
+# (qualified name, importer path) -> what it stands for where a repository module
+# imports it in turn (``from tests import unittest``), or None.
+Reexport = Callable[[str, str], str | None]
+
+
+def no_reexport(qualified: str, importer: str) -> str | None:
+    return None
+
+
+# The last names of what a re-exported module can hold that detlint reads: a
+# qualified name ending in another is never looked up in the repository.
+_REEXPORTED_TAILS = frozenset(
+    {"skip", "skipIf", "skipUnless", "expectedFailure", "SkipTest", "xfail", "flaky"}
+)
+
+
 def mark_kind(name: str) -> MarkKind | None:
     """The kind of a ``pytest.mark.<name>`` marker, or None when detlint ignores it."""
     if name in MARK_KINDS:
@@ -80,6 +96,21 @@ class MarkResolver:
     index: ModuleIndex
     external: ExternalLookup = no_external
     retry_names: frozenset[str] = frozenset()
+    reexport: Reexport = no_reexport
+    _qualified: dict[str, str | None] = field(default_factory=dict, init=False)
+
+    def qualify(self, node: ast.AST) -> str | None:
+        """The qualified name of a name chain, also through a repository module that
+        imports it in turn: ``from .compat import unittest`` then ``unittest.skip``
+        is ``unittest.skip`` (compat.py: ``import unittest2 as unittest``)."""
+        qualified = self.index.imports.qualify(node)
+        if qualified is None or qualified.rsplit(".", 1)[-1] not in _REEXPORTED_TAILS:
+            return qualified
+        if qualified.startswith(("pytest.", "unittest.", "flaky.")):
+            return qualified
+        if qualified not in self._qualified:
+            self._qualified[qualified] = self.reexport(qualified, self.index.path)
+        return self._qualified[qualified] or qualified
 
     def arguments(self, call: ast.Call) -> tuple[Argument, ...]:
         return tuple(
@@ -148,7 +179,7 @@ class MarkResolver:
         def make(kind: MarkKind, name: str) -> list[Mark]:
             return [Mark(kind, name, arguments, call is None, use, scope, via, definition, comment)]
 
-        qualified = self.index.imports.qualify(target)
+        qualified = self.qualify(target)
         if qualified is not None:
             if qualified.startswith("pytest.mark."):
                 name = qualified[len("pytest.mark.") :]

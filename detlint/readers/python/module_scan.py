@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
 from detlint.readers.python.body_marks import BodyMarks
+from detlint.readers.python.exported_marks import marks_named
 from detlint.readers.python.facts import Mark, ModuleFacts, Replay, TestFunction, TrialCount
 from detlint.readers.python.fixtures import (
     AUTOUSE,
@@ -30,10 +31,14 @@ from detlint.readers.python.fixtures import (
     is_fixture,
     no_fixture_marks,
 )
-from detlint.readers.python.locations import call_args
-from detlint.readers.python.marks import ExternalLookup, MarkResolver, no_external
+from detlint.readers.python.marks import (
+    ExternalLookup,
+    MarkResolver,
+    Reexport,
+    no_external,
+    no_reexport,
+)
 from detlint.readers.python.module_index import Function, ModuleIndex, index_module
-from detlint.readers.python.names import dotted, literal
 from detlint.readers.python.narrowed import Narrowed
 from detlint.readers.python.options import (
     UNITTEST_METHOD_PREFIX,
@@ -41,15 +46,23 @@ from detlint.readers.python.options import (
     is_test_module,
     matches_name,
 )
+from detlint.readers.python.parametrize import Parametrization
 from detlint.readers.python.replays import (
     FixtureReplayLookup,
     ReplayFinder,
     no_fixture_defined,
     no_fixture_replay,
 )
-from detlint.readers.python.test_classes import ClassTree, class_pytestmark
+from detlint.readers.python.test_classes import ClassTree, class_pytestmark, methods
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
-from detlint.readers.python.walk import find_all
+
+# (qualified name, importer path) -> the exports of the repository module that defines
+# it and the name there, or None.
+ForeignLookup = Callable[[str, str], "tuple[ModuleExports, str] | None"]
+
+
+def no_foreign_module(qualified: str, importer: str) -> tuple[ModuleExports, str] | None:
+    return None
 
 
 class ModuleExports:
@@ -60,7 +73,7 @@ class ModuleExports:
     """
 
     def __init__(self, scanner: ModuleScanner) -> None:
-        self._scanner = scanner
+        self.scanner = scanner
         self._marks: dict[str, tuple[Mark, ...]] = {}
         self._fixtures: dict[str, TrialCount | None] = {}
         self._fixture_marks: dict[str, tuple[Mark, ...]] = {}
@@ -68,7 +81,7 @@ class ModuleExports:
     def fixture_replay(self, name: str) -> Replay | None:
         """What fixture ``name`` replays for the tests that use it (``AUTOUSE``: the first
         autouse fixture that replays something)."""
-        scanner = self._scanner
+        scanner = self.scanner
         if name == AUTOUSE:
             return scanner.replays.autouse()
         fixture = scanner.index.functions.get(name)
@@ -79,18 +92,22 @@ class ModuleExports:
     def marks(self, name: str) -> tuple[Mark, ...]:
         """The marks ``name`` stands for: an alias or a mark wrapper; empty otherwise."""
         if name not in self._marks:
-            self._marks[name] = tuple(self._scanner.marks_named(name))
+            self._marks[name] = tuple(marks_named(self.scanner.marks, name))
         return self._marks[name]
 
     def fixture_trials(self, name: str) -> TrialCount | None:
         """The trial count fixture ``name`` returns, if it is one."""
         if name not in self._fixtures:
-            self._fixtures[name] = self._scanner.fixture_trials(name)
+            self._fixtures[name] = self.scanner.fixture_trials(name)
         return self._fixtures[name]
 
+    def imported(self, name: str) -> str | None:
+        """The qualified name a name of this module is imported as, if it is imported."""
+        return self.scanner.index.imports.names.get(name)
+
     def defines_fixture(self, name: str) -> bool:
-        function = self._scanner.index.functions.get(name)
-        return function is not None and is_fixture(self._scanner.index, function)
+        function = self.scanner.index.functions.get(name)
+        return function is not None and is_fixture(self.scanner.index, function)
 
     def fixture_marks(self, name: str) -> tuple[Mark, ...]:
         """The skips and xfails fixture ``name`` applies (``AUTOUSE``: every autouse one)."""
@@ -100,7 +117,7 @@ class ModuleExports:
         return found
 
     def _find_fixture_marks(self, name: str) -> tuple[Mark, ...]:
-        scanner = self._scanner
+        scanner = self.scanner
         if name == AUTOUSE:
             return tuple(
                 mark
@@ -137,13 +154,17 @@ class ModuleScanner:
         fixture_marks: FixtureMarksLookup = no_fixture_marks,
         fixture_replays: FixtureReplayLookup = no_fixture_replay,
         fixture_defined: Callable[[str], bool] = no_fixture_defined,
+        reexport: Reexport = no_reexport,
+        foreign: ForeignLookup = no_foreign_module,
     ) -> None:
         self.index = index
         self.options = options
-        self.marks = MarkResolver(index, external, options.retry_names)
+        self.marks = MarkResolver(index, external, options.retry_names, reexport)
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
-        self.classes = ClassTree(index)
+        self.classes: ClassTree[ModuleScanner] = ClassTree(index, self, self._foreign_class)
+        self.parametrized = Parametrization(index, self.marks)
+        self.foreign = foreign
         self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self._methods: dict[int, _Method] = {}
 
@@ -152,52 +173,6 @@ class ModuleScanner:
         for decorator in decorators:
             marks += self.marks.resolve(decorator, "function" if scope == "function" else "class")
         return marks
-
-    def _parametrization(
-        self, decorators: Sequence[ast.expr]
-    ) -> tuple[int | None, list[tuple[int, Mark]]]:
-        """(instances, [(instances covered, mark)]) from parametrize decorators."""
-        total: int | None = 1
-        param_marks: list[tuple[int, Mark]] = []
-        for call in decorators:
-            if not isinstance(call, ast.Call):
-                continue
-            if self.index.imports.qualify(call.func) != "pytest.mark.parametrize":
-                continue
-            args = call_args(call)
-            values = [arg for arg in args if arg.keyword is None]
-            keyword = [arg for arg in args if arg.keyword == "argvalues"]
-            candidates = values[1:2] or keyword
-            argvalues = candidates[0] if candidates else None
-            size = self._count_values(argvalues.value) if argvalues is not None else None
-            total = None if total is None or size is None else total * size
-            if argvalues is not None:
-                param_marks += self._param_marks(argvalues.value)
-        return total, param_marks
-
-    def _count_values(self, node: ast.expr) -> int | None:
-        if isinstance(node, ast.List | ast.Tuple):
-            if any(isinstance(element, ast.Starred) for element in node.elts):
-                return None
-            return len(node.elts)
-        if isinstance(node, ast.Call) and dotted(node.func) == "range":
-            bounds = [literal(arg.value) for arg in call_args(node)]
-            if len(bounds) == 1 and isinstance(bounds[0], int) and not isinstance(bounds[0], bool):
-                return max(bounds[0], 0)
-            return None
-        if isinstance(node, ast.Name) and node.id in self.index.assignments:
-            return self._count_values(self.index.assignments[node.id])
-        return None
-
-    def _param_marks(self, node: ast.expr) -> list[tuple[int, Mark]]:
-        found: list[tuple[int, Mark]] = []
-        for call in find_all(node, ast.Call):
-            if self.index.imports.qualify(call.func) != "pytest.param":
-                continue
-            for arg in call_args(call):
-                if arg.keyword == "marks":
-                    found += [(1, mark) for mark in self.marks.resolve(arg.value, "param")]
-        return found
 
     def _module_marks(self) -> list[Mark]:
         marks: list[Mark] = []
@@ -217,15 +192,25 @@ class ModuleScanner:
         class_instances: int | None,
         class_params: list[tuple[int, Mark]],
         unittest: bool = False,
+        owner: ModuleScanner | None = None,
     ) -> TestFunction:
-        facts = self._method(function)
+        """``function`` as a test of this module; ``owner`` is the module that defines it,
+        when a class here inherits it from another (its marks are read there)."""
+        facts = (owner or self)._method(function)
         instances = facts.instances
         if instances is not None and class_instances is not None:
             instances *= class_instances
         elif class_instances is None:
             instances = None
         own = [*facts.marks, *self.body.of_fixtures(function, classes[-1] if classes else None)]
-        lineage = self.classes.lineage(classes[-1]) if classes else []
+        # What fixes a test's draws is read in the module that defines it: a test a class
+        # here inherits from another module is read there, with its classes of that module.
+        reader = owner or self
+        lineage = [
+            klass
+            for klass, tree in (self.classes.lineage(classes[-1]) if classes else [])
+            if tree is reader.classes
+        ]
         return TestFunction(
             path=self.index.path,
             name=function.name,
@@ -236,7 +221,7 @@ class ModuleScanner:
             param_marks=(*facts.param_marks, *class_params),
             trials=facts.trials,
             unittest=unittest,
-            replays=self.replays.of_test(function, classes, lineage),
+            replays=reader.replays.of_test(function, classes if reader is self else [], lineage),
         )
 
     def _method(self, function: Function) -> _Method:
@@ -244,7 +229,7 @@ class ModuleScanner:
         test is read once, though each subclass that inherits it collects it."""
         found = self._methods.get(id(function))
         if found is None:
-            instances, param_marks = self._parametrization(function.decorator_list)
+            instances, param_marks = self.parametrized.of(function.decorator_list)
             marks = self._decorator_marks(function.decorator_list, "function")
             marks += self.body.of(function)
             found = self._methods[id(function)] = _Method(
@@ -277,7 +262,8 @@ class ModuleScanner:
                 self.index, function
             ):
                 tests.append(self._test(function, [], module_marks, 1, []))
-        for node in self.index.classes:
+        # A class defined twice is the one written last, as for functions.
+        for node in {node.name: node for node in self.index.classes}.values():
             tests += self._class_tests([node], module_marks, 1, [])
         return tests
 
@@ -293,13 +279,13 @@ class ModuleScanner:
         if collected is False:
             return []
         unittest = collected is None
-        lineage = self.classes.lineage(node)
+        lineage = [(klass, tree.owner) for klass, tree in self.classes.lineage(node)]
         class_marks: list[Mark] = []
-        for klass in lineage:
-            class_marks += self._decorator_marks(klass.decorator_list, "class")
+        for klass, owner in lineage:
+            class_marks += owner._decorator_marks(klass.decorator_list, "class")
             for expression in class_pytestmark(klass):
-                class_marks += self.marks.resolve(expression, "class")
-        class_instances, class_params = self._parametrization(node.decorator_list)
+                class_marks += owner.marks.resolve(expression, "class")
+        class_instances, class_params = self.parametrized.of(node.decorator_list)
         instances = (
             None
             if class_instances is None or outer_instances is None
@@ -309,33 +295,40 @@ class ModuleScanner:
         marks = class_marks + outer_marks
         tests = []
         seen: set[str] = set()
-        for klass in lineage:
-            for statement in klass.body:
-                if not isinstance(statement, Function) or statement.name in seen:
+        for klass, owner in lineage:
+            for method in methods(klass):
+                if method.name in seen:
                     continue
-                seen.add(statement.name)
+                seen.add(method.name)
                 collected = (
-                    statement.name.startswith(UNITTEST_METHOD_PREFIX)
+                    method.name.startswith(UNITTEST_METHOD_PREFIX)
                     if unittest
-                    else matches_name(statement.name, self.options.python_functions)
+                    else matches_name(method.name, self.options.python_functions)
                 )
-                if collected and not is_fixture(self.index, statement):
-                    tests.append(self._test(statement, chain, marks, instances, params, unittest))
+                if collected and not is_fixture(owner.index, method):
+                    tests.append(
+                        self._test(method, chain, marks, instances, params, unittest, owner)
+                    )
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):
                     tests += self._class_tests([*chain, statement], marks, instances, params)
         return tests
 
-    def marks_named(self, name: str) -> list[Mark]:
-        if name == "pytestmark":
-            return []
-        if name in self.index.assignments:
-            return self.marks.resolve(self.index.assignments[name], "function")
-        function = self.index.functions.get(name)
-        if function is None or function.decorator_list or name.startswith("test"):
-            return []
-        return self.marks.factory_marks(function, "function", self.index.name_span(function))
+    def _foreign_class(
+        self, qualified: str
+    ) -> tuple[ast.ClassDef, ClassTree[ModuleScanner]] | None:
+        """A base class imported from another module of the repository (a mixin of
+        tests in a helper module), with the tree of the module that defines it."""
+        found = self.foreign(qualified, self.index.path)
+        if found is None:
+            return None
+        exports, name = found
+        owner = exports.scanner
+        node = {klass.name: klass for klass in owner.index.classes}.get(name)
+        if node is None:
+            return None
+        return node, owner.classes
 
     def fixture_trials(self, name: str) -> TrialCount | None:
         function = self.index.functions.get(name)
@@ -358,20 +351,33 @@ def scan_module(
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
     fixture_replays: FixtureReplayLookup = no_fixture_replay,
     fixture_defined: Callable[[str], bool] = no_fixture_defined,
+    reexport: Reexport = no_reexport,
+    foreign: ForeignLookup = no_foreign_module,
+    named: bool = False,
 ) -> tuple[ModuleFacts, ModuleExports]:
-    """Facts and exports of one module.
+    """Facts and exports of one module; ``named``: pytest collects it whatever its name
+    (a CI step names it, or it runs pytest on itself).
 
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
     index = index_module(path, text, narrowed)
     scanner = ModuleScanner(
-        index, options, external, fixtures, fixture_marks, fixture_replays, fixture_defined
+        index,
+        options,
+        external,
+        fixtures,
+        fixture_marks,
+        fixture_replays,
+        fixture_defined,
+        reexport,
+        foreign,
     )
     filename = path.rsplit("/", 1)[-1]
-    tests = scanner.tests() if is_test_module(filename, options.python_files) else []
+    collected = named or is_test_module(filename, options.python_files)
     facts = ModuleFacts(
         path=path,
-        tests=tuple(tests),
+        tests=tuple(scanner.tests()) if collected else (),
         hook_marks=tuple(scanner.body.in_hooks()),
+        named=named,
     )
     return facts, ModuleExports(scanner)

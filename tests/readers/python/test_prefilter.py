@@ -79,3 +79,12 @@ def test_a_block_names_a_variable_exactly_when_it_holds_one(variables, block):
     prefilter = Prefilter(variables=tuple(variables))
     names_one = any(variable in block for variable in variables)
     assert prefilter._knob(block, whole=False) == (names_one or Prefilter()._knob(block))
+
+
+def test_a_file_that_runs_pytest_on_itself():
+    from detlint.readers.python.prefilter import runs_itself
+
+    assert runs_itself(b'if __name__ == "__main__":\n    pytest.main([__file__, "-v"])\n')
+    assert runs_itself(b'sys.exit(pytest.main(["-v", f"{__file__}::Test"]))\n')
+    assert not runs_itself(b'pytest.main(["tests"])\nprint(__file__)\n')
+    assert not runs_itself(b"here = __file__\n")
