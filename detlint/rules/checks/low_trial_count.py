@@ -17,18 +17,16 @@ def low_trial_count(context: RuleContext) -> Iterator[Finding]:
         trials = gate.test.trials
         if trials.span is None or trials.span in seen:
             continue
-        threshold = gate.policy.fails_at != 1
-        if trials.env is None and not gate.policy.masks and not threshold:
+        if trials.env is None and not gate.policy.masks:
             # A literal `range(10)` in an ordinary test is a loop, not evidence of a
-            # trial count; it counts as one only where a knob marks the test flaky,
-            # or where the test counts its passes against a threshold.
+            # trial count; it counts as one only where a knob marks the test flaky.
             continue
         numbers = loss(gate, context)
         attempt = gate.policy.attempt(context.reference_rate)
         if attempt >= context.target:
             continue
         q, target = percent_label(context.reference_rate), percent_label(context.target)
-        if threshold:
+        if gate.policy.fails_at != 1:
             seen.add(trials.span)
             yield finding(
                 "DET301",
