@@ -8,7 +8,7 @@ lower detection. The numbers below are that tail at the default reference rate
 from __future__ import annotations
 
 import pytest
-from realworld_cases import RERUNFAILURES, check, findings, only
+from realworld_cases import RERUNFAILURES, audit, check, findings, one_test, only
 from scipy.stats import binom
 
 HEADER = "import os\n\nimport pytest\n\nTRIALS = int(os.getenv('TRIALS', '5'))\n"
@@ -232,3 +232,13 @@ def test_a_ci_step_sets_the_count_the_threshold_is_read_at(tmp_path):
         "sets TRIALS=3, below the test's own 5: a 10% violation is reported 2.8% of the time "
         "instead of 8.1% in tests/test_k.py::test_all_but_one"
     ) in finding["message"]
+
+
+def test_the_audit_gives_the_failing_trials_that_fail_the_test(tmp_path):
+    body = COUNTED.format(n=5) + "assert passes >= 3"
+    document = audit(tmp_path, {**RERUNFAILURES, "tests/test_loop.py": _module(body)})
+    trials = one_test(document, "test_loop")["trials"]
+    assert (trials["count"], trials["fails_at"], trials["line"]) == (5, 3, 11)
+    assert one_test(document, "test_loop")["numbers"]["reported_without"] == pytest.approx(
+        binom.sf(2, 5, 0.1)
+    )
