@@ -166,8 +166,14 @@ def fresh_names(nodes: list[ast.AST]) -> set[str]:
     values computed before the loop (``a = out[i]``) is not one, the loop's own
     variable neither. An object changed in place (``counter.shift()`` before ``assert
     counter.total == 1``) is not followed: such a loop walks one object through its
-    states, and counting it one trial says less rather than more."""
-    fresh: set[str] = set()
+    states, and counting it one trial says less rather than more. A counter the body
+    raises (``fails += 1``, under an ``if`` that runs the code) counts what this
+    iteration saw: it is fresh whatever it is raised by."""
+    fresh = {
+        node.target.id
+        for node in nodes
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)
+    }
     bindings = [_bindings(node) for node in nodes]
     grew = True
     while grew:

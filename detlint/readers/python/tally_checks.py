@@ -44,6 +44,14 @@ _FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Eq: ast.Eq,
     ast.NotEq: ast.NotEq,
 }
+_NEGATED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.GtE,
+    ast.LtE: ast.Gt,
+    ast.Gt: ast.LtE,
+    ast.GtE: ast.Lt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+}
 _OPERATORS: dict[type[ast.cmpop], Operator] = {
     ast.Lt: "<",
     ast.LtE: "<=",
@@ -94,6 +102,19 @@ class TallyChecks:
             return []
         if isinstance(required, ast.BoolOp) and isinstance(required.op, ast.And):
             return [reading for value in required.values for reading in self.readings(value)]
+        operand = required.operand if isinstance(required, ast.UnaryOp) else None
+        if (
+            isinstance(required, ast.UnaryOp)
+            and isinstance(required.op, ast.Not)
+            and isinstance(operand, ast.BoolOp)
+            and isinstance(operand.op, ast.Or)
+        ):
+            # `if a or b: pytest.fail(...)` requires `not a` and `not b`.
+            return [
+                reading
+                for value in operand.values
+                for reading in self.readings(ast.UnaryOp(op=ast.Not(), operand=value))
+            ]
         return [self._one(required)]
 
     def _tally(self, node: ast.expr) -> Tally | None:
@@ -136,7 +157,13 @@ class TallyChecks:
         return AGGREGATE
 
     def _falsy(self, operand: ast.expr) -> Reading:
-        """``not X`` is required."""
+        """``not X`` is required: ``if mismatches > 0: pytest.fail(...)`` requires
+        ``mismatches <= 0``."""
+        if isinstance(operand, ast.Compare) and len(operand.ops) == 1:
+            negation = _NEGATED.get(type(operand.ops[0]))
+            if negation is None:
+                return AGGREGATE
+            return self._compare(operand.left, negation(), operand.comparators[0])
         if _called(operand) == "any" and isinstance(operand, ast.Call) and len(operand.args) == 1:
             tally = self._over_tally(operand.args[0])
             return EACH if tally is not None and tally.collection else AGGREGATE

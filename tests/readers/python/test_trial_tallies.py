@@ -139,6 +139,26 @@ NO_LOOP = "1 attempt, no trial loop recognised"
             "for _ in range(3):\n    out = kernel(x)\n    assert torch.equal(out, REFERENCE)",
             "3 trials (literal loop bound)",
         ),
+        # The needle pattern: mismatches counted, the test failed once after the loop.
+        (
+            "mismatches = 0\nfor _ in range(int(os.getenv('NEEDLE_TRIALS', '3'))):\n"
+            "    if generate() != BASELINE:\n        mismatches += 1\n"
+            "if mismatches > 0:\n    pytest.fail(f'{mismatches} mismatches')",
+            "3 trials from NEEDLE_TRIALS",
+        ),
+        (
+            "bad = []\nslow = []\nfor seed in range(4):\n    out = run(seed)\n"
+            "    if out != EXPECTED:\n        bad.append(seed)\n"
+            "if bad or len(slow) > 0:\n    raise AssertionError(bad)",
+            "4 trials (literal loop bound)",
+        ),
+        # A count kept afresh in each trial, by a loop inside it, is checked by the trial.
+        (
+            "for _ in range(int(os.getenv('TRIALS', '6'))):\n    fails = 0\n"
+            "    for i in range(64):\n        if run(i) != EXPECTED:\n            fails += 1\n"
+            "    assert fails == 0",
+            "6 trials from TRIALS",
+        ),
         # A comprehension that builds an input is no loop of trials.
         ("assert shard_size([b'12' * n for n in range(1000)]) == 9", NO_LOOP),
         ("assert all(out[i] == ref[i] for i in range(5))", NO_LOOP),
