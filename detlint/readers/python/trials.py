@@ -5,6 +5,8 @@ any trial shows a violation; TRIALS usually comes from the environment
 (``int(os.getenv("NEEDLE_TRIALS", "5"))``) directly, through a variable, a
 fixture or a helper. An environment read that bounds no loop (a seed, a batch
 size) is not a trial knob, so the search starts from the loop, not the read.
+Whether the loop is one of trials, and the pass threshold a check after it may set
+(``assert passes >= 3``), is ``TrialChecks``'s to say.
 """
 
 from __future__ import annotations
