@@ -102,19 +102,15 @@ class TallyChecks:
             return []
         if isinstance(required, ast.BoolOp) and isinstance(required.op, ast.And):
             return [reading for value in required.values for reading in self.readings(value)]
-        operand = required.operand if isinstance(required, ast.UnaryOp) else None
-        if (
-            isinstance(required, ast.UnaryOp)
-            and isinstance(required.op, ast.Not)
-            and isinstance(operand, ast.BoolOp)
-            and isinstance(operand.op, ast.Or)
-        ):
-            # `if a or b: pytest.fail(...)` requires `not a` and `not b`.
-            return [
-                reading
-                for value in operand.values
-                for reading in self.readings(ast.UnaryOp(op=ast.Not(), operand=value))
-            ]
+        if isinstance(required, ast.UnaryOp) and isinstance(required.op, ast.Not):
+            operand = required.operand
+            if isinstance(operand, ast.BoolOp) and isinstance(operand.op, ast.Or):
+                # `if a or b: pytest.fail(...)` requires `not a` and `not b`.
+                return [
+                    reading
+                    for value in operand.values
+                    for reading in self.readings(ast.UnaryOp(op=ast.Not(), operand=value))
+                ]
         return [self._one(required)]
 
     def _tally(self, node: ast.expr) -> Tally | None:

@@ -19,7 +19,7 @@ from detlint.readers.python.count_bounds import CountBounds
 from detlint.readers.python.fresh_values import computed, fresh_names
 from detlint.readers.python.loop_tallies import tallies
 from detlint.readers.python.module_index import Function, ModuleIndex
-from detlint.readers.python.tally_checks import AGGREGATE, AT_LEAST_ONE, EACH, Reading, TallyChecks
+from detlint.readers.python.tally_checks import AT_LEAST_ONE, EACH, Reading, TallyChecks
 
 # Calls that check a value: assertion helpers of pytest, unittest, numpy and torch.
 _CHECK_PREFIXES = ("assert", "fail")
@@ -296,6 +296,9 @@ def _conjuncts(test: ast.expr) -> list[tuple[ast.expr, bool]]:
 
 
 def _verdict(readings: list[Reading]) -> LoopVerdict:
+    """A loop with any check that fails on one failing iteration runs trials; else one
+    threshold, when the checks agree on it; else (aggregates, bounds not read, two
+    thresholds) no trial count."""
     if not readings:
         return NOT_CHECKED
     if any(reading.kind == "each" for reading in readings):
@@ -309,5 +312,4 @@ def _verdict(readings: list[Reading]) -> LoopVerdict:
         return LoopVerdict(True, thresholds.pop())
     if thresholds:
         return LoopVerdict(False, reason="the trials are counted against more than one threshold")
-    assert all(reading is AGGREGATE or reading.kind == "aggregate" for reading in readings)
     return LoopVerdict(False, reason="the loop collects values that one check after it reads")
