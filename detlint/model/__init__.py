@@ -19,6 +19,7 @@ from detlint.model.gate import (
 )
 from detlint.model.layers import FlakyRuns, JobRetries, Layer, Repeat, Reruns, StrictXfail
 from detlint.model.policy import Policy
+from detlint.model.threshold import Threshold
 
 __all__ = [
     "ALLOW_FAILURE",
@@ -38,5 +39,6 @@ __all__ = [
     "Repeat",
     "Reruns",
     "StrictXfail",
+    "Threshold",
     "estimate_rate",
 ]

@@ -52,6 +52,6 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
             "DET103",
             span,
             message,
-            alternatives(gate.test, numbers, "retry the flaky operation, not the assertion,"),
+            alternatives(gate, numbers, "retry the flaky operation, not the assertion,"),
             numbers,
         )
