@@ -139,6 +139,12 @@ def analyse(
     read = read_repository(request, discovery, repository)
     composed = compose_tests(request, read, repository)
     ci = compose_ci(request, read, composed, repository)
+    if ci is not None and ci.named:  # files steps name, read though not named like tests
+        named = read._replace(modules=list(ci.named), pipelines=())
+        extra = compose_tests(request, named, repository)
+        read = read._replace(modules=[*read.modules, *ci.named])
+        gates, mapped = [*composed.gates, *extra.gates], {**extra.configs, **composed.configs}
+        composed = composed._replace(gates=gates, configs=mapped)
     configs = linted_configs(read, composed, repository)
     problems = unique_problems(
         [*discovery.problems, *read.problems, *composed.problems]
@@ -150,6 +156,8 @@ def analyse(
         kept = display_paths(read.lint_files, repository.root, repository.cwd) | {
             p.span.path for p in discovery.problems
         }
+        from detlint.rules.reported import about_linted_files
+
         findings = about_linted_files(findings, kept, configs)
     return Analysis(
         root=repository.root,
@@ -298,7 +306,7 @@ def compose_tests(request: Request, read: Read, repository: Repository) -> Compo
         config = configs[directory] = repository.configs.of(directory)
         module_evidence = repository.evidence_for(module.path)
         for test in (*module.tests, *hook_tests(module)):
-            if collects(config, test, cwd):
+            if collects(config, test, cwd, module.named):
                 gates += link_tests(test, config, module_evidence)
         progress.advance()
     evidence = repository.projects.combined(request.paths or [cwd])
@@ -381,18 +389,3 @@ def judge(
     findings = tuple(run_rules(context, problems))
     request.progress.advance()
     return findings
-
-
-def about_linted_files(
-    findings: tuple[Finding, ...], linted: frozenset[str], configs: tuple[PytestConfig, ...]
-) -> tuple[Finding, ...]:
-    """A run with the repository's pipelines as context reports what is in the linted
-    files and the pytest config that reaches them, and a finding elsewhere (a pipeline,
-    a file it includes, tox.ini) only when it involves a linted file: a related span
-    there, such as the marker a job retries again."""
-    keep = linted | {config.path for config in configs if config.path is not None}
-    return tuple(
-        finding
-        for finding in findings
-        if finding.span.path in keep or any(related.path in linted for related in finding.related)
-    )

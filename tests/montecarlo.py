@@ -24,6 +24,17 @@ def trials(q: float, count: int) -> Run:
     return run
 
 
+def counted_trials(q: float, count: int, check: Callable[[np.ndarray, int], np.ndarray]) -> Run:
+    """One attempt that counts its passing trials and asserts ``check(passes, count)``
+    (``passes >= 3``): it fails where the check is false."""
+
+    def run(rng: np.random.Generator, n: int) -> np.ndarray:
+        passes = (rng.random((n, count)) >= q).sum(axis=1)
+        return ~check(passes, count)
+
+    return run
+
+
 def rerun_until_pass(inner: Run, reruns: int) -> Run:
     """pytest-rerunfailures / pytest-retry / a CI job retry: run again while failing."""
 

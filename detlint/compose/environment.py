@@ -346,7 +346,8 @@ class Composition:
             # it, and shows every failing run as XFAIL): the first failure is what shows.
             layers = [layer for layer in layers if not isinstance(layer, Reruns | FlakyRuns)]
             self.notes.append("an xfailed failure is not rerun: the first one shows as XFAIL")
-        return Policy(trials=self.test.trials.count, layers=tuple(layers), gate=gate)
+        trials = self.test.trials
+        return Policy(trials.count, tuple(layers), gate, trials.threshold)
 
 
 def decorator_label(mark: Mark) -> str:

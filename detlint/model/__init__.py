@@ -20,6 +20,7 @@ from detlint.model.gate import (
 )
 from detlint.model.layers import FlakyRuns, JobRetries, Layer, Repeat, Reruns, StrictXfail
 from detlint.model.policy import Policy
+from detlint.model.threshold import Threshold
 
 __all__ = [
     "ALLOW_FAILURE",
@@ -40,5 +41,6 @@ __all__ = [
     "Repeat",
     "Reruns",
     "StrictXfail",
+    "Threshold",
     "estimate_rate",
 ]

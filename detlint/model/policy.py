@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from detlint.model.gate import BLOCKING, Gate
-from detlint.model.layers import Layer, any_fails, any_fails_inverse
+from detlint.model.layers import Layer, any_fails_inverse
+from detlint.model.threshold import Threshold, at_least
 
 # Search ceiling for trials_needed: beyond this the answer is "not practical".
 MAX_TRIALS = 10**9
@@ -29,11 +30,16 @@ def _check_probability(name: str, value: float) -> None:
 
 @dataclass(frozen=True)
 class Policy:
-    """Trials per attempt, the retry layers in application order, and the gate."""
+    """Trials per attempt, the retry layers in application order, and the gate.
+
+    ``threshold`` is the test's own pass threshold over its trials (``passes >= 3``),
+    None when any failing trial fails the test.
+    """
 
     trials: int = 1
     layers: tuple[Layer, ...] = ()
     gate: Gate = BLOCKING
+    threshold: Threshold | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.trials, bool) or not isinstance(self.trials, int) or self.trials < 1:
@@ -41,10 +47,17 @@ class Policy:
 
     # -- composition -------------------------------------------------------
 
+    @property
+    def fails_at(self) -> int:
+        """m: how many of the T trials must fail for one attempt to fail (1 without a
+        threshold)."""
+        return 1 if self.threshold is None else self.threshold.fails_at(self.trials)
+
     def attempt(self, q: float) -> float:
-        """P(one attempt of T trials shows the violation): ``1 - (1 - q)**T``."""
+        """P(one attempt of T trials fails): ``1 - (1 - q)**T``, or with a threshold
+        ``P[Binomial(T, q) >= m]``."""
         _check_probability("q", q)
-        return any_fails(q, self.trials)
+        return at_least(q, self.trials, self.fails_at)
 
     def failing(self, q: float) -> float:
         """P(the outcome below the gate is a failure)."""
@@ -71,7 +84,11 @@ class Policy:
     def baseline(self) -> Policy:
         """The same test with every masking knob removed ("without the knob")."""
         kept = tuple(layer for layer in self.layers if not layer.masks)
-        return Policy(trials=self.trials, layers=kept, gate=BLOCKING)
+        return Policy(trials=self.trials, layers=kept, gate=BLOCKING, threshold=self.threshold)
+
+    def every_trial(self) -> Policy:
+        """The same test requiring every trial to pass: its threshold dropped."""
+        return replace(self, threshold=None)
 
     def with_trials(self, trials: int) -> Policy:
         return replace(self, trials=trials)
@@ -81,6 +98,8 @@ class Policy:
 
     def describe(self) -> str:
         parts = [f"{self.trials} trial{'s' if self.trials != 1 else ''} per attempt"]
+        if self.threshold is not None and self.fails_at != 1:
+            parts[0] += f", {self.threshold.describe(self.trials)}"
         parts += [layer.describe() for layer in self.layers]
         if not self.gate.blocks:
             parts.append(self.gate.describe())
@@ -109,6 +128,8 @@ class Policy:
             if inverse is None:
                 return None
             value = inverse
+        if self.fails_at != 1:
+            return None  # a binomial tail has no closed-form inverse
         return any_fails_inverse(value, self.trials)
 
     def _numeric_rate(self, probability: float) -> float | None:
@@ -147,10 +168,16 @@ class Policy:
         For a policy with no other layers this is the smallest T' with
         ``1 - (1 - q_ref)**T' >= target``. None when no trial count reaches it.
         Assumes more trials never lower detection, true of every layer but
-        ``StrictXfail``, which ``baseline()`` drops.
+        ``StrictXfail``, which ``baseline()`` drops, and of a threshold whose m stays
+        the same at every count (``passes >= N - 1``). A threshold of a fixed number
+        of passes (``passes >= 3``) raises m with every trial added, so detection
+        falls as well as rises with T': the question has no such answer, and None
+        is given (``every_trial()`` asks it of the test without its threshold).
         """
         _check_probability("reference rate", reference_rate)
         _check_probability("target", target)
+        if self.threshold is not None and not self.threshold.follows_count:
+            return None
 
         def reaches(trials: int) -> bool:
             return self.with_trials(trials).reported(reference_rate) >= target

@@ -111,11 +111,14 @@ class Repository:
     def python(self, repository: PythonRepository) -> None:
         self._python = repository
 
-    def scan(self, files: Sequence[Path], trials: bool = False) -> list[ModuleFacts]:
+    def scan(
+        self, files: Sequence[Path], trials: bool = False, named: bool = False
+    ) -> list[ModuleFacts]:
         """The facts of test files read for context: those a CI run reaches that the
         Python pass did not parse. ``trials``: with the trial prefilter, so that a file
-        whose only knob is its trial loop is read too. Files that do not parse, or hold
-        nothing, give no facts (their problems are the run's own business elsewhere)."""
+        whose only knob is its trial loop is read too; ``named``: files pytest is given
+        by name, read as test modules whatever their names. Files that do not parse, or
+        hold nothing, give no facts (their problems are the run's own business elsewhere)."""
         python = self.python
         if trials:
             if self._with_trials is None:
@@ -123,7 +126,10 @@ class Repository:
                     self.root, self.cwd, python.options, python.prefilter.replaced(trials=True)
                 )
             python = self._with_trials
-        found = scan_files(python, list(files), self.jobs)
+        if named:
+            found = [python.scan(path, named=True) for path in files]
+        else:
+            found = scan_files(python, list(files), self.jobs)
         return [result for result in found if not isinstance(result, Problem | LoopOnly | None)]
 
 

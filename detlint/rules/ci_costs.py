@@ -45,7 +45,9 @@ def ci_loss(gate: CiGate | None, pair: Pair, context: RuleContext) -> Loss:
         reported=with_knob.reported(q),
         reported_without=without.reported(q),
         visible=with_knob.visible(q),
-        trials_needed=Policy(trials=without.trials).trials_needed(q, context.target),
+        trials_needed=Policy(trials=without.trials, threshold=without.threshold).trials_needed(
+            q, context.target
+        ),
         instances=gate.base.instances if gate is not None else None,
     )
 

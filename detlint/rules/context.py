@@ -19,6 +19,7 @@ from detlint.readers.python.facts import Mark, TestFunction
 from detlint.readers.python.options import HOOK_TEST
 from detlint.rules.catalogue import RULES
 from detlint.rules.finding import Finding, Loss
+from detlint.rules.trial_advice import more_trials
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
@@ -219,19 +220,11 @@ def runs_somewhere_else(gate: TestGate) -> bool:
     return any(not environment.policy.gate.blocks for environment in gate.environments)
 
 
-def alternatives(test: TestFunction, numbers: Loss, drop: str) -> str:
+def alternatives(gate: TestGate, numbers: Loss, drop: str) -> str:
     """The help line: more trials (naming the knob to raise) or a visible quarantine."""
     q, target = percent_label(numbers.reference_rate), percent_label(numbers.target)
-    needed = numbers.trials_needed
-    if needed is None:
-        trials = "no trial count reaches the target at this rate"
-    elif test.trials.env is not None:
-        trials = f"raise {test.trials.env} to {needed}"
-    elif test.trials.span is not None:
-        trials = f"raise the trial loop from {test.trials.count} to {needed} iterations"
-    else:
-        trials = f"run {needed} trials per attempt in a loop inside the test"
-    reach = f" (reports a {q} violation {target} of the time)" if needed is not None else ""
+    trials, reaches = more_trials(gate, numbers.reference_rate, numbers.target)
+    reach = f" (reports a {q} violation {target} of the time)" if reaches else ""
     return f"{drop} and {trials}{reach}, or quarantine it visibly: {QUARANTINE}"
 
 

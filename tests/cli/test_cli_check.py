@@ -167,6 +167,7 @@ def test_audit_inventory(needle):
         "env": "NEEDLE_TRIALS",
         "origin": "NEEDLE_TRIALS (default 5)",
         "line": 16,
+        "fails_at": None,
     }
     (environment,) = test["environments"]
     assert environment["condition"] == '`sys.platform == "darwin"`'

@@ -41,6 +41,9 @@ class CiAnalysis:
     others: tuple[OtherRun, ...] = ()
     # The step whose scripts write a knob around commands that run no tests.
     script_steps: tuple[tuple[CiKnob, CiStep], ...] = ()
+    # Files a run names that are not named like test modules (``pytest tests/check_foo.py``),
+    # read as test modules: pytest collects a file it is given whatever its name.
+    named: tuple[ModuleFacts, ...] = ()
 
     @functools.cached_property
     def _steps_by_knob(self) -> dict[CiKnob, list[CiStep]]:
@@ -92,6 +95,9 @@ def link_ci(
     tests: dict[str, list[TestFunction]] = {}
     for module in modules:
         tests.setdefault(module.path, []).extend(module.tests)
+    named = _named_modules(linked.linker, repository, tests, only)
+    for module in named:
+        tests[module.path] = list(module.tests)
     for paths, trials in ((changed, True), (overridden, False)):
         done = scanned if scanned_trials or not trials else frozenset()
         unread = sorted(paths - set(tests) - done)
@@ -110,7 +116,27 @@ def link_ci(
         tuple(gates),
         tuple(linked.linker.others),
         tuple(linked.linker.quiet),
+        tuple(named),
     )
+
+
+def _named_modules(
+    linker: Linker,
+    repository: Repository,
+    tests: dict[str, list[TestFunction]],
+    only: frozenset[str] | None,
+) -> list[ModuleFacts]:
+    """The files runs name that the Python pass left out for their names, read as test
+    modules (the run's own and every other finding about them then counts them)."""
+    shown = linker.targets.display
+    paths = sorted(
+        path
+        for path in map(shown, linker.targets.named)
+        if path not in tests and (only is None or path in only)
+    )
+    if not paths:
+        return []
+    return repository.scan([repository.cwd / path for path in paths], named=True)
 
 
 def _linker(repository: Repository) -> Linker:

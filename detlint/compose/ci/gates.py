@@ -95,7 +95,7 @@ class CiGate:
         elif gate.blocks and self.masked:
             gate = MASKED_EXIT
         layers = (*inside.layers, *(layer for _, layer in retries))
-        return Policy(trials=inside.trials, layers=layers, gate=gate)
+        return Policy(trials=inside.trials, layers=layers, gate=gate, threshold=inside.threshold)
 
     @property
     def ci_knobs(self) -> tuple[CiKnob, ...]:
@@ -317,8 +317,8 @@ class Composer:
         key = (id(test), override.name, count)
         entry = self._overrides.get(key)
         if entry is None:
-            trials = TrialCount(
-                count, test.trials.span, test.trials.env, f"{override.name}={count}"
+            trials = dataclasses.replace(
+                test.trials, count=count, origin=f"{override.name}={count}"
             )
             entry = self._overrides[key] = (test, dataclasses.replace(test, trials=trials))
         return entry[1]

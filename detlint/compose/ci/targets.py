@@ -46,6 +46,9 @@ class TestFiles:
         self._reached: dict[tuple[str, tuple[str, ...], tuple[str, ...]], tuple[str, ...]] = {}
         self._shown: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
         self._displayed: dict[str, str] = {}
+        # Files a run names that the config's ``python_files`` would not take (tests/
+        # check_foo.py): pytest collects a file it is given whatever its name.
+        self.named: set[str] = set()
 
     def reached(
         self, directory: str, written: tuple[str, ...], ignored: tuple[str, ...] = ()
@@ -196,6 +199,8 @@ class TestFiles:
                 found = tuple(tests)
             elif path in self._file_set:
                 found = (path,)
+                if not is_test_module(path[path.rfind("/") + 1 :], python_files):
+                    self.named.add(path)
             else:
                 prefix = path + "/"
                 start = bisect.bisect_left(tests, prefix)

@@ -73,11 +73,12 @@ def _names_patterns(path: Path) -> bool:
     )
 
 
-def collects(config: PytestConfig, test: TestFunction, cwd: Path) -> bool:
-    """Whether pytest, under ``config``, collects ``test`` when it walks the tree."""
+def collects(config: PytestConfig, test: TestFunction, cwd: Path, named: bool = False) -> bool:
+    """Whether pytest, under ``config``, collects ``test`` when it walks the tree; or,
+    for a module it is given by name (``named``), when it reads that module."""
     if test.name == HOOK_TEST:
         return True  # a stand-in for the tests a collection hook marks
-    if not _collects_module(
+    if not named and not _collects_module(
         config.path, config.python_files, config.norecursedirs, test.path, str(cwd)
     ):
         return False

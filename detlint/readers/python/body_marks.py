@@ -58,7 +58,7 @@ class BodyMarks:
         self.index = index
         self.resolver = resolver
         self.fixture_marks = fixture_marks
-        self.walk = GuardedWalk(index.text, index.original_line)
+        self.walk = GuardedWalk(index.text, index.original_line, index.constants.truth)
         # Walking every body for calls is the costliest search; most modules have
         # no imperative skip or xfail at all.
         self.any = any(token in index.source for token in _TOKENS)
@@ -90,7 +90,7 @@ class BodyMarks:
                 kind: MarkKind | None = "skip-call"
                 name = f"{dotted(func.value) or 'self'}.skipTest"
             else:
-                name = self.index.imports.qualify(func) or ""
+                name = self.resolver.qualify(func) or ""
                 kind = IMPERATIVE.get(name)
             if kind is None:
                 continue

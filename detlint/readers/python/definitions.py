@@ -3,7 +3,7 @@
 A test module names a mark alias, a retry decorator or a class decorator that another
 module defines (``from tests.helpers import flaky``); that module is found by the
 paths its import allows and read once, and answers for its names
-(``module_scan.ModuleExports``).
+(``module_exports.ModuleExports``).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from detlint.base.span import Span
+from detlint.model.threshold import Threshold
 from detlint.readers.python.options import HOOK_TEST
 
 
@@ -158,20 +159,33 @@ class TrialCount:
     """Trials per attempt and where the number comes from.
 
     ``env`` is the environment variable that sets it, when there is one;
-    ``count`` is its default (or the literal bound).
+    ``count`` is its default (or the literal bound). ``threshold`` is the pass
+    threshold the test checks after the loop (``assert passes >= 3``), None when
+    any failing trial fails the test.
     """
 
     count: int
     span: Span | None
     env: str | None = None
     origin: str = "no trial loop"
+    threshold: Threshold | None = None
+
+    @property
+    def fails_at(self) -> int:
+        """How many failing trials fail the test (1 without a threshold)."""
+        return 1 if self.threshold is None else self.threshold.fails_at(self.count)
 
     def describe(self) -> str:
+        plural = "s" if self.count != 1 else ""
         if self.env is not None:
-            return f"{self.count} trial{'s' if self.count != 1 else ''} from {self.env}"
-        if self.span is None:
+            text = f"{self.count} trial{plural} from {self.env}"
+        elif self.span is None:
             return "1 attempt, no trial loop recognised"
-        return f"{self.count} trial{'s' if self.count != 1 else ''} ({self.origin})"
+        else:
+            text = f"{self.count} trial{plural} ({self.origin})"
+        if self.threshold is not None and self.fails_at != 1:
+            text += f", {self.threshold.describe(self.count)}"
+        return text
 
 
 NO_TRIALS = TrialCount(count=1, span=None, origin="no trial loop recognised")
@@ -245,6 +259,9 @@ class ModuleFacts:
     path: str
     tests: tuple[TestFunction, ...]
     hook_marks: tuple[Mark, ...]  # marks added by item.add_marker() in hooks (conftest.py)
+    # Collected whatever ``python_files`` says: a CI step names it on a pytest command
+    # line, or it runs ``pytest.main([__file__])``.
+    named: bool = False
 
 
 def hook_tests(module: ModuleFacts) -> list[TestFunction]:

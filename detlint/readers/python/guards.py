@@ -49,9 +49,17 @@ class GuardedWalk:
     when (and if) something calls it, not as part of the body being read.
     """
 
-    def __init__(self, text: Text, line: Callable[[int], int] = lambda number: number) -> None:
+    def __init__(
+        self,
+        text: Text,
+        line: Callable[[int], int] = lambda number: number,
+        known: Callable[[ast.expr], bool | None] = lambda test: None,
+    ) -> None:
         self.text = text
         self.line = line  # a parsed line's number in the file (narrowing drops lines)
+        # Whether a condition holds, where the module's constants decide it: then only
+        # the branch that runs is read, with no guard (``if IS_CI: pytest.skip()``).
+        self.known = known
 
     def calls(self, body: list[ast.stmt]) -> Iterator[tuple[ast.Call, Guards]]:
         yield from self._statements(body, ())
@@ -73,6 +81,8 @@ class GuardedWalk:
         some path leaves the rest behind that line.
         """
         if isinstance(statement, ast.If) and not statement.orelse and _leaves(statement.body):
+            if self.known(statement.test) is False:
+                return None
             return negated(self.text(statement.test))
         if not isinstance(statement, ast.Expr | ast.Assign | ast.AugAssign | ast.AnnAssign) and (
             _may_leave(statement)
@@ -89,8 +99,12 @@ class GuardedWalk:
             return
         if isinstance(node, ast.If):
             yield from self._expression(node.test, guards)
-            yield from self._statements(node.body, adding(guards, quoted(text(node.test))))
-            yield from self._statements(node.orelse, adding(guards, negated(text(node.test))))
+            known = self.known(node.test)
+            if known is None:
+                yield from self._statements(node.body, adding(guards, quoted(text(node.test))))
+                yield from self._statements(node.orelse, adding(guards, negated(text(node.test))))
+            else:
+                yield from self._statements(node.body if known else node.orelse, guards)
         elif isinstance(node, ast.For | ast.AsyncFor):
             yield from self._expression(node.iter, guards)
             header = f"for {_one_line(text(node.target))} in {_one_line(text(node.iter))}:"

@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from detlint.base.span import Span
-from detlint.readers.python.definitions import DefinitionLookup, Definitions, nowhere
+from detlint.readers.python.definitions import DefinitionLookup, nowhere
 from detlint.readers.python.facts import Argument, Dynamic, Mark, MarkKind, Scope
 from detlint.readers.python.guards import negated, quoted
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 from detlint.readers.python.retry_libraries import LIBRARY_DECORATORS
-from detlint.readers.python.retry_marks import RetryReader, retry_marks
+from detlint.readers.python.retry_marks import RetryReader, imported_retries, retry_marks
+from detlint.readers.python.returned_marks import returned_expressions
 
 MARK_KINDS: dict[str, MarkKind] = {
     "flaky": "flaky",
@@ -49,6 +50,29 @@ UNITTEST_DECORATORS: dict[str, MarkKind] = {
 RETRY_DECORATORS = LIBRARY_DECORATORS
 MAX_DEPTH = 6
 
+# (qualified name, importer path) -> marks defined in another module, or None.
+ExternalLookup = Callable[[str, str], tuple[Mark, ...] | None]
+
+
+def no_external(qualified: str, importer: str) -> tuple[Mark, ...] | None:
+    return None
+
+
+# (qualified name, importer path) -> what it stands for where a repository module
+# imports it in turn (``from tests import unittest``), or None.
+Reexport = Callable[[str, str], str | None]
+
+
+def no_reexport(qualified: str, importer: str) -> str | None:
+    return None
+
+
+# The last names of what a re-exported module can hold that detlint reads: a
+# qualified name ending in another is never looked up in the repository.
+_REEXPORTED_TAILS = frozenset(
+    {"skip", "skipIf", "skipUnless", "expectedFailure", "SkipTest", "xfail", "flaky"}
+)
+
 
 def mark_kind(name: str) -> MarkKind | None:
     """The kind of a ``pytest.mark.<name>`` marker, or None when detlint ignores it."""
@@ -65,12 +89,30 @@ class MarkResolver:
     """Resolves expressions of one module to marks."""
 
     index: ModuleIndex
-    external: DefinitionLookup = nowhere
+    external: ExternalLookup = no_external
     retry_names: frozenset[str] = frozenset()
+    reexport: Reexport = no_reexport
+    # The repository module that defines an imported name: its retry decorators are read
+    # there, with the arguments a test gives them.
+    definitions: DefinitionLookup = nowhere
+    _qualified: dict[str, str | None] = field(default_factory=dict, init=False)
     retries: RetryReader = field(init=False)
 
     def __post_init__(self) -> None:
         self.retries = RetryReader(self.index)
+
+    def qualify(self, node: ast.AST) -> str | None:
+        """The qualified name of a name chain, also through a repository module that
+        imports it in turn: ``from .compat import unittest`` then ``unittest.skip``
+        is ``unittest.skip`` (compat.py: ``import unittest2 as unittest``)."""
+        qualified = self.index.imports.qualify(node)
+        if qualified is None or qualified.rsplit(".", 1)[-1] not in _REEXPORTED_TAILS:
+            return qualified
+        if qualified.startswith(("pytest.", "unittest.", "flaky.")):
+            return qualified
+        if qualified not in self._qualified:
+            self._qualified[qualified] = self.reexport(qualified, self.index.path)
+        return self._qualified[qualified] or qualified
 
     def arguments(self, call: ast.Call) -> tuple[Argument, ...]:
         return tuple(
@@ -139,7 +181,7 @@ class MarkResolver:
         def make(kind: MarkKind, name: str) -> list[Mark]:
             return [Mark(kind, name, arguments, call is None, use, scope, via, definition, comment)]
 
-        qualified = self.index.imports.qualify(target)
+        qualified = self.qualify(target)
         if qualified is not None:
             if qualified.startswith("pytest.mark."):
                 name = qualified[len("pytest.mark.") :]
@@ -150,15 +192,11 @@ class MarkResolver:
                 return make(UNITTEST_DECORATORS[qualified], name)
             if qualified in RETRY_DECORATORS:
                 return make("retry-decorator", qualified)
-            defined = self.external(qualified, self.index.path)
-            # The repository's own decorator first: a `flaky` in its own flaky.py is not
-            # the flaky package, and a configured name defined here is read from its code.
-            own = self._imported_retries(defined, qualified, target, call, use, scope, via)
-            if own or qualified in (FLAKY_PACKAGE_DECORATOR, *self.retry_names):
-                kind = "flaky-decorator" if qualified == FLAKY_PACKAGE_DECORATOR else None
-                return own or make(kind or "retry-decorator", qualified)
-            imported = defined[0].marks(defined[1]) if defined is not None else ()
-            if not imported:
+            own = self._own_retry(qualified, target, arguments, call is None, use, scope, via)
+            if own is not None:
+                return own or make(_kind_of(qualified), qualified)
+            imported = self.external(qualified, self.index.path)
+            if imported is None:
                 return []
             label = f"{dotted(target)} ({qualified})"
             written = self.index.text(expression)
@@ -179,28 +217,31 @@ class MarkResolver:
             return []
         return self._alias(local, call, arguments, use, scope, via, depth)
 
-    def _imported_retries(
+    def _own_retry(
         self,
-        defined: tuple[Definitions, str] | None,
         qualified: str,
         target: ast.expr,
-        call: ast.Call | None,
+        arguments: tuple[Argument, ...],
+        bare: bool,
         use: Span,
         scope: Scope,
         via: tuple[str, ...],
-    ) -> list[Mark]:
-        """Marks of a retry decorator another module of the repository defines."""
-        bare = call is None
-        arguments = self.arguments(call) if call is not None else ()
+    ) -> list[Mark] | None:
+        """The marks of a retry decorator another module of the repository defines,
+        read from its code; empty for a configured name or the flaky package's
+        ``flaky`` that is none (a `flaky` in the repository's own flaky.py is not the
+        package's), None for any other name."""
         configured = qualified in self.retry_names
-        found = defined[0].retries(defined[1], arguments, bare, configured) if defined else None
-        readings = found
-        if not readings:
-            return []
-        name = dotted(target) or qualified
-        label = f"{name} ({qualified})"
-        comment = self.index.comment_on(use.line)
-        return retry_marks(readings, name, arguments, bare, use, scope, (*via, label), comment)
+        own = imported_retries(
+            self.definitions(qualified, self.index.path),
+            (qualified, dotted(target) or qualified, configured),
+            arguments,
+            bare,
+            (use, scope, via, self.index.comment_on(use.line)),
+        )
+        if own or configured or qualified == FLAKY_PACKAGE_DECORATOR:
+            return own
+        return None
 
     def _alias(
         self,
@@ -304,6 +345,10 @@ class MarkResolver:
         return result
 
 
+def _kind_of(qualified: str) -> MarkKind:
+    return "flaky-decorator" if qualified == FLAKY_PACKAGE_DECORATOR else "retry-decorator"
+
+
 def _bound_names(function: Function) -> set[str]:
     """The parameters and local names of a mark factory (``RunIf(**kwargs)``)."""
     arguments = function.args
@@ -330,56 +375,3 @@ def _mentions(mark: Mark, names: set[str]) -> bool:
 
 def _guarded(marks: list[Mark], guard: str) -> list[Mark]:
     return [replace(mark, guards=(*mark.guards, guard)) for mark in marks]
-
-
-def returned_expressions(index: ModuleIndex, function: Function) -> list[ast.expr]:
-    """The marks a wrapper applies, as expressions to resolve.
-
-    A mark factory returns the mark (``return pytest.mark.flaky(reruns=2)``); a
-    decorator applies marks or other wrappers to the function it is given
-    (``return pytest.mark.flaky(reruns=2)(fn)``, ``return with_timeout(rerun_mark(fn))``,
-    ``fn = gpu_flaky(fn)``). Only the function's own top-level statements are read,
-    and a local name bound to a mark in them is followed.
-    """
-    found: list[ast.expr] = []
-    if not index.is_block(function.body):
-        return found
-    parameters = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
-    wrapped = parameters[0] if parameters else None
-    local: dict[str, ast.expr] = {}
-    for statement in function.body:
-        if isinstance(statement, ast.Assign):
-            targets = [t.id for t in statement.targets if isinstance(t, ast.Name)]
-            if wrapped in targets:
-                found += _applied_to(statement.value, wrapped, local)
-            for target in targets:
-                local[target] = statement.value
-        elif isinstance(statement, ast.Expr):
-            found += _applied_to(statement.value, wrapped, local)
-        elif isinstance(statement, ast.Return) and statement.value is not None:
-            applied = _applied_to(statement.value, wrapped, local)
-            found += applied or [_local(statement.value, local)]
-    return found
-
-
-def _local(value: ast.expr, local: dict[str, ast.expr]) -> ast.expr:
-    if isinstance(value, ast.Name) and value.id in local:
-        return local[value.id]
-    return value
-
-
-def _applied_to(value: ast.expr, wrapped: str | None, local: dict[str, ast.expr]) -> list[ast.expr]:
-    """The callees of a chain of calls that ends in the wrapped function:
-    ``a(b(fn))`` -> [a, b]; ``pytest.mark.x(...)(fn)`` -> [pytest.mark.x(...)]."""
-    found: list[ast.expr] = []
-    while isinstance(value, ast.Call) and wrapped is not None:
-        positional = [arg for arg in value.args if not isinstance(arg, ast.Starred)]
-        if not positional or "mark" in (dotted(value.func) or "").split("."):
-            # `pytest.mark.skipif(condition)` in a factory configures the mark; a
-            # decorator applies one already configured: `pytest.mark.skipif(...)(fn)`.
-            return []
-        found.append(_local(value.func, local))
-        value = positional[0]
-    if isinstance(value, ast.Name) and value.id == wrapped:
-        return found
-    return []

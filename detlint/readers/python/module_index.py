@@ -14,6 +14,7 @@ import functools
 from dataclasses import dataclass, field
 
 from detlint.base.span import Span
+from detlint.readers.python.constants import Constants
 from detlint.readers.python.facts import ArgValue, Dynamic
 from detlint.readers.python.guards import negated, quoted
 from detlint.readers.python.locations import Arg, Code, call_args
@@ -96,15 +97,15 @@ class ModuleIndex:
         return found
 
     def _constant(self, node: ast.expr) -> ArgValue | NotLiteral:
-        """A module constant's literal value (``RERUNS = 3`` then ``reruns=RERUNS``), when
-        it is defined once at the top level."""
-        if not isinstance(node, ast.Name) or node.id in self.alternatives:
+        """The value of an argument written with module constants (``RERUNS = 3`` then
+        ``reruns=RERUNS``; ``_IS_SYNC = False`` then ``skipif(not _IS_SYNC)``)."""
+        if not self.constants.names_constant(node):
             return NOT_LITERAL
-        value = self.assignments.get(node.id)
-        if value is None:
-            return NOT_LITERAL
-        found = literal(value)
-        return NOT_LITERAL if isinstance(found, tuple) else found
+        return self.constants.evaluate(node)
+
+    @functools.cached_property
+    def constants(self) -> Constants:
+        return Constants(self.source, self.assignments, self.alternatives)
 
     def body(self, function: Function, kinds: type[NodeT] | tuple[type[NodeT], ...]) -> list[NodeT]:
         """The nodes of ``kinds`` in a function's body, in walk order.
@@ -175,7 +176,11 @@ def _assign_targets(statement: ast.stmt) -> list[tuple[str, ast.expr]]:
 Guarded = ast.If | ast.Try | ast.With | ast.AsyncWith
 
 
-def _index_statement(index: ModuleIndex, statement: ast.stmt, guard: str | None = None) -> None:
+def _index_statement(
+    index: ModuleIndex, statement: ast.stmt, guard: str | None = None, marks: str | None = None
+) -> None:
+    """Index one top-level statement (or one in a branch, under ``guard``); ``marks`` is
+    the guard on a module ``pytestmark`` assigned there (see ``_mark_branches``)."""
     if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
         index.functions[statement.name] = statement
         _note_definition(index, statement.name, statement, guard)
@@ -186,12 +191,12 @@ def _index_statement(index: ModuleIndex, statement: ast.stmt, guard: str | None 
     elif isinstance(statement, Guarded):
         # Imports and definitions guarded by `if`/`try` (e.g. optional plugins)
         # still define names; read every branch, noting which one each is in.
-        for block, branch in _blocks(index, statement):
-            within = (
-                guard if branch is None else branch if guard is None else f"{guard} and {branch}"
-            )
+        blocks = _blocks(index, statement)
+        for (block, branch), mark_branch in zip(
+            blocks, _mark_branches(statement, blocks), strict=True
+        ):
             for inner in block:
-                _index_statement(index, inner, within)
+                _index_statement(index, inner, _and(guard, branch), _and(marks, mark_branch))
     else:
         if (
             isinstance(statement, ast.AugAssign)
@@ -199,16 +204,59 @@ def _index_statement(index: ModuleIndex, statement: ast.stmt, guard: str | None 
             and statement.target.id == "pytestmark"
             and isinstance(statement.op, ast.Add)
         ):
-            index.pytestmark.append(statement.value)
-            if guard is not None:
-                index.pytestmark_guards[id(statement.value)] = guard
+            _add_pytestmark(index, statement.value, marks, replace=False)
         for name, value in _assign_targets(statement):
             if name == "pytestmark":
-                index.pytestmark = [value]
-                if guard is not None:
-                    index.pytestmark_guards[id(value)] = guard
+                _add_pytestmark(index, value, marks, replace=True)
             index.assignments[name] = value
             _note_definition(index, name, value, guard)
+
+
+def _and(guard: str | None, branch: str | None) -> str | None:
+    return guard if branch is None else branch if guard is None else f"{guard} and {branch}"
+
+
+def _mark_branches(
+    statement: Guarded, blocks: list[tuple[list[ast.stmt], str | None]]
+) -> list[str | None]:
+    """The guard on a ``pytestmark`` in each block: its branch's, but for the body of a
+    ``try:`` none of whose handlers assign one. That body is taken to run, as in a test
+    body (``guards``): ``try: import numpy; pytestmark = ...`` marks wherever the
+    module's tests run at all."""
+    branches = [branch for _, branch in blocks]
+    if not isinstance(statement, ast.Try) or not blocks or blocks[0][0] is not statement.body:
+        return branches
+    handlers = [inner for handler in statement.handlers for inner in handler.body]
+    if not any(_binds_pytestmark(inner) for inner in handlers):
+        branches[0] = None
+    return branches
+
+
+def _binds_pytestmark(statement: ast.stmt) -> bool:
+    return any(
+        isinstance(node, ast.Name) and node.id == "pytestmark" and isinstance(node.ctx, ast.Store)
+        for node in ast.walk(statement)
+    )
+
+
+def _add_pytestmark(index: ModuleIndex, value: ast.expr, guard: str | None, replace: bool) -> None:
+    """A module ``pytestmark`` assigned (``replace``) or extended (``+=``) under ``guard``.
+
+    An assignment at the top level replaces every earlier one; one in a branch of an
+    ``if`` or ``try`` replaces only what an earlier statement of that same branch
+    assigned, so that each branch's marks apply under its own condition (``if win:
+    pytestmark = skip`` then ``else: pytestmark = flaky``).
+    """
+    if replace:
+        if guard is None:
+            index.pytestmark = []
+        else:
+            index.pytestmark = [
+                kept for kept in index.pytestmark if index.pytestmark_guards.get(id(kept)) != guard
+            ]
+    index.pytestmark.append(value)
+    if guard is not None:
+        index.pytestmark_guards[id(value)] = guard
 
 
 def _note_definition(
@@ -231,24 +279,7 @@ def _blocks(index: ModuleIndex, statement: Guarded) -> list[tuple[list[ast.stmt]
     under which it runs (None for the ones that always run)."""
     blocks: list[tuple[list[ast.stmt], str | None]] = []
     if isinstance(statement, ast.If):
-        condition = index.text(statement.test)
-        if index.is_block(statement.body):
-            blocks.append((statement.body, quoted(condition)))
-        orelse = statement.orelse
-        if orelse:
-            first = orelse[0]
-            if (
-                len(orelse) == 1
-                and isinstance(first, ast.If)
-                and index.code.text.startswith("elif", index.code.start(first))
-            ):
-                blocks += [
-                    (block, f"{negated(condition)} and {guard}" if guard else negated(condition))
-                    for block, guard in _blocks(index, first)
-                ]
-            elif index.is_block(orelse):
-                blocks.append((orelse, negated(condition)))
-        return blocks
+        return _if_blocks(index, statement)
     if isinstance(statement, ast.Try):
         if index.is_block(statement.body):
             blocks.append(
@@ -270,6 +301,31 @@ def _blocks(index: ModuleIndex, statement: Guarded) -> list[tuple[list[ast.stmt]
         return blocks
     if index.is_block(statement.body):
         blocks.append((statement.body, None))
+    return blocks
+
+
+def _if_blocks(index: ModuleIndex, statement: ast.If) -> list[tuple[list[ast.stmt], str | None]]:
+    """The blocks of an ``if`` and its ``elif``s and ``else``, each under its condition;
+    a condition the module's constants decide leaves only the branch that runs, with
+    no guard (``IS_CI = True`` then ``if IS_CI: skip_here = pytest.mark.skip``)."""
+    blocks: list[tuple[list[ast.stmt], str | None]] = []
+    known = index.constants.truth(statement.test)
+    condition = index.text(statement.test)
+    if known is not False and index.is_block(statement.body):
+        blocks.append((statement.body, None if known else quoted(condition)))
+    orelse = statement.orelse
+    if not orelse or known is True:
+        return blocks
+    otherwise = None if known is False else negated(condition)
+    first = orelse[0]
+    if (
+        len(orelse) == 1
+        and isinstance(first, ast.If)
+        and index.code.text.startswith("elif", index.code.start(first))
+    ):
+        blocks += [(block, _and(otherwise, guard)) for block, guard in _blocks(index, first)]
+    elif index.is_block(orelse):
+        blocks.append((orelse, otherwise))
     return blocks
 
 

@@ -17,31 +17,36 @@ return a trial count.
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
 from detlint.readers.python.body_marks import BodyMarks
-from detlint.readers.python.definitions import DefinitionLookup, Guarded, nowhere
+from detlint.readers.python.definitions import DefinitionLookup, nowhere
 from detlint.readers.python.facts import (
-    Argument,
     Mark,
     ModuleFacts,
     NamedWrap,
-    Replay,
     TestFunction,
     TrialCount,
 )
 from detlint.readers.python.fixtures import (
-    AUTOUSE,
     FixtureMarksLookup,
-    is_autouse,
     is_fixture,
     no_fixture_marks,
 )
-from detlint.readers.python.hook_wraps import hook_wraps
-from detlint.readers.python.marks import MarkResolver
+from detlint.readers.python.marks import (
+    ExternalLookup,
+    MarkResolver,
+    Reexport,
+    no_external,
+    no_reexport,
+)
+from detlint.readers.python.module_exports import (
+    ForeignLookup,
+    ModuleExports,
+    no_foreign_module,
+)
 from detlint.readers.python.module_index import Function, ModuleIndex, index_module
 from detlint.readers.python.named_wraps import ModuleWraps, WrapsLookup, no_wraps, unlisted
 from detlint.readers.python.narrowed import Narrowed
@@ -51,93 +56,15 @@ from detlint.readers.python.options import (
     is_test_module,
     matches_name,
 )
-from detlint.readers.python.parametrization import Parametrization
+from detlint.readers.python.parametrize import Parametrization
 from detlint.readers.python.replays import (
     FixtureReplayLookup,
     ReplayFinder,
     no_fixture_defined,
     no_fixture_replay,
 )
-from detlint.readers.python.test_classes import ClassTree, class_pytestmark
+from detlint.readers.python.test_classes import ClassTree, class_pytestmark, methods
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
-
-
-class ModuleExports:
-    """Names other modules may import or use as fixtures, resolved on first request.
-
-    A helper module can be large and define hundreds of names; only the few a
-    test imports are ever resolved.
-    """
-
-    def __init__(self, scanner: ModuleScanner) -> None:
-        self._scanner = scanner
-        self._marks: dict[str, tuple[Mark, ...]] = {}
-        self._fixtures: dict[str, TrialCount | None] = {}
-        self._fixture_marks: dict[str, tuple[Mark, ...]] = {}
-
-    def fixture_replay(self, name: str) -> Replay | None:
-        """What fixture ``name`` replays for the tests that use it (``AUTOUSE``: the first
-        autouse fixture that replays something)."""
-        scanner = self._scanner
-        if name == AUTOUSE:
-            return scanner.replays.autouse()
-        fixture = scanner.index.functions.get(name)
-        if fixture is None or not is_fixture(scanner.index, fixture):
-            return None
-        return scanner.replays.of_fixture(name, fixture)
-
-    def marks(self, name: str) -> tuple[Mark, ...]:
-        """The marks ``name`` stands for: an alias or a mark wrapper; empty otherwise."""
-        if name not in self._marks:
-            self._marks[name] = tuple(self._scanner.marks_named(name))
-        return self._marks[name]
-
-    def retries(
-        self, name: str, arguments: tuple[Argument, ...], bare: bool, configured: bool
-    ) -> tuple[Guarded, ...] | None:
-        """How function ``name``, a decorator, retries a test (None: no such function)."""
-        return self._scanner.marks.retries.named(name, arguments, bare, configured)
-
-    def named_wraps(self, name: str) -> tuple[NamedWrap, ...]:
-        """The decorators class decorator ``name`` applies to methods by name."""
-        function = self._scanner.index.functions.get(name)
-        return tuple(self._scanner.named.reader.class_decorator(function)) if function else ()
-
-    @functools.cached_property
-    def hook_wraps(self) -> tuple[NamedWrap, ...]:
-        """The tests this conftest's hooks wrap by name (``item.obj = retry(item.obj)``)."""
-        return tuple(hook_wraps(self._scanner.named.reader))
-
-    def fixture_trials(self, name: str) -> TrialCount | None:
-        """The trial count fixture ``name`` returns, if it is one."""
-        if name not in self._fixtures:
-            self._fixtures[name] = self._scanner.fixture_trials(name)
-        return self._fixtures[name]
-
-    def defines_fixture(self, name: str) -> bool:
-        function = self._scanner.index.functions.get(name)
-        return function is not None and is_fixture(self._scanner.index, function)
-
-    def fixture_marks(self, name: str) -> tuple[Mark, ...]:
-        """The skips and xfails fixture ``name`` applies (``AUTOUSE``: every autouse one)."""
-        found = self._fixture_marks.get(name)
-        if found is None:
-            found = self._fixture_marks[name] = self._find_fixture_marks(name)
-        return found
-
-    def _find_fixture_marks(self, name: str) -> tuple[Mark, ...]:
-        scanner = self._scanner
-        if name == AUTOUSE:
-            return tuple(
-                mark
-                for fixture_name, fixture in scanner.index.functions.items()
-                if is_fixture(scanner.index, fixture) and is_autouse(scanner.index, fixture)
-                for mark in scanner.body.of_fixture(fixture_name, fixture)
-            )
-        fixture = scanner.index.functions.get(name)
-        if fixture is None or not is_fixture(scanner.index, fixture):
-            return ()
-        return tuple(scanner.body.of_fixture(name, fixture))
 
 
 @dataclass(frozen=True)
@@ -158,21 +85,25 @@ class ModuleScanner:
         self,
         index: ModuleIndex,
         options: ScanOptions,
-        external: DefinitionLookup = nowhere,
+        external: ExternalLookup = no_external,
         fixtures: FixtureLookup = no_fixture,
         fixture_marks: FixtureMarksLookup = no_fixture_marks,
         fixture_replays: FixtureReplayLookup = no_fixture_replay,
         fixture_defined: Callable[[str], bool] = no_fixture_defined,
+        reexport: Reexport = no_reexport,
+        foreign: ForeignLookup = no_foreign_module,
         conftest_wraps: WrapsLookup = no_wraps,
+        definitions: DefinitionLookup = nowhere,
     ) -> None:
         self.index = index
         self.options = options
-        self.marks = MarkResolver(index, external, options.retry_names)
-        self.parameters = Parametrization(index, self.marks)
-        self.named = ModuleWraps(index, self.marks, external, conftest_wraps)
+        self.marks = MarkResolver(index, external, options.retry_names, reexport, definitions)
+        self.named = ModuleWraps(index, self.marks, definitions, conftest_wraps)
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
-        self.classes = ClassTree(index)
+        self.classes: ClassTree[ModuleScanner] = ClassTree(index, self, self._foreign_class)
+        self.parametrized = Parametrization(index, self.marks)
+        self.foreign = foreign
         self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self._methods: dict[int, _Method] = {}
 
@@ -200,9 +131,12 @@ class ModuleScanner:
         class_instances: int | None,
         class_params: list[tuple[int, Mark]],
         unittest: bool = False,
+        owner: ModuleScanner | None = None,
         class_wraps: Sequence[NamedWrap] = (),
     ) -> TestFunction:
-        facts = self._method(function)
+        """``function`` as a test of this module; ``owner`` is the module that defines it,
+        when a class here inherits it from another (its marks are read there)."""
+        facts = (owner or self)._method(function)
         instances = facts.instances
         if instances is not None and class_instances is not None:
             instances *= class_instances
@@ -214,7 +148,14 @@ class ModuleScanner:
             *facts.marks,
             *self.body.of_fixtures(function, classes[-1] if classes else None),
         ]
-        lineage = self.classes.lineage(classes[-1]) if classes else []
+        # What fixes a test's draws is read in the module that defines it: a test a class
+        # here inherits from another module is read there, with its classes of that module.
+        reader = owner or self
+        lineage = [
+            klass
+            for klass, tree in (self.classes.lineage(classes[-1]) if classes else [])
+            if tree is reader.classes
+        ]
         return TestFunction(
             path=self.index.path,
             name=function.name,
@@ -225,7 +166,7 @@ class ModuleScanner:
             param_marks=(*facts.param_marks, *class_params),
             trials=facts.trials,
             unittest=unittest,
-            replays=self.replays.of_test(function, classes, lineage),
+            replays=reader.replays.of_test(function, classes if reader is self else [], lineage),
         )
 
     def _method(self, function: Function) -> _Method:
@@ -233,7 +174,7 @@ class ModuleScanner:
         test is read once, though each subclass that inherits it collects it."""
         found = self._methods.get(id(function))
         if found is None:
-            instances, param_marks = self.parameters.of(function.decorator_list)
+            instances, param_marks = self.parametrized.of(function.decorator_list)
             marks = self._decorator_marks(function.decorator_list, "function")
             marks += self.body.of(function)
             found = self._methods[id(function)] = _Method(
@@ -266,7 +207,8 @@ class ModuleScanner:
                 self.index, function
             ):
                 tests.append(self._test(function, [], module_marks, 1, []))
-        for node in self.index.classes:
+        # A class defined twice is the one written last, as for functions.
+        for node in {node.name: node for node in self.index.classes}.values():
             tests += self._class_tests([node], module_marks, 1, [])
         return tests
 
@@ -282,13 +224,13 @@ class ModuleScanner:
         if collected is False:
             return []
         unittest = collected is None
-        lineage = self.classes.lineage(node)
+        lineage = [(klass, tree.owner) for klass, tree in self.classes.lineage(node)]
         class_marks: list[Mark] = []
-        for klass in lineage:
-            class_marks += self._decorator_marks(klass.decorator_list, "class")
+        for klass, owner in lineage:
+            class_marks += owner._decorator_marks(klass.decorator_list, "class")
             for expression in class_pytestmark(klass):
-                class_marks += self.marks.resolve(expression, "class")
-        class_instances, class_params = self.parameters.of(node.decorator_list)
+                class_marks += owner.marks.resolve(expression, "class")
+        class_instances, class_params = self.parametrized.of(node.decorator_list)
         instances = (
             None
             if class_instances is None or outer_instances is None
@@ -296,22 +238,22 @@ class ModuleScanner:
         )
         params = class_params + outer_params
         marks = class_marks + outer_marks
-        wraps = self.named.of_classes(lineage)
+        wraps = self.named.of_classes([klass for klass, owner in lineage if owner is self])
         tests = []
         seen: set[str] = set()
-        for klass in lineage:
-            for statement in klass.body:
-                if not isinstance(statement, Function) or statement.name in seen:
+        for klass, owner in lineage:
+            for method in methods(klass):
+                if method.name in seen:
                     continue
-                seen.add(statement.name)
+                seen.add(method.name)
                 collected = (
-                    statement.name.startswith(UNITTEST_METHOD_PREFIX)
+                    method.name.startswith(UNITTEST_METHOD_PREFIX)
                     if unittest
-                    else matches_name(statement.name, self.options.python_functions)
+                    else matches_name(method.name, self.options.python_functions)
                 )
-                if collected and not is_fixture(self.index, statement):
+                if collected and not is_fixture(owner.index, method):
                     tests.append(
-                        self._test(statement, chain, marks, instances, params, unittest, wraps)
+                        self._test(method, chain, marks, instances, params, unittest, owner, wraps)
                     )
         if not unittest:
             for statement in node.body:
@@ -319,15 +261,20 @@ class ModuleScanner:
                     tests += self._class_tests([*chain, statement], marks, instances, params)
         return tests
 
-    def marks_named(self, name: str) -> list[Mark]:
-        if name == "pytestmark":
-            return []
-        if name in self.index.assignments:
-            return self.marks.resolve(self.index.assignments[name], "function")
-        function = self.index.functions.get(name)
-        if function is None or function.decorator_list or name.startswith("test"):
-            return []
-        return self.marks.factory_marks(function, "function", self.index.name_span(function))
+    def _foreign_class(
+        self, qualified: str
+    ) -> tuple[ast.ClassDef, ClassTree[ModuleScanner]] | None:
+        """A base class imported from another module of the repository (a mixin of
+        tests in a helper module), with the tree of the module that defines it."""
+        found = self.foreign(qualified, self.index.path)
+        if found is None:
+            return None
+        exports, name = found
+        owner = exports.scanner
+        node = {klass.name: klass for klass in owner.index.classes}.get(name)
+        if node is None:
+            return None
+        return node, owner.classes
 
     def fixture_trials(self, name: str) -> TrialCount | None:
         function = self.index.functions.get(name)
@@ -344,15 +291,20 @@ def scan_module(
     path: str,
     text: str,
     options: ScanOptions,
-    external: DefinitionLookup = nowhere,
+    external: ExternalLookup = no_external,
     fixtures: FixtureLookup = no_fixture,
     narrowed: Narrowed | None = None,
     fixture_marks: FixtureMarksLookup = no_fixture_marks,
     fixture_replays: FixtureReplayLookup = no_fixture_replay,
     fixture_defined: Callable[[str], bool] = no_fixture_defined,
+    reexport: Reexport = no_reexport,
+    foreign: ForeignLookup = no_foreign_module,
+    named: bool = False,
     conftest_wraps: WrapsLookup = no_wraps,
+    definitions: DefinitionLookup = nowhere,
 ) -> tuple[ModuleFacts, ModuleExports]:
-    """Facts and exports of one module.
+    """Facts and exports of one module; ``named``: pytest collects it whatever its name
+    (a CI step names it, or it runs pytest on itself).
 
     Raises what :func:`~detlint.readers.python.parse.parse` raises on code that does not parse.
     """
@@ -365,17 +317,20 @@ def scan_module(
         fixture_marks,
         fixture_replays,
         fixture_defined,
+        reexport,
+        foreign,
         conftest_wraps,
+        definitions,
     )
     filename = path.rsplit("/", 1)[-1]
-    testing = is_test_module(filename, options.python_files)
-    tests = scanner.tests() if testing else []
+    collected = named or is_test_module(filename, options.python_files)
     exports = ModuleExports(scanner)
     # Wraps whose names detlint cannot list are judged once, as a hook's marks are.
-    wraps = scanner.named.own if testing else list(exports.hook_wraps)
+    wraps = scanner.named.own if collected else list(exports.hook_wraps)
     facts = ModuleFacts(
         path=path,
-        tests=tuple(tests),
+        tests=tuple(scanner.tests()) if collected else (),
         hook_marks=(*scanner.body.in_hooks(), *unlisted(wraps)),
+        named=named,
     )
     return facts, exports

@@ -28,6 +28,15 @@ def dotted(node: ast.AST) -> str | None:
     return ".".join(reversed(parts))
 
 
+# Modules that are another's API under another name: unittest2 backports unittest.
+_SAME_API = {"unittest2": "unittest"}
+
+
+def _canonical(module: str) -> str:
+    head, dot, rest = module.partition(".")
+    return _SAME_API.get(head, head) + dot + rest
+
+
 @dataclass
 class ImportMap:
     """Local name -> qualified dotted name, from a module's import statements.
@@ -42,14 +51,14 @@ class ImportMap:
         if isinstance(statement, ast.Import):
             for alias in statement.names:
                 if alias.asname is not None:
-                    self.names[alias.asname] = alias.name
+                    self.names[alias.asname] = _canonical(alias.name)
                 else:
                     head = alias.name.split(".")[0]
-                    self.names[head] = head
+                    self.names[head] = _canonical(head)
             return
         if statement.names[0].name == "*":
             return
-        module = "." * statement.level + (statement.module or "")
+        module = "." * statement.level + _canonical(statement.module or "")
         separator = "" if module.endswith(".") or not module else "."
         for alias in statement.names:
             local = alias.asname if alias.asname is not None else alias.name
@@ -58,8 +67,10 @@ class ImportMap:
     def qualify(self, node: ast.AST) -> str | None:
         """The qualified name of a name chain, or None when its head is not imported."""
         name = dotted(node)
-        if name is None:
-            return None
+        return None if name is None else self.qualify_name(name)
+
+    def qualify_name(self, name: str) -> str | None:
+        """``qualify`` of a dotted name as written."""
         head, _, rest = name.partition(".")
         if head not in self.names:
             return None

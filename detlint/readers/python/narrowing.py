@@ -22,19 +22,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from detlint.readers.python.block_levels import Level, Words
 from detlint.readers.python.blocks import (
     IDENTIFIER,
     blank_strings,
-    defined_name,
-    definition_head,
     split_blocks,
     statement_starts,
 )
 from detlint.readers.python.body_stubs import (
     CHECK_HINTS,
-    TRIAL_HINTS,
     Wanted,
     member_trial_names,
     with_stubs,
@@ -45,49 +42,10 @@ from detlint.readers.python.narrowed import Narrowed, join_pieces
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
 
 
-@dataclass(frozen=True)
-class _Level:
-    """The statements of one level (a module, or a class body) with what each one
-    defines, found once: every step of the cut asks about them."""
-
-    blocks: tuple[str, ...]
-    heads: tuple[re.Match[str] | None, ...]  # the def/class line of a definition
-    defined: tuple[str | None, ...]
-    # Whether a block holds a trial hint: it may loop or read the environment.
-    hinted: tuple[bool, ...]
-
-    @classmethod
-    def of(cls, blocks: list[str]) -> _Level:
-        heads = tuple(map(definition_head, blocks))
-        return cls(
-            tuple(blocks),
-            heads,
-            tuple(map(defined_name, blocks, heads)),
-            tuple(any(hint in block for hint in TRIAL_HINTS) for block in blocks),
-        )
-
-    def is_class(self, index: int) -> bool:
-        head = self.heads[index]
-        return head is not None and head.group(1) == "class"
-
-    def candidates(self) -> list[bool]:
-        """Whether each definition a kept block uses can change its facts.
-
-        Assignments (trial constants, parametrize tables, aliases) always can; a
-        function or class only if it loops or reads the environment (a trial helper,
-        a fixture returning a trial count). Others (assertion helpers, base classes)
-        are left out, which keeps large real suites cheap to parse; the few that
-        matter are kept by ``_checked_by_loops`` and ``_bases_of_kept``.
-        """
-        return [
-            head is None or hinted for head, hinted in zip(self.heads, self.hinted, strict=True)
-        ]
-
-
 _CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
 
 
-def _bases_of_kept(level: _Level, keep: list[bool], wanted: Wanted) -> set[int]:
+def _bases_of_kept(level: Level, keep: list[bool], wanted: Wanted) -> set[int]:
     """The class blocks that kept classes with a knob of their own inherit from, to
     keep whole: a subclass runs its base's tests under its own marks (a skip on
     `TestGevent(DrainerTests)`). A class whose knobs sit on its own methods needs no
@@ -118,7 +76,21 @@ def _bases_of_kept(level: _Level, keep: list[bool], wanted: Wanted) -> set[int]:
     return found
 
 
-def _class_knob(level: _Level, index: int, wanted: Wanted) -> bool:
+def _inheriting(level: Level, imported: frozenset[str]) -> set[int]:
+    """The class blocks whose bases name an imported class that holds a knob: kept
+    whole, since a method of their own may replace an inherited test."""
+    if not imported:
+        return set()
+    found: set[int] = set()
+    for index, head in enumerate(level.heads):
+        if head is not None and head.group(1) == "class":
+            bases = _CLASS_BASES.search(level.blocks[index], head.start())
+            if bases and not imported.isdisjoint(IDENTIFIER.findall(bases.group(1))):
+                found.add(index)
+    return found
+
+
+def _class_knob(level: Level, index: int, wanted: Wanted) -> bool:
     """Whether a class block holds a knob on the class itself: in its decorators or
     class line, or in a class-level ``pytestmark``."""
     block, head = level.blocks[index], level.heads[index]
@@ -129,7 +101,7 @@ def _class_knob(level: _Level, index: int, wanted: Wanted) -> bool:
     return wanted(header) or ("pytestmark" in block and wanted(block))
 
 
-def _checked_by_loops(level: _Level, keep: list[bool], words: _Words) -> list[bool]:
+def _checked_by_loops(level: Level, keep: list[bool], words: Words) -> list[bool]:
     """``keep`` with the helpers that check something and that a kept block with a
     loop calls: a trial loop that calls a helper which asserts is a trial loop."""
     blocks = level.blocks
@@ -148,22 +120,7 @@ def _checked_by_loops(level: _Level, keep: list[bool], words: _Words) -> list[bo
     ]
 
 
-class _Words:
-    """The identifiers of each block, found when first asked for: only kept
-    blocks are asked, and few blocks are kept."""
-
-    def __init__(self, blocks: list[str]) -> None:
-        self._blocks = blocks
-        self._found: list[set[str] | None] = [None] * len(blocks)
-
-    def __getitem__(self, index: int) -> set[str]:
-        found = self._found[index]
-        if found is None:
-            found = self._found[index] = set(IDENTIFIER.findall(self._blocks[index]))
-        return found
-
-
-def _uses(names: set[str], block: str, words: _Words, index: int) -> bool:
+def _uses(names: set[str], block: str, words: Words, index: int) -> bool:
     """Whether a block uses one of ``names`` (as a whole identifier); a name
     not even in its text rules it out without finding the block's identifiers."""
     return any(name in block for name in names) and not names.isdisjoint(words[index])
@@ -185,7 +142,7 @@ def _bound_in_branches(block: str) -> set[str]:
 
 def _referenced_closure(
     keep: list[bool],
-    words: _Words,
+    words: Words,
     defined: Sequence[str | None],
     extra: set[str],
     candidates: list[bool],
@@ -205,15 +162,9 @@ def _referenced_closure(
     return keep
 
 
-def _class_members(
-    block: str, head: re.Match[str] | None, wanted: Wanted, masked: str
-) -> list[tuple[int, str]] | None:
-    """The pieces of a kept class worth parsing, as (line offset, text); None for all.
-
-    The header (decorators, the class line, its docstring) is always kept; the
-    whole class is kept when the header or a class ``pytestmark`` holds a knob,
-    because then every test method carries it.
-    """
+def _member_indent(block: str, head: re.Match[str] | None) -> str | None:
+    """The indentation of a class block's members; None when it is no class or has
+    no indented body."""
     if head is None or head.group(1) != "class":
         return None
     lines = block.split("\n")
@@ -228,7 +179,19 @@ def _class_members(
     )
     if body_line is None:
         return None
-    indent = body_line[: len(body_line) - len(body_line.lstrip())]
+    return body_line[: len(body_line) - len(body_line.lstrip())]
+
+
+def _class_members(
+    block: str, head: re.Match[str] | None, wanted: Wanted, masked: str
+) -> list[tuple[int, str]] | None:
+    """The pieces of a kept class worth parsing, as (line offset, text); None for all.
+
+    The header (decorators, the class line, its docstring) is always kept; the
+    whole class is kept when the header or a class ``pytestmark`` holds a knob,
+    because then every test method carries it.
+    """
+    indent = _member_indent(block, head)
     if not indent:
         return None
     starts = statement_starts(block, indent, masked)
@@ -248,10 +211,11 @@ def _class_members(
         or s.startswith("def __init__")  # pytest does not collect a class that has one
         for member, s in zip(members, stripped, strict=True)
     ]
-    level = _Level.of(members)
+    level = Level.of(members)
     keep = _referenced_closure(
-        keep, _Words(members), level.defined, set(IDENTIFIER.findall(header)), level.candidates()
+        keep, Words(members), level.defined, set(IDENTIFIER.findall(header)), level.candidates()
     )
+    keep = _with_redefinitions(keep, level.defined)
     if all(keep):
         return None
     pieces = [(0, header)]
@@ -267,12 +231,14 @@ def _class_members(
     return pieces
 
 
-def narrow(text: str, wanted: Wanted) -> Narrowed | None:
+def narrow(text: str, wanted: Wanted, imported: frozenset[str] = frozenset()) -> Narrowed | None:
     """The blocks of ``text`` that can matter, or None to parse it whole.
 
-    ``wanted(block)`` says whether a block holds a knob token. None is returned
-    when nothing would be dropped, when the tokenizer is unsure, and when a
-    module-level ``pytestmark`` reaches tests that hold no token themselves.
+    ``wanted(block)`` says whether a block holds a knob token; ``imported`` are the
+    names the file imports from modules that hold one (``@skip_on_win``, a mixin of
+    marked tests): a block that uses one is kept, and a class that inherits one whole.
+    None is returned when nothing would be dropped, when the tokenizer is unsure, and
+    when a module-level ``pytestmark`` reaches tests that hold no token themselves.
     """
     masked = blank_strings(text)
     starts = statement_starts(text, "", masked)
@@ -281,11 +247,11 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
     blocks = split_blocks(text, starts)
     stripped = [block.lstrip() for block in blocks]
     holds_token = [wanted(block) for block in blocks]
-    if any(s.startswith("pytestmark") and w for s, w in zip(stripped, holds_token, strict=True)):
+    level = Level.of(blocks)
+    keep = _kept(blocks, stripped, holds_token, level, imported)
+    if keep is None:
         return None
-    level = _Level.of(blocks)
-    keep = _kept(blocks, stripped, holds_token, level)
-    inherited = _bases_of_kept(level, keep, wanted)
+    inherited = _bases_of_kept(level, keep, wanted) | _inheriting(level, imported)
     keep = [k or index in inherited for index, k in enumerate(keep)]
     pieces, whole = _pieces(blocks, keep, inherited, level, wanted, masked)
     stubbed = with_stubs(pieces, wanted, _trial_names(blocks, level))
@@ -295,17 +261,23 @@ def narrow(text: str, wanted: Wanted) -> Narrowed | None:
 
 
 def _kept(
-    blocks: list[str], stripped: list[str], holds_token: list[bool], level: _Level
-) -> list[bool]:
+    blocks: list[str],
+    stripped: list[str],
+    holds_token: list[bool],
+    level: Level,
+    imported: frozenset[str],
+) -> list[bool] | None:
     """Which top-level blocks can matter: those holding a token, imports, guarded
     imports, ``__test__``, blocks using a name that stands for a knob, and what kept
-    blocks refer to or check with."""
-    words = _Words(blocks)
+    blocks refer to or check with. None when a module ``pytestmark`` (at the top level
+    or in a branch of an ``if``/``try``/``with``) can apply a knob: it reaches every
+    test, though they hold no token themselves, so the whole file is parsed."""
+    words = Words(blocks)
     defined = level.defined
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
     # function, an imported alias): a block that uses one is kept, though it
     # holds no token itself (`@gpu_flaky` alone says nothing).
-    aliases: set[str] = set()
+    aliases: set[str] = set(imported)
     for s, name, token in zip(stripped, defined, holds_token, strict=True):
         if not token:
             continue
@@ -318,6 +290,14 @@ def _kept(
         _bound_in_branches(block) if s.startswith(_GUARDED) else set()
         for block, s in zip(blocks, stripped, strict=True)
     ]
+    if any(
+        (s.startswith("pytestmark") or "pytestmark" in branch)
+        and (token or _uses(aliases, blocks[index], words, index))
+        for index, (s, token, branch) in enumerate(
+            zip(stripped, holds_token, branches, strict=True)
+        )
+    ):
+        return None
     keep = [
         token
         or s.startswith(("import ", "from "))
@@ -329,10 +309,18 @@ def _kept(
         )
     ]
     keep = _referenced_closure(keep, words, defined, set(), level.candidates(), branches)
-    return _checked_by_loops(level, keep, words)
+    return _with_redefinitions(_checked_by_loops(level, keep, words), defined)
 
 
-def _trial_names(blocks: list[str], level: _Level) -> set[str]:
+def _with_redefinitions(keep: list[bool], defined: Sequence[str | None]) -> list[bool]:
+    """``keep`` with every other definition of a name a kept block defines: the last
+    definition is the one Python keeps (a test defined twice runs once, as written
+    last), so a plain test that replaces a marked one must be parsed too."""
+    names = {name for name, kept in zip(defined, keep, strict=True) if kept and name is not None}
+    return [kept or name in names for kept, name in zip(keep, defined, strict=True)]
+
+
+def _trial_names(blocks: list[str], level: Level) -> set[str]:
     """Functions and methods that loop or read the environment (trial helpers): a body
     that calls one is not stubbed."""
     trial_names = {
@@ -350,7 +338,7 @@ def _pieces(
     blocks: list[str],
     keep: list[bool],
     inherited: set[int],
-    level: _Level,
+    level: Level,
     wanted: Wanted,
     masked: str,
 ) -> tuple[list[tuple[int, str]], bool]:

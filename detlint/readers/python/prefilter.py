@@ -109,6 +109,15 @@ def may_pick(wrap: NamedWrap, filename: str, data: bytes) -> bool:
     return any(name.encode() in data for name in wrap.names)
 
 
+_SELF_RUN = re.compile(rb"pytest\.main\((?:[^()]|\([^()]*\))*?__file__")
+
+
+def runs_itself(data: bytes) -> bool:
+    """Whether a file runs pytest on itself (``pytest.main([__file__])``): pytest then
+    collects its tests whatever ``python_files`` says."""
+    return b"__file__" in data and b"pytest.main(" in data and bool(_SELF_RUN.search(data))
+
+
 def may_replay(data: bytes) -> bool:
     """Whether a file can fix what its tests draw (``replays``): such a test file is
     parsed whole, since the statements that seed sit in bodies narrowing would drop."""

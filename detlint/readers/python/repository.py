@@ -21,20 +21,21 @@ from typing import TYPE_CHECKING
 from detlint.base.paths import display_path
 from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
+from detlint.readers.python.imported_modules import ImportedModules
 from detlint.readers.python.options import ScanOptions, is_test_module
 from detlint.readers.python.prefilter import (
-    HOOK_WRAP_TOKEN,
     IMPERATIVE_TOKENS,
     Prefilter,
     may_loop,
-    may_pick,
     may_replay,
     rewraps,
+    runs_itself,
 )
+from detlint.readers.python.wrapping_conftests import WrappingConftests
 
 if TYPE_CHECKING:
     from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, Replay, TrialCount
-    from detlint.readers.python.module_scan import ModuleExports
+    from detlint.readers.python.module_exports import ModuleExports
     from detlint.readers.python.narrowed import Narrowed
 
 
@@ -66,10 +67,12 @@ class PythonRepository:
         # pipelines may ask for them: a second read of every test file is then saved).
         self.note_loops = note_loops
         self._exports: dict[str, ModuleExports | None] = {}
+        self._parsed: set[str] = set()  # modules parsed for their exports (or tried)
+        self.modules = ImportedModules(root, self.exists, prefilter)
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
         self._skipping: dict[str, tuple[ModuleExports, ...]] = {}
-        self._wrapping: dict[str, tuple[NamedWrap, ...]] = {}
+        self.wrapping = WrappingConftests(root, self.exists, self.exports)
 
     def exists(self, path: Path) -> bool:
         """Whether a helper module or conftest.py is there to read (asked per import,
@@ -82,22 +85,27 @@ class PythonRepository:
 
     # -- public ------------------------------------------------------------
 
-    def scan(self, path: Path) -> ModuleFacts | Problem | LoopOnly | None:
+    def scan(self, path: Path, named: bool = False) -> ModuleFacts | Problem | LoopOnly | None:
         """Facts of one file; None (or LoopOnly) when the prefilter rules it out.
 
         Only test modules and conftest.py files are read: a helper module holds
         no tests, and the aliases it defines are read when a test imports them.
+        A file pytest collects whatever ``python_files`` says is a test module too:
+        one a CI step names on its command line (``named``), one that runs
+        ``pytest.main([__file__])``.
         """
-        if not self._reads(path):
-            return None
         # Most files are ruled out by their bytes; how a path is shown (pathlib,
         # relative to the working directory) is worked out only for the others.
-        data = read_bytes(path, "")
+        data = self._test_bytes(path, named)
+        if data is None:
+            return None
         if isinstance(data, Problem):
             span = replace(data.span, path=display_path(path, self.cwd))
             return Problem(span, data.message)
-        hooked = self._hooked(path, data)
-        if not self.prefilter.wants(data) and not hooked:
+        named = named or not self._reads(path)
+        imported = self.modules.knob_imports(path, data)
+        hooked = self.wrapping.hooked(path, data)
+        if not imported and not self.prefilter.wants(data) and not hooked:
             return LoopOnly() if self.note_loops and may_loop(data) else None
         display = display_path(path, self.cwd)
         text = decode_python(data, display)
@@ -107,16 +115,17 @@ class PythonRepository:
         from detlint.readers.python.parse import TOO_DEEP, syntax_problem
 
         self._displays[display] = path
-        # Only test modules are narrowed: conftest.py and helpers export fixtures and
-        # aliases that other files need whole. A module that may seed is read whole too:
-        # its seeds sit in test bodies and fixtures that narrowing drops; and so is one
-        # whose tests a hook or a loop wraps by name (they carry no knob of their own).
-        whole = path.name == "conftest.py" or hooked or rewraps(data) or may_replay(data)
-        narrowed = narrow(text, self.prefilter.wants_block) if not whole else None
+        # Only test modules are narrowed: conftest.py and helpers export fixtures
+        # and aliases that other files need whole. A module that may seed is read whole
+        # too: its seeds sit in test bodies and fixtures that narrowing drops; and so is
+        # one whose tests a hook or a loop wraps by name (they carry no knob of their own).
+        narrowed = None
+        if path.name != "conftest.py" and not (hooked or rewraps(data) or may_replay(data)):
+            narrowed = narrow(text, self.prefilter.wants_block, imported)
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
             try:
-                facts, exports = self._scan_text(display, path, text, attempt)
+                facts, exports = self._scan_text(display, path, text, attempt, named)
             except SyntaxError as error:
                 if attempt is None:
                     return syntax_problem(display, text, error)
@@ -138,22 +147,38 @@ class PythonRepository:
         out for every set of variables: a variable counts in a file that reads the
         environment, and so does a trial loop (:func:`may_loop`).
         """
-        if not self._reads(path):
+        data = self._test_bytes(path)
+        if data is None:
             return False
-        data = read_bytes(path, "")
         return (
             isinstance(data, Problem)
             or self.prefilter.wants(data)
             or self.prefilter.reads_environment(data)
-            or self._hooked(path, data)
+            or bool(self.modules.knob_imports(path, data))
+            or self.wrapping.hooked(path, data)
         )
+
+    def _test_bytes(self, path: Path, named: bool = False) -> bytes | Problem | None:
+        """The bytes of a file ``scan`` reads as a test module, None for another; a file
+        not named like one is read only to see whether it runs pytest on itself."""
+        if named or self._reads(path):
+            return read_bytes(path, "")
+        if not path.name.endswith(".py"):
+            return None
+        data = read_bytes(path, "")
+        return data if not isinstance(data, Problem) and runs_itself(data) else None
 
     def _reads(self, path: Path) -> bool:
         """Whether ``scan`` reads this file at all: a test module or a conftest.py."""
         return path.name == "conftest.py" or is_test_module(path.name, self.options.python_files)
 
     def _scan_text(
-        self, display: str, path: Path, text: str, narrowed: Narrowed | None = None
+        self,
+        display: str,
+        path: Path,
+        text: str,
+        narrowed: Narrowed | None = None,
+        named: bool = False,
     ) -> tuple[ModuleFacts, ModuleExports]:
         from detlint.readers.python.module_scan import scan_module
 
@@ -162,7 +187,11 @@ class PythonRepository:
             display,
             text,
             self.options,
-            external=self._defining,
+            external=self._external,
+            reexport=self._reexport,
+            foreign=self._foreign,
+            definitions=self._definitions,
+            named=named,
             fixtures=lookup,
             narrowed=narrowed,
             fixture_marks=lookup.marks,
@@ -173,16 +202,23 @@ class PythonRepository:
 
     # -- context -----------------------------------------------------------
 
-    def exports(self, path: Path) -> ModuleExports | None:
-        """What a helper module or conftest.py defines, parsed once."""
+    def exports(self, path: Path, needed: bool = False) -> ModuleExports | None:
+        """What a helper module or conftest.py defines, parsed once. A module whose
+        bytes hold no knob is not parsed unless ``needed``: a name an importer uses
+        (a test class, a re-exported module) must be resolved there all the same."""
         key = os.path.abspath(path)
         if key in self._exports:
-            return self._exports[key]
+            found = self._exports[key]
+            if found is not None or not needed or key in self._parsed:
+                return found
         self._exports[key] = None  # guards against import cycles
         display = display_path(path, self.cwd)
         data = read_bytes(path, display)
-        if isinstance(data, Problem) or not (self.prefilter.may_export(data) or may_replay(data)):
+        if isinstance(data, Problem):
+            return None
+        if not needed and not (self.prefilter.may_export(data) or may_replay(data)):
             return None  # no knob, env or seed token: no mark alias, trial or seed fixture
+        self._parsed.add(key)
         text = decode_python(data, display)
         if isinstance(text, Problem):
             return None
@@ -218,68 +254,74 @@ class PythonRepository:
         exports = self.exports(conftest)
         return (exports,) if exports is not None else ()
 
-    def _hooked(self, path: Path, data: bytes) -> bool:
-        """Whether a conftest hook that reaches a test file wraps tests by name
-        (``item.obj = retry(item.obj)``) and may pick one of this file's: the file is
-        then read whole, whatever its bytes hold."""
-        if path.name == "conftest.py":
-            return False
-        wraps = self._hook_wraps(os.path.dirname(os.path.abspath(path)))
-        return any(may_pick(wrap, path.name, data) for wrap in wraps)
-
-    def _hook_wraps(self, directory: str) -> tuple[NamedWrap, ...]:
-        """The named wraps of the conftest.py hooks that reach a directory (worked out
-        once per directory; only conftest files whose bytes can hold one are read)."""
-        found = self._wrapping.get(directory)
-        if found is None:
-            parent = os.path.dirname(directory)
-            above = directory != os.path.abspath(self.root) and parent != directory
-            found = self._hook_wraps(parent) if above else ()
-            conftest = Path(directory, "conftest.py")
-            if self.exists(conftest):
-                data = read_bytes(conftest, "")
-                if not isinstance(data, Problem) and HOOK_WRAP_TOKEN.search(data):
-                    exports = self.exports(conftest)
-                    found = (*exports.hook_wraps, *found) if exports is not None else found
-            self._wrapping[directory] = found
-        return found
-
-    def _module_file(self, module: str, importer: Path) -> Path | None:
-        level = len(module) - len(module.lstrip("."))
-        parts = [part for part in module.lstrip(".").split(".") if part]
-        directory = Path(os.path.abspath(importer)).parent
-        root = Path(os.path.abspath(self.root))
-        if level:
-            bases = [directory.parents[level - 2] if level > 1 else directory]
-        else:
-            bases = [directory, *directory.parents]
-            bases = [base for base in bases if base == root or root in base.parents]
-        for base in bases:
-            candidate = base.joinpath(*parts)
-            for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
-                if self.exists(path):
-                    return path
-        return None
-
-    def _defining(self, qualified: str, importer_display: str) -> tuple[ModuleExports, str] | None:
-        """The module of the repository that defines an imported name, and the name there."""
+    def _defining(self, qualified: str, importer_display: str) -> tuple[Path, list[str]] | None:
+        """The repository module a qualified name of an importer points into, and the
+        names after it: `from tests.utils import gpu_flaky` -> tests/utils.py defines
+        gpu_flaky; `from tests import utils` then `utils.gpu_flaky` -> the same file."""
         importer = self._displays.get(importer_display)
         if importer is None:
             return None
         parts = qualified.split(".")
-        # `from tests.utils import gpu_flaky` -> tests/utils.py defines gpu_flaky;
-        # `from tests import utils` then `utils.gpu_flaky` -> the same file.
         for split in range(len(parts) - 1, 0, -1):
             module, names = ".".join(parts[:split]), parts[split:]
             if module.strip(".") == "" and not module.startswith("."):
                 continue
-            path = self._module_file(module, importer)
-            if path is None:
-                continue
-            exports = self.exports(path)
-            if exports is None or len(names) != 1:
+            path = self.modules.module_file(module, importer)
+            if path is not None:
+                return path, names
+        return None
+
+    def _external(self, qualified: str, importer_display: str) -> tuple[Mark, ...] | None:
+        found = self._defining(qualified, importer_display)
+        if found is None:
+            return None
+        path, names = found
+        exports = self.exports(path)
+        if exports is None or len(names) != 1:
+            return None
+        return exports.marks(names[0]) or None
+
+    def _definitions(
+        self, qualified: str, importer_display: str
+    ) -> tuple[ModuleExports, str] | None:
+        """The module that defines a decorator an importer names, when its bytes hold a
+        knob (a retry decorator of the repository's own is read there)."""
+        found = self._defining(qualified, importer_display)
+        if found is None or len(found[1]) != 1:
+            return None
+        exports = self.exports(found[0])
+        return None if exports is None else (exports, found[1][0])
+
+    def _foreign(self, qualified: str, importer_display: str) -> tuple[ModuleExports, str] | None:
+        """The module that defines a class an importer names (a base class), parsed
+        whatever its bytes hold: its tests are the subclass's."""
+        found = self._defining(qualified, importer_display)
+        if found is None or len(found[1]) != 1:
+            return None
+        exports = self.exports(found[0], needed=True)
+        return None if exports is None else (exports, found[1][0])
+
+    def _reexport(self, qualified: str, importer_display: str) -> str | None:
+        """What a qualified name stands for where a repository module imports it in
+        turn: `from tests import unittest` (tests/__init__.py: `import unittest`) then
+        `unittest.skip` is unittest's. Only a module whose bytes import the name is
+        parsed for it, and each module once."""
+        for _ in range(3):  # a compat module may import from another
+            found = self._defining(qualified, importer_display)
+            if found is None:
                 return None
-            return exports, names[0]
+            path, names = found
+            data = read_bytes(path, "")
+            if isinstance(data, Problem) or names[0].encode() not in data or b"import" not in data:
+                return None
+            exports = self.exports(path, needed=True)
+            base = exports.imported(names[0]) if exports is not None else None
+            if base is None:
+                return None
+            qualified = ".".join([base, *names[1:]])
+            importer_display = display_path(path, self.cwd)
+            if not base.startswith("."):
+                return qualified
         return None
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from detlint.base.span import Span
-from detlint.readers.python.definitions import Guarded
+from detlint.readers.python.definitions import Definitions, Guarded
 from detlint.readers.python.facts import Argument, Mark, RetryReading, Scope
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import literal
@@ -118,3 +118,24 @@ def retry_marks(
         )
         for reading, guards in readings
     ]
+
+
+def imported_retries(
+    defined: tuple[Definitions, str] | None,
+    names: tuple[str, str, bool],
+    arguments: tuple[Argument, ...],
+    bare: bool,
+    where: tuple[Span, Scope, tuple[str, ...], str],
+) -> list[Mark]:
+    """Marks of a retry decorator another module of the repository defines: ``names`` are
+    its qualified name, the name as written and whether the setting lists it; ``where``
+    the use site, its scope, the path so far and the comment on its line."""
+    if defined is None:
+        return []
+    qualified, written, configured = names
+    readings = defined[0].retries(defined[1], arguments, bare, configured)
+    if not readings:
+        return []
+    use, scope, via, comment = where
+    label = f"{written} ({qualified})"
+    return retry_marks(readings, written, arguments, bare, use, scope, (*via, label), comment)

@@ -1,5 +1,6 @@
-"""Test classes as pytest collects them: their bases in this module, ``__test__``,
-``__init__``, the class ``pytestmark`` and unittest.TestCase subclasses.
+"""Test classes as pytest collects them: their bases (in this module or imported from
+another of the repository), ``__test__``, ``__init__``, the class ``pytestmark`` and
+unittest.TestCase subclasses.
 
 pytest collects a class that matches ``python_classes`` and has no ``__init__``
 (any ``unittest.TestCase`` subclass, whatever its name), unless its
@@ -11,11 +12,14 @@ class that inherits it runs the test.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 
 MAX_DEPTH = 10  # how far bases are followed; cycles end here
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "property"})
 
 
 def base_names(node: ast.ClassDef) -> list[str]:
@@ -45,6 +49,46 @@ def has_init(node: ast.ClassDef) -> bool:
     )
 
 
+def methods(node: ast.ClassDef) -> list[Function]:
+    """The functions a class body leaves bound, in the order their names first appear:
+    a method defined twice is the one written last (its first definition, and the
+    marks on it, are gone), and a name bound to anything else last is no method.
+
+    Definitions that share a decorator that is no mark (``@implement_for("gym",
+    "0.18")`` on each) register versions with a dispatcher, which keeps the one the
+    installed version matches: detlint cannot tell which, and keeps the first.
+    """
+    bound: dict[str, Function | None] = {}
+    for statement in node.body:
+        if isinstance(statement, Function):
+            earlier = bound.get(statement.name)
+            if earlier is None or not _dispatchers(earlier) & _dispatchers(statement):
+                bound[statement.name] = statement
+        elif isinstance(statement, ast.Assign | ast.AnnAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    bound[target.id] = None
+    return [function for function in bound.values() if function is not None]
+
+
+def _dispatchers(function: Function) -> set[str]:
+    """The names of a function's decorators that may dispatch: no pytest mark or
+    fixture, no ``staticmethod`` or the like."""
+    names = {
+        dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+        for decorator in function.decorator_list
+    }
+    return {
+        name
+        for name in names
+        if name is not None
+        and "mark" not in name.split(".")
+        and not name.startswith("pytest")
+        and name not in _PLAIN_DECORATORS
+    }
+
+
 def class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:
     found: list[ast.expr] = []
     for statement in node.body:
@@ -62,50 +106,73 @@ def class_pytestmark(node: ast.ClassDef) -> list[ast.expr]:
     return found
 
 
-class ClassTree:
-    """The classes of one module, and what each inherits from the others."""
+Owner = TypeVar("Owner")
 
-    def __init__(self, index: ModuleIndex) -> None:
+
+class ClassTree(Generic[Owner]):
+    """The classes of one module, and what each inherits from the others (and, through
+    ``foreign``, from classes it imports from other modules of the repository).
+
+    ``owner`` is what reads the module (its scanner): a class inherited from another
+    module has its marks read there, with that module's imports.
+    """
+
+    def __init__(
+        self,
+        index: ModuleIndex,
+        owner: Owner,
+        foreign: Callable[[str], tuple[ast.ClassDef, ClassTree[Owner]] | None] | None = None,
+    ) -> None:
         self.index = index
+        self.owner = owner
+        self.foreign = foreign
         self._classes = {node.name: node for node in index.classes}
 
-    def _bases(self, node: ast.ClassDef) -> list[ast.ClassDef]:
-        return [
-            base
-            for name in base_names(node)
-            if (base := self._classes.get(name)) is not None and base is not node
-        ]
-
-    def lineage(self, node: ast.ClassDef) -> list[ast.ClassDef]:
-        """The class and the bases defined in this module, in method resolution order
-        (depth first, as far as this module tells)."""
-        found: list[ast.ClassDef] = []
-        stack = [node]
-        while stack and len(found) < 2 * MAX_DEPTH:
-            klass = stack.pop(0)
-            if klass in found:
+    def _bases(self, node: ast.ClassDef) -> list[tuple[ast.ClassDef, ClassTree[Owner]]]:
+        found: list[tuple[ast.ClassDef, ClassTree[Owner]]] = []
+        for name in base_names(node):
+            base = self._classes.get(name)
+            if base is not None:
+                if base is not node:
+                    found.append((base, self))
                 continue
-            found.append(klass)
-            stack = self._bases(klass) + stack
+            qualified = self.index.imports.qualify_name(name)
+            if qualified is not None and self.foreign is not None:
+                imported = self.foreign(qualified)
+                if imported is not None:
+                    found.append(imported)
+        return found
+
+    def lineage(self, node: ast.ClassDef) -> list[tuple[ast.ClassDef, ClassTree[Owner]]]:
+        """The class and its bases, each with the tree of its module, in method
+        resolution order (depth first, as far as the repository tells)."""
+        found: list[tuple[ast.ClassDef, ClassTree[Owner]]] = []
+        stack: list[tuple[ast.ClassDef, ClassTree[Owner]]] = [(node, self)]
+        while stack and len(found) < 2 * MAX_DEPTH:
+            klass, tree = stack.pop(0)
+            if any(klass is seen for seen, _ in found):
+                continue
+            found.append((klass, tree))
+            stack = tree._bases(klass) + stack
         return found
 
     def is_unittest(self, node: ast.ClassDef, depth: int = 0) -> bool:
-        """A unittest.TestCase subclass (also through bases of this module)."""
+        """A unittest.TestCase subclass (also through its bases)."""
         if depth > MAX_DEPTH:
             return False
         for name in base_names(node):
             qualified = self.index.imports.names.get(name.split(".")[0])
             if name.endswith("TestCase") or (qualified or "").endswith("TestCase"):
                 return True
-        return any(self.is_unittest(base, depth + 1) for base in self._bases(node))
+        return any(tree.is_unittest(base, depth + 1) for base, tree in self._bases(node))
 
     def test_flag(self, node: ast.ClassDef, depth: int = 0) -> bool | None:
         """``__test__`` as the class reads it: its own, else its bases'."""
         own = own_test_flag(node)
         if own is not None or depth > MAX_DEPTH:
             return own
-        for base in self._bases(node):
-            found = self.test_flag(base, depth + 1)
+        for base, tree in self._bases(node):
+            found = tree.test_flag(base, depth + 1)
             if found is not None:
                 return found
         return None

@@ -1,17 +1,25 @@
 """Whether a loop is a trial loop: each iteration can fail the test on what it computed.
 
 A nondeterminism test runs T trials per attempt and fails if any of them shows a
-violation; a loop that only builds inputs, waits, or looks at one result several
-ways is no trial loop, and taking its bound for T would overstate what one
-attempt detects. When unsure, detlint counts one trial (and says "no trial loop
+violation; a loop that only builds inputs, waits, looks at one result several
+ways, or collects values that one check after it reads in aggregate is no trial
+loop, and taking its bound for T would overstate what one attempt detects. A loop
+whose passes are counted against a threshold (``assert passes >= 3``) is one, with
+that threshold. When unsure, detlint counts one trial (and says "no trial loop
 recognised").
 """
 
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
+from detlint.model.threshold import Threshold
+from detlint.readers.python.count_bounds import CountBounds
+from detlint.readers.python.fresh_values import computed, fresh_names
+from detlint.readers.python.loop_tallies import tallies
 from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.tally_checks import AT_LEAST_ONE, EACH, Reading, TallyChecks
 
 # Calls that check a value: assertion helpers of pytest, unittest, numpy and torch.
 _CHECK_PREFIXES = ("assert", "fail")
@@ -19,6 +27,38 @@ _CHECK_PREFIXES = ("assert", "fail")
 _SLEEPS = frozenset({"sleep", "wait_for", "wait"})
 _TIMERS = frozenset({"time", "monotonic", "perf_counter", "process_time"})
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# unittest and numpy assertions, as the comparison they require.
+_ASSERT_CALLS: dict[str, type[ast.cmpop] | None] = {
+    "assertEqual": ast.Eq,
+    "assertEquals": ast.Eq,
+    "assertListEqual": ast.Eq,
+    "assertSequenceEqual": ast.Eq,
+    "assertSetEqual": ast.Eq,
+    "assertDictEqual": ast.Eq,
+    "assertTupleEqual": ast.Eq,
+    "assert_equal": ast.Eq,
+    "assert_array_equal": ast.Eq,
+    "assertNotEqual": ast.NotEq,
+    "assertGreater": ast.Gt,
+    "assertGreaterEqual": ast.GtE,
+    "assertLess": ast.Lt,
+    "assertLessEqual": ast.LtE,
+    "assertTrue": None,
+}
+
+
+@dataclass(frozen=True)
+class LoopVerdict:
+    """Whether a loop is a trial loop, with the pass threshold its checks set (None:
+    any failing iteration fails the test), or why it is not one."""
+
+    trial: bool
+    threshold: Threshold | None = None
+    reason: str = ""
+
+
+NOT_CHECKED = LoopVerdict(False, reason="no iteration checks what it computed")
+EACH_ITERATION = LoopVerdict(True)
 
 
 def _called(node: ast.AST) -> str:
@@ -65,18 +105,59 @@ def _is_timer_check(node: ast.Assert) -> bool:
     return any(_called(inner) in _TIMERS for inner in ast.walk(node.test))
 
 
+def _fails(statements: list[ast.stmt]) -> bool:
+    """Whether a block fails the test outright: ``raise``, ``pytest.fail(...)``,
+    ``self.fail(...)``, ``assert False``."""
+    for statement in statements:
+        if isinstance(statement, ast.Raise):
+            return True
+        if isinstance(statement, ast.Expr) and _called(statement.value) == "fail":
+            return True
+        if isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Constant):
+            return not statement.test.value
+    return False
+
+
+def required(node: ast.AST) -> ast.expr | None:
+    """What a statement requires to be true for the test to pass, when it is a check:
+    an ``assert``'s test, ``not X`` for ``if X: pytest.fail(...)``, the comparison an
+    assertion method makes (``self.assertEqual(errors, [])``)."""
+    if isinstance(node, ast.Assert):
+        return node.test
+    if isinstance(node, ast.If) and _fails(node.body) and not node.orelse:
+        return ast.UnaryOp(op=ast.Not(), operand=node.test)
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
+        return None
+    call = node.value
+    name = _called(call)
+    args = call.args
+    if name == "assertFalse" and args:
+        return ast.UnaryOp(op=ast.Not(), operand=args[0])
+    if name not in _ASSERT_CALLS or not args:
+        return None
+    operator = _ASSERT_CALLS[name]
+    if operator is None:
+        return args[0]
+    if len(args) < 2:
+        return None
+    return ast.Compare(left=args[0], ops=[operator()], comparators=[args[1]])
+
+
 class TrialChecks:
     """Whether a loop is a trial loop: each iteration can fail the test on its own.
 
     A trial loop checks what each iteration computed: an ``assert``, a
     ``raise``, ``pytest.fail``, an assertion helper (``assert_close``,
-    ``self.assertEqual``) or a helper of this module that asserts; or it counts
-    the mismatches it sees in a name that a check after the loop reads
-    (``mismatches += 1`` then ``if mismatches: pytest.fail(...)``). A loop that
-    builds inputs (``append``, ``submit``), a comprehension outside an assert,
-    a loop whose variable picks the item it checks (``expected[i]``), or a polling
-    loop that sleeps, is not: one attempt of such a test is one
-    trial, however many times the loop turns.
+    ``self.assertEqual``) or a helper of this module that asserts; or it keeps a
+    count or list that a check after the loop reads so that any failing iteration
+    fails it (``mismatches += 1`` then ``if mismatches: pytest.fail(...)``), or
+    enough of them do (``passes += 1`` then ``assert passes >= 3``). A loop that
+    builds inputs (``append``, ``submit``), collects values one check reads in
+    aggregate (``assert mean(losses) < x``), a comprehension outside
+    ``all``/``any``, a loop whose variable picks the item it checks
+    (``expected[i]``), one that re-checks values computed before it, or a polling
+    loop that sleeps, is not: one attempt of such a test is one trial, however many
+    times the loop turns.
     """
 
     def __init__(self, index: ModuleIndex, function: Function) -> None:
@@ -85,18 +166,26 @@ class TrialChecks:
         self._asserting: dict[str, bool] = {}
         self._nodes: list[ast.AST] | None = None
 
-    def each_iteration(self, loop: ast.For | ast.AsyncFor | ast.comprehension) -> bool:
+    def each_iteration(
+        self, loop: ast.For | ast.AsyncFor | ast.comprehension, bound: ast.expr
+    ) -> LoopVerdict:
         if isinstance(loop, ast.comprehension):
             return self._in_assert(loop)
         nodes = _own_nodes(loop.body)
         if any(_called(node) in _SLEEPS for node in nodes):
-            return False
+            return LoopVerdict(False, reason="the loop waits (it sleeps), it does not try")
         if _indexes_by(loop.target, nodes):
-            return False
-        fresh = _assigned(nodes)
-        if any(self._checks(node) and _computed(node, fresh) for node in nodes):
-            return True
-        return self._checked_after(loop, nodes)
+            return LoopVerdict(
+                False, reason="the loop variable picks the case each iteration checks"
+            )
+        fresh = fresh_names(nodes)
+        if any(self._checks(node) and computed(node, fresh) for node in nodes):
+            return EACH_ITERATION
+        if any(self._checks(node) for node in nodes):
+            return LoopVerdict(
+                False, reason="each iteration re-checks values computed before the loop"
+            )
+        return self._checked_after(loop, bound)
 
     def _checks(self, node: ast.AST, depth: int = 0) -> bool:
         if isinstance(node, ast.Assert):
@@ -122,125 +211,105 @@ class TrialChecks:
             self._asserting[name] = found
         return found
 
-    def _checked_after(self, loop: ast.For | ast.AsyncFor, nodes: list[ast.AST]) -> bool:
-        """The counting pattern: a name the loop updates is checked after it."""
-        counted: set[str] = set()
-        for node in nodes:
-            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                counted.add(node.target.id)
-            elif (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("append", "add", "extend")
-                and isinstance(node.func.value, ast.Name)
-            ):
-                counted.add(node.func.value.id)
-        if not counted:
-            return False
-        inside = {id(node) for node in nodes}
+    def _checked_after(self, loop: ast.For | ast.AsyncFor, bound: ast.expr) -> LoopVerdict:
+        """The counting pattern: what the loop kept, read by the checks after it."""
+        kept = tallies(loop.body)
+        if not kept:
+            return NOT_CHECKED
+        checks = TallyChecks(kept, CountBounds(bound, self._assigned_once, kept))
+        inside = {id(node) for node in _own_nodes(loop.body)}
+        readings: list[Reading] = []
         for node in self._function_nodes():
             if id(node) in inside or getattr(node, "lineno", 0) <= loop.lineno:
                 continue
-            if isinstance(node, ast.Assert) and _names(node.test) & counted:
-                return True
-            if (
-                isinstance(node, ast.If)
-                and _names(node.test) & counted
-                and any(self._checks(inner) for inner in _own_nodes(node.body))
-            ):
-                return True
-        return False
+            if isinstance(node, ast.For | ast.AsyncFor) and self._checks_items(node, checks):
+                readings.append(EACH)
+                continue
+            expression = required(node)
+            if expression is not None:
+                readings += checks.readings(expression)
+        return _verdict(readings)
+
+    def _checks_items(self, loop: ast.For | ast.AsyncFor, checks: TallyChecks) -> bool:
+        """``for x in errors: assert x < tol`` or ``for i in range(1, len(outs)): assert
+        outs[i] == outs[0]`` after the loop: each kept value is checked on its own. A
+        loop after it that computes what it checks (``assert func(x) == expected(x)``,
+        ``reply = kc.get_shell_msg()``) runs trials of its own on what the first one
+        built: the first loop's count is not theirs."""
+        nodes = _own_nodes(loop.body)
+        checks_found = [node for node in nodes if self._checks(node)]
+        fresh = fresh_names(nodes)
+        if not checks_found or any(computed(node, fresh) for node in checks_found):
+            return False
+        if checks.reads(loop.iter):
+            return True
+        return any(isinstance(node, ast.Subscript) and checks.reads(node.value) for node in nodes)
+
+    def _assigned_once(self, name: str) -> ast.expr | None:
+        """The value of a name the function assigns once (else the module's), for bounds."""
+        values = [
+            node.value
+            for node in self._function_nodes()
+            if isinstance(node, ast.Assign)
+            and any(isinstance(target, ast.Name) and target.id == name for target in node.targets)
+        ]
+        if len(values) == 1:
+            return values[0]
+        if not values:
+            return self.index.assignments.get(name)
+        return None
 
     def _function_nodes(self) -> list[ast.AST]:
         if self._nodes is None:
             self._nodes = _own_nodes(self.function.body)
         return self._nodes
 
-    def _in_assert(self, loop: ast.comprehension) -> bool:
+    def _in_assert(self, loop: ast.comprehension) -> LoopVerdict:
+        """A comprehension is a trial loop inside ``assert all(...)`` (or ``not any``) when
+        its element computes afresh; ``assert any(...)`` passes on one passing trial."""
         for node in self._function_nodes():
-            if isinstance(node, ast.Assert) and any(inner is loop for inner in ast.walk(node.test)):
-                return True
-        return False
+            if not isinstance(node, ast.Assert):
+                continue
+            for required_node, negated in _conjuncts(node.test):
+                if not (isinstance(required_node, ast.Call) and len(required_node.args) == 1):
+                    continue
+                argument = required_node.args[0]
+                if not (isinstance(argument, ast.GeneratorExp | ast.ListComp)):
+                    continue
+                if argument.generators[0] is not loop or not computed(argument.elt, set()):
+                    continue
+                name = _called(required_node)
+                if (name, negated) in (("all", False), ("any", True)):
+                    return EACH_ITERATION
+                if (name, negated) == ("any", False):
+                    return LoopVerdict(True, AT_LEAST_ONE.threshold)
+        return LoopVerdict(False, reason="the comprehension builds a value, it does not try")
 
 
-# Calls that inspect a value rather than compute a new one.
-_INSPECTING = frozenset(
-    {"len", "str", "repr", "int", "float", "bool", "isinstance", "type", "sorted", "list", "set"}
-)
-_INSPECTING_METHODS = frozenset(
-    {
-        "count",
-        "index",
-        "find",
-        "startswith",
-        "endswith",
-        "get",
-        "keys",
-        "values",
-        "items",
-        "lower",
-        "upper",
-        "strip",
-        "split",
-        "join",
-        "format",
-        "splitlines",
-    }
-)
+def _conjuncts(test: ast.expr) -> list[tuple[ast.expr, bool]]:
+    """The parts an assert requires, each with whether it is negated."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [part for value in test.values for part in _conjuncts(value)]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return [(test.operand, True)]
+    return [(test, False)]
 
 
-def _assigned(nodes: list[ast.AST]) -> set[str]:
-    """The names a loop body binds: what each iteration computes afresh."""
-    found: set[str] = set()
-    for node in nodes:
-        targets: list[ast.AST] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
-            targets = [node.target]
-        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-            targets = [node.optional_vars]
-        elif isinstance(node, ast.NamedExpr):
-            targets = [node.target]
-        for target in targets:
-            found |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-    return found
-
-
-def _computed(check: ast.AST, fresh: set[str]) -> bool:
-    """Whether a check looks at something its iteration computed: a name the loop body
-    binds, an awaited result, or what a function call returns (``assert run() == 1``).
-    ``for n in range(k): assert out.count(str(n)) == 1`` inspects one result k ways:
-    one trial, not k."""
-    if isinstance(check, ast.Raise):
-        return True  # under the loop's own `if`: the test decides what failed
-    if (
-        isinstance(check, ast.Call)
-        and isinstance(check.func, ast.Name)
-        and not check.func.id.startswith(_CHECK_PREFIXES)
-    ):
-        return True  # a helper of this module that asserts: it runs the trial itself
-    for node in ast.walk(check):
-        if isinstance(node, ast.Name) and node.id in fresh:
-            return True
-        if isinstance(node, ast.Await):
-            return True
-        if node is not check and isinstance(node, ast.Call) and _computes(node):
-            return True
-    return False
-
-
-def _computes(call: ast.Call) -> bool:
-    """Whether a call computes something new (``kernel(x)``, ``llm.generate(p)``,
-    ``random.random()``) rather than look at a value already there (``len(out)``,
-    ``out.count("x")``)."""
-    func = call.func
-    if isinstance(func, ast.Name):
-        return func.id not in _INSPECTING
-    if isinstance(func, ast.Attribute):
-        return func.attr not in _INSPECTING_METHODS
-    return True
-
-
-def _names(node: ast.AST) -> set[str]:
-    return {inner.id for inner in ast.walk(node) if isinstance(inner, ast.Name)}
+def _verdict(readings: list[Reading]) -> LoopVerdict:
+    """A loop with any check that fails on one failing iteration runs trials; else one
+    threshold, when the checks agree on it; else (aggregates, bounds not read, two
+    thresholds) no trial count."""
+    if not readings:
+        return NOT_CHECKED
+    if any(reading.kind == "each" for reading in readings):
+        return EACH_ITERATION
+    thresholds = {reading.threshold for reading in readings if reading.kind == "threshold"}
+    if any(reading.kind == "unresolved" for reading in readings):
+        return LoopVerdict(
+            False, reason="a count of trials is compared with a bound detlint does not resolve"
+        )
+    if len(thresholds) == 1:
+        return LoopVerdict(True, thresholds.pop())
+    if thresholds:
+        return LoopVerdict(False, reason="the trials are counted against more than one threshold")
+    return LoopVerdict(False, reason="the loop collects values that one check after it reads")

@@ -5,15 +5,19 @@ any trial shows a violation; TRIALS usually comes from the environment
 (``int(os.getenv("NEEDLE_TRIALS", "5"))``) directly, through a variable, a
 fixture or a helper. An environment read that bounds no loop (a seed, a batch
 size) is not a trial knob, so the search starts from the loop, not the read.
+Whether the loop is one of trials, and the pass threshold a check after it may set
+(``assert passes >= 3``), is ``TrialChecks``'s to say.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from detlint.model.threshold import Threshold
 from detlint.readers.python.facts import NO_TRIALS, TrialCount
 from detlint.readers.python.locations import call_args
 from detlint.readers.python.module_index import Function, ModuleIndex
@@ -96,21 +100,24 @@ class TrialResolver:
         return index.value if isinstance(index, ast.Starred) else index
 
     def trials_of(self, function: Function) -> TrialCount:
-        """The trial count of a test (or of the helpers it calls, one level down)."""
-        found = self._loop_trials(function, 0)
+        """The trial count of a test (or of the helpers it calls, one level down); with
+        none, why the loop a trial count bounds is no trial loop."""
+        found, reason = self._loop_trials(function, 0)
         if found is not None:
             return found
         text = self.index.text(function)
-        if not any(name in text for name in self._looping_helpers):
-            return NO_TRIALS
-        for call in self.index.body(function, ast.Call):
-            if not isinstance(call.func, ast.Name):
-                continue
-            helper = self.index.functions.get(call.func.id)
-            if helper is not None and helper is not function:
-                found = self._loop_trials(helper, 1)
-                if found is not None:
-                    return found
+        if any(name in text for name in self._looping_helpers):
+            for call in self.index.body(function, ast.Call):
+                if not isinstance(call.func, ast.Name):
+                    continue
+                helper = self.index.functions.get(call.func.id)
+                if helper is not None and helper is not function:
+                    found, why = self._loop_trials(helper, 1)
+                    if found is not None:
+                        return found
+                    reason = reason or why
+        if reason:
+            return dataclasses.replace(NO_TRIALS, origin=f"{NO_TRIALS.origin}: {reason}")
         return NO_TRIALS
 
     @functools.cached_property
@@ -126,11 +133,14 @@ class TrialResolver:
         test bodies do not, and walking a body is the costliest part of reading it."""
         return "range" in self.index.text(function)
 
-    def _loop_trials(self, function: Function, depth: int) -> TrialCount | None:
+    def _loop_trials(self, function: Function, depth: int) -> tuple[TrialCount | None, str]:
+        """The function's trial count (an environment-bound loop before a literal one),
+        else why the first loop a trial count bounds is none."""
         if not self._may_loop(function):
-            return None
+            return None, ""
         literal_bound: TrialCount | None = None
         checks: TrialChecks | None = None
+        reason = ""
         for node in self.index.body(function, _LOOPS):
             bound = _range_bound(node.iter)
             if bound is None:
@@ -141,12 +151,16 @@ class TrialResolver:
             # Whether the loop checks what it computes costs a walk of its body: asked
             # only of loops whose bound is a trial count.
             checks = checks or TrialChecks(self.index, function)
-            if not checks.each_iteration(node):
+            verdict = checks.each_iteration(node, bound)
+            why = verdict.reason or _threshold_problem(verdict.threshold, count.count)
+            if why:
+                reason = reason or f"{why} (line {self.index.original_line(node.iter.lineno)})"
                 continue
+            count = dataclasses.replace(count, threshold=verdict.threshold)
             if count.env is not None:
-                return count
+                return count, ""
             literal_bound = literal_bound or count
-        return literal_bound
+        return literal_bound, reason
 
     def _bound(self, expression: ast.expr, function: Function, depth: int) -> TrialCount | None:
         if depth > MAX_DEPTH:
@@ -197,6 +211,22 @@ class TrialResolver:
             if found is not None:
                 return found
         return None
+
+
+def _threshold_problem(threshold: Threshold | None, count: int) -> str:
+    """Why a pass threshold makes no trial count at the loop's own count: the check
+    never fails, fails on every run, or has no value there."""
+    if threshold is None:
+        return ""
+    try:
+        failing = threshold.fails_at(count)
+    except (ArithmeticError, ValueError, OverflowError):
+        return "the pass threshold has no value at the loop's count"
+    if failing > count:
+        return "the pass threshold passes however many trials fail"
+    if failing <= 0:
+        return "the pass threshold fails even when every trial passes"
+    return ""
 
 
 def _range_bound(iterable: ast.expr) -> ast.expr | None:

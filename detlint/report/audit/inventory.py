@@ -78,6 +78,7 @@ def _test_json(
             "count": trials.count,
             "env": trials.env,
             "origin": trials.origin,
+            "fails_at": trials.fails_at if trials.threshold is not None else None,
             "line": trials.span.line if trials.span is not None else None,
         },
         "plugin": None

@@ -1,4 +1,5 @@
-"""DET301 low-trial-count: a trial loop too short to catch the reference rate."""
+"""DET301 low-trial-count: a trial loop too short to catch the reference rate, or one
+whose pass threshold lets failing trials through."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 from detlint.base.percentages import percent, percent_label
 from detlint.rules.context import RuleContext, finding, loss
 from detlint.rules.finding import Finding
+from detlint.rules.trial_advice import threshold_help
 
 
 def low_trial_count(context: RuleContext) -> Iterator[Finding]:
@@ -21,10 +23,23 @@ def low_trial_count(context: RuleContext) -> Iterator[Finding]:
             continue
         numbers = loss(gate, context)
         attempt = gate.policy.attempt(context.reference_rate)
-        if attempt >= context.target or numbers.trials_needed is None:
+        if attempt >= context.target:
+            continue
+        q, target = percent_label(context.reference_rate), percent_label(context.target)
+        if gate.policy.fails_at != 1:
+            seen.add(trials.span)
+            yield finding(
+                "DET301",
+                trials.span,
+                f"{trials.describe()}: one attempt detects a {q} violation {percent(attempt)} "
+                f"of the time, under the {target} target ({gate.test.name})",
+                threshold_help(gate, context.reference_rate, context.target),
+                numbers,
+            )
+            continue
+        if numbers.trials_needed is None:
             continue
         seen.add(trials.span)
-        q, target = percent_label(context.reference_rate), percent_label(context.target)
         knob = f"raise {trials.env} to" if trials.env else "loop"
         yield finding(
             "DET301",

@@ -83,7 +83,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
             f"{elsewhere(gate, context.reference_rate)}"
         )
         related = [mark.definition] if mark.definition is not None else []
-        help_text = alternatives(gate.test, numbers, HELP)
+        help_text = alternatives(gate, numbers, HELP)
         yield finding("DET103", span, message, help_text, numbers, related)
 
 
@@ -106,7 +106,7 @@ def _without_limit(
         "a violation is reported only if every attempt shows it "
         f"({trials_phrase(gate.test)}{covers(gates)}){unlimited}"
     )
-    return finding("DET103", span, message, alternatives(gate.test, numbers, HELP))
+    return finding("DET103", span, message, alternatives(gate, numbers, HELP))
 
 
 def _unlisted(mark: Mark) -> bool:

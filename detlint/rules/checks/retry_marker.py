@@ -82,7 +82,7 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
             f"({'; '.join(details)}{covers(masking)}){replay}"
             f"{elsewhere(gate, context.reference_rate)}"
         )
-        help_text = alternatives(gate.test, numbers, "drop the marker")
+        help_text = alternatives(gate, numbers, "drop the marker")
         related = [mark.definition] if mark.definition is not None else []
         plan = rerun_mark_plan(
             mark, span, gate.test, numbers, context.quarantine_reason, context.tracking_pattern

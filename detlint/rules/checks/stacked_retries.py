@@ -30,7 +30,7 @@ def stacked_retries(context: RuleContext) -> Iterator[Finding]:
 
     def pair(gate: CiGate) -> Pair:
         policy = without_gate(gate.policy)
-        return policy, Policy(trials=policy.trials)
+        return policy, Policy(trials=policy.trials, threshold=policy.threshold)
 
     for knob, gates in groups.items():
         found = costliest(gates, pair, context)

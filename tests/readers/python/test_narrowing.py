@@ -96,7 +96,7 @@ def test_whole_file_when_the_cut_cannot_be_trusted(text):
 @pytest.mark.parametrize("repo", sorted(p.name for p in REPOS.iterdir() if p.is_dir()))
 def test_findings_identical_with_and_without_narrowing(repo, monkeypatch):
     narrowed = run_check(REPOS / repo, "--select", "ALL")
-    monkeypatch.setattr(narrowing, "narrow", lambda text, wanted: None)
+    monkeypatch.setattr(narrowing, "narrow", lambda text, wanted, imported=frozenset(): None)
     whole = run_check(REPOS / repo, "--select", "ALL")
     assert narrowed == whole
 

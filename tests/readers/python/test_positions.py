@@ -165,6 +165,8 @@ class Reference:
     names: dict[str, set[tuple[int, int, int, int]]] = field(default_factory=dict)
     expressions: set[tuple[int, int, int, int]] = field(default_factory=set)
     arguments: dict[tuple[int, int, int, int], tuple[str | None, str]] = field(default_factory=dict)
+    # The module's names bound to a plain literal at the top level.
+    constants: dict[str, object] = field(default_factory=dict)
 
 
 def reference(text: str) -> Reference:
@@ -183,6 +185,11 @@ def reference(text: str) -> Reference:
             found.arguments[key] = (keyword, cst.Module(body=[]).code_for_node(node.value))
         elif isinstance(node, cst.BaseExpression):
             found.expressions.add(key)
+    for statement in ast.parse(text).body:
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant):
+            for target in statement.targets:
+                if isinstance(target, ast.Name):
+                    found.constants[target.id] = statement.value.value
     return found
 
 
@@ -207,7 +214,12 @@ def check_argument(expected: Reference, argument: Argument) -> None:
         # An f-string reads as its text, each replacement field as written in it.
         assert argument.value == code.lstrip()[2:-1]
     else:
-        assert as_written(ast.literal_eval(f"(\n{code}\n)")) == argument.value
+        try:
+            written = ast.literal_eval(f"(\n{code}\n)")
+        except ValueError:
+            # Code over the module's literal constants (`ÉTAT == "é"`) reads as its value.
+            written = eval(code, dict(expected.constants))
+        assert as_written(written) == argument.value
 
 
 def check_mark(expected: Reference, mark: Mark) -> None:

@@ -104,3 +104,12 @@ def test_the_names_repositories_give_their_retry_decorators_are_knob_tokens(sour
 )
 def test_modules_that_wrap_tests_by_name_are_told_apart(source, wraps):
     assert rewraps(source) is wraps
+
+
+def test_a_file_that_runs_pytest_on_itself():
+    from detlint.readers.python.prefilter import runs_itself
+
+    assert runs_itself(b'if __name__ == "__main__":\n    pytest.main([__file__, "-v"])\n')
+    assert runs_itself(b'sys.exit(pytest.main(["-v", f"{__file__}::Test"]))\n')
+    assert not runs_itself(b'pytest.main(["tests"])\nprint(__file__)\n')
+    assert not runs_itself(b"here = __file__\n")

@@ -1,6 +1,10 @@
-"""What a test's ``pytest.mark.parametrize`` decorators make of it: how many instances
-(the product of their sizes, None when one is not literal), and the marks their
-``pytest.param(..., marks=...)`` entries put on the instances they cover.
+"""What ``@pytest.mark.parametrize`` makes of a test: how many instances, and the marks
+``pytest.param(..., marks=...)`` puts on some of them.
+
+The argvalues table is often written once at the top of the module and passed by
+name (``CASES = [pytest.param(1, marks=pytest.mark.flaky(reruns=2)), 2, 3]`` then
+``parametrize("x", CASES)``), or built from such names (``[*BASE, ...]``,
+``A + B``): the names are followed to their module assignments.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from detlint.readers.python.walk import find_all
 
 
 class Parametrization:
-    """The parametrize decorators of one module's tests and classes."""
+    """The parametrizations of one module's tests and classes."""
 
     def __init__(self, index: ModuleIndex, marks: MarkResolver) -> None:
         self.index = index
@@ -59,10 +63,27 @@ class Parametrization:
 
     def _param_marks(self, node: ast.expr) -> list[tuple[int, Mark]]:
         found: list[tuple[int, Mark]] = []
-        for call in find_all(node, ast.Call):
+        for call in (call for table in self._tables(node) for call in find_all(table, ast.Call)):
             if self.index.imports.qualify(call.func) != "pytest.param":
                 continue
             for arg in call_args(call):
                 if arg.keyword == "marks":
                     found += [(1, mark) for mark in self.marks.resolve(arg.value, "param")]
+        return found
+
+    def _tables(self, node: ast.expr, depth: int = 0) -> list[ast.expr]:
+        """The expressions an argvalues table is written in: itself, and the module
+        lists it names (``CASES = [pytest.param(..., marks=...), ...]`` then
+        ``parametrize("x", CASES)``, ``[*BASE, pytest.param(...)]``, ``A + B``)."""
+        if isinstance(node, ast.Name):
+            value = self.index.assignments.get(node.id)
+            return [] if value is None or depth > 4 else self._tables(value, depth + 1)
+        found = [node]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return [*self._tables(node.left, depth + 1), *self._tables(node.right, depth + 1)]
+        if isinstance(node, ast.List | ast.Tuple):
+            for element in node.elts:
+                inner = element.value if isinstance(element, ast.Starred) else element
+                if isinstance(inner, ast.Name):
+                    found += self._tables(inner, depth + 1)
         return found

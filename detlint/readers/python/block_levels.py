@@ -1,0 +1,66 @@
+"""The statements of one level of a file (the module, or a class body), as the
+narrowing pass asks about them: what each defines, whether it is a class, whether it
+holds a trial hint, and the identifiers it uses (found only when asked).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from detlint.readers.python.blocks import IDENTIFIER, defined_name, definition_head
+from detlint.readers.python.body_stubs import TRIAL_HINTS
+
+
+@dataclass(frozen=True)
+class Level:
+    """The statements of one level (a module, or a class body) with what each one
+    defines, found once: every step of the cut asks about them."""
+
+    blocks: tuple[str, ...]
+    heads: tuple[re.Match[str] | None, ...]  # the def/class line of a definition
+    defined: tuple[str | None, ...]
+    # Whether a block holds a trial hint: it may loop or read the environment.
+    hinted: tuple[bool, ...]
+
+    @classmethod
+    def of(cls, blocks: list[str]) -> Level:
+        heads = tuple(map(definition_head, blocks))
+        return cls(
+            tuple(blocks),
+            heads,
+            tuple(map(defined_name, blocks, heads)),
+            tuple(any(hint in block for hint in TRIAL_HINTS) for block in blocks),
+        )
+
+    def is_class(self, index: int) -> bool:
+        head = self.heads[index]
+        return head is not None and head.group(1) == "class"
+
+    def candidates(self) -> list[bool]:
+        """Whether each definition a kept block uses can change its facts.
+
+        Assignments (trial constants, parametrize tables, aliases) always can; a
+        function or class only if it loops or reads the environment (a trial helper,
+        a fixture returning a trial count). Others (assertion helpers, base classes)
+        are left out, which keeps large real suites cheap to parse; the few that
+        matter are kept by ``_checked_by_loops`` and ``_bases_of_kept``.
+        """
+        return [
+            head is None or hinted for head, hinted in zip(self.heads, self.hinted, strict=True)
+        ]
+
+
+class Words:
+    """The identifiers of each block, found when first asked for: only kept
+    blocks are asked, and few blocks are kept."""
+
+    def __init__(self, blocks: list[str]) -> None:
+        self._blocks = blocks
+        self._found: list[set[str] | None] = [None] * len(blocks)
+
+    def __getitem__(self, index: int) -> set[str]:
+        found = self._found[index]
+        if found is None:
+            found = self._found[index] = set(IDENTIFIER.findall(self._blocks[index]))
+        return found

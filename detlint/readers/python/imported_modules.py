@@ -1,0 +1,84 @@
+"""Where a module a file imports is in the repository, and whether it holds a knob.
+
+A test file's knobs can live in the modules it imports: an alias (``@skip_on_win``), a
+mixin of marked tests. Resolving those names means finding the imported module's file
+by the paths its import statement allows (nothing lists the repository), and, before
+any parse, whether its bytes hold a knob at all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem
+from detlint.readers.python.imported_uses import applied_imports
+from detlint.readers.python.prefilter import Prefilter
+
+
+class ImportedModules:
+    """The repository files of imported modules, each looked up once per directory."""
+
+    def __init__(self, root: Path, exists: Callable[[Path], bool], prefilter: Prefilter) -> None:
+        self.root = root
+        self.exists = exists
+        self.prefilter = prefilter
+        self._knobs: dict[str, tuple[bool, bool]] = {}  # see ``_holds_knob``
+        self._modules: dict[tuple[str, str], Path | None] = {}
+
+    def module_file(self, module: str, importer: Path) -> Path | None:
+        """The repository file a module name means where ``importer`` imports it (asked
+        once per module and directory)."""
+        key = (module, os.path.dirname(os.path.abspath(importer)))
+        if key not in self._modules:
+            self._modules[key] = self._find(module, importer)
+        return self._modules[key]
+
+    def _find(self, module: str, importer: Path) -> Path | None:
+        level = len(module) - len(module.lstrip("."))
+        parts = [part for part in module.lstrip(".").split(".") if part]
+        directory = Path(os.path.abspath(importer)).parent
+        root = Path(os.path.abspath(self.root))
+        if level:
+            bases = [directory.parents[level - 2] if level > 1 else directory]
+        else:
+            bases = [directory, *directory.parents]
+            bases = [base for base in bases if base == root or root in base.parents]
+        for base in bases:
+            candidate = base.joinpath(*parts)
+            for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+                if self.exists(path):
+                    return path
+        return None
+
+    def knob_imports(self, path: Path, data: bytes) -> frozenset[str]:
+        """The names a file imports from repository modules whose bytes hold a knob and
+        applies to its tests (a decorator, a base class, a module mark): ``@skip_on_win``
+        from a helper, ``class TestX(SomeTestsMixin)``. Such a file carries knobs though
+        its own bytes hold none. A base class counts only from a module that defines
+        tests (a mixin of tests, not a library class a test subclasses)."""
+        found: set[str] = set()
+        for module, name, local, base in applied_imports(data):
+            for candidate in (f"{module}.{name}" if module.strip(".") else module + name, module):
+                target = self.module_file(candidate, path)
+                if target is not None:
+                    knob, tests = self._holds_knob(target)
+                    if knob and (tests or not base):
+                        found.add(local)
+                    break
+        return frozenset(found)
+
+    def _holds_knob(self, path: Path) -> tuple[bool, bool]:
+        """Whether a module's bytes hold a knob, and a test function."""
+        key = str(path)
+        found = self._knobs.get(key)
+        if found is None:
+            data = read_bytes(path, "")
+            if isinstance(data, Problem):
+                found = (False, False)
+            else:
+                found = (self.prefilter.wants(data), b"def test" in data)
+            self._knobs[key] = found
+        return found

@@ -1,0 +1,50 @@
+"""Which imported names a file's bytes apply to its tests, for the prefilter.
+
+A test file can hold no knob token of its own and still carry knobs: ``@skip_on_win``
+imported from a helper that defines it, ``class TestX(SomeTestsMixin)`` inheriting
+marked tests from another module, ``pytestmark = [gpu_only]``. The byte prefilter
+rules such a file out; this finds, without parsing, the names it imports from other
+modules and uses as a decorator, a base class or a module mark, so that the
+repository can look at those modules' bytes instead (``PythonRepository``).
+"""
+
+from __future__ import annotations
+
+import re
+
+# Only what tests can see: imports at the top level (or one level into a `try:`/`if`),
+# decorators of module functions and of methods, classes at the top level. A class
+# defined inside a test to subclass a library class is no test class.
+_FROM_IMPORT = re.compile(
+    rb"^(?:    |\t)?from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M
+)
+_DECORATOR = re.compile(rb"^(?:    |\t)?@[ \t]*([A-Za-z_]\w*)", re.M)
+_BASES = re.compile(rb"^class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
+_MODULE_MARK = re.compile(rb"^pytestmark[ \t]*\+?=([^\n]*)", re.M)
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+_ALIAS = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]+as[ \t]+([A-Za-z_]\w*))?")
+
+
+def applied_imports(data: bytes) -> list[tuple[str, str, str, bool]]:
+    """(module as written, name in it, name in the file, whether it is a base class) for
+    each imported name the file uses as a decorator, a base class or in a module
+    ``pytestmark``."""
+    if b"import" not in data:
+        return []
+    applied = set(_DECORATOR.findall(data))
+    for marks in _MODULE_MARK.findall(data):
+        applied.update(_WORD.findall(marks))
+    bases = {word for found in _BASES.findall(data) for word in _WORD.findall(found)}
+    if not applied and not bases:
+        return []
+    found: list[tuple[str, str, str, bool]] = []
+    for module, names in _FROM_IMPORT.findall(data):
+        for name, local in _ALIAS.findall(names.strip(b"()")):
+            used = local or name
+            if used in applied or used in bases:
+                found.append((_text(module), _text(name), _text(used), used in bases))
+    return found
+
+
+def _text(name: bytes) -> str:
+    return name.decode("ascii", "replace")
