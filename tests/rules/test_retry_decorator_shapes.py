@@ -376,3 +376,95 @@ def test_the_audit_credits_the_reruns_to_the_decorator(tmp_path):
         "retries=4 (flaky at tests/helpers.py:10, 5 attempts)"
     ]
     assert test["numbers"]["reported"] == pytest.approx(0.1**5)
+
+
+ASSERTING = {
+    "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n',
+    "tests/__init__.py": "",
+    "tests/helpers.py": """\
+import functools
+
+import pytest
+
+
+def flaky(max_runs, min_passes):
+    assert isinstance(max_runs, int)
+    assert 0 < min_passes <= max_runs <= 50
+
+    def accept(func):
+        @functools.wraps(func)
+        def inner(*args, **kwargs):
+            runs = passes = 0
+            while passes < min_passes:
+                runs += 1
+                try:
+                    func(*args, **kwargs)
+                    passes += 1
+                except BaseException:
+                    if runs >= max_runs:
+                        raise
+
+        return inner
+
+    return accept
+
+
+def xfail_on_accelerator():
+    def decorator(impl):
+        @functools.wraps(impl)
+        def test_func(*args, **kw):
+            try:
+                impl(*args, **kw)
+            except AssertionError as e:
+                if on_accelerator():
+                    assert "ValueError: sparse" in str(e)
+                    pytest.xfail("may be buggy")
+                raise
+
+        return test_func
+
+    return decorator
+
+
+def on_accelerator():
+    return False
+""",
+    "tests/test_x.py": """\
+from tests.helpers import flaky, xfail_on_accelerator
+
+
+@flaky(max_runs=3, min_passes=1)
+def test_once():
+    assert 1
+
+
+@flaky(max_runs=3, min_passes=2)
+def test_twice():
+    assert 1
+
+
+@xfail_on_accelerator()
+def test_handled():
+    assert 1
+""",
+}
+
+
+def test_asserts_in_a_decorator_are_read_as_holding_not_as_a_limit(tmp_path):
+    """An assert on the decorator's arguments, or on the message of a failure it
+    handles, neither ends the read nor becomes the retry's bound."""
+    document = check(tmp_path, ASSERTING)
+    found = {f["line"]: f["message"] for f in findings(document, "DET103")}
+    assert "a 10% violation is reported 0.10% of the time instead of 10.0%" in found[4]
+    assert "3 attempts from max_runs=3 at the call" in found[4]
+    # The handler calls the test once on every path: no retry, whatever the assert says.
+    assert 14 not in found
+
+
+def test_a_decorator_that_wants_several_passes_gets_no_figure(tmp_path):
+    """`while passes < min_passes` with min_passes=2 calls a passing test again: how
+    often it reports depends on the order of outcomes, so no attempt count is claimed."""
+    message = {f["line"]: f["message"] for f in findings(check(tmp_path, ASSERTING), "DET103")}[9]
+    assert "runs a passing one again (it calls a passing test 2 times" in message
+    assert "no figure is given" in message
+    assert "%" not in message

@@ -54,6 +54,9 @@ from detlint.readers.python.wrapper_values import (
 
 MAX_RUNS = 32  # ways of deciding the unknown conditions read, at most
 
+# How a reading says the decorator wants more than one pass (no attempt count then).
+PASSES_AGAIN = "it calls a passing test"
+
 
 @dataclass(frozen=True)
 class _Result:
@@ -108,6 +111,13 @@ def _readings(
     for run, result in runs:
         if result.kind in ("retry", "library") or (result.kind == "unread" and result.loop):
             reading = _reading(run, result, definition, failure)
+            again = _passing_calls(index, function, arguments, bare, failure, run)
+            if result.kind != "library" and again > 1:
+                reading = replace(
+                    reading,
+                    attempts=None,
+                    origin=f"{PASSES_AGAIN} {again} times, so it is no plain retry",
+                )
             found.setdefault(reading, []).append(_guards(run))
     everywhere = len(found) == 1 and sum(map(len, found.values())) == len(runs)
     ordered = sorted(found.items(), key=lambda item: -(item[0].attempts or 0))
@@ -137,6 +147,27 @@ def _explore(
                 branch[met.key] = not met.value
                 pending.append(branch)
     return runs
+
+
+def _passing_calls(
+    index: ModuleIndex,
+    function: Function,
+    arguments: Sequence[Argument],
+    bare: bool,
+    failure: str,
+    failing: Run,
+) -> int:
+    """How often the decorator calls a test that passes, decided as ``failing`` was.
+
+    A retry calls a passing test once; a decorator that wants several passes
+    (``while passes < min_passes``) calls it again, and how often it then reports a
+    failure depends on the order of passes and failures, which the always-failing
+    read does not see: such a decorator gets no figure.
+    """
+    decisions = {met.key: met.value for met in failing.met}
+    run = Run(index, decisions, failure, passing=True)
+    _result(run, function, arguments, bare)
+    return run.calls
 
 
 def _result(run: Run, function: Function, arguments: Sequence[Argument], bare: bool) -> _Result:

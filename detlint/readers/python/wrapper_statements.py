@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.retry_libraries import ASSERTION, catches_assertion
-from detlint.readers.python.wrapper_expressions import Expressions
+from detlint.readers.python.wrapper_expressions import Expressions, truth
 from detlint.readers.python.wrapper_values import (
     Break,
     Caught,
@@ -95,7 +95,11 @@ class Statements(Expressions):
         elif isinstance(statement, ast.Import | ast.ImportFrom):
             self.imports(statement, scope)
         elif isinstance(statement, ast.Assert):
-            if not self.condition(statement.test, scope, decides=False):
+            # An assert states what the decorator's author expects to hold (the types of
+            # its arguments, the message of a failure it handles): where it is code not
+            # evaluated, the read goes on as if it holds, neither a condition to decide
+            # nor a retry's bound.
+            if truth(self.value(statement.test, scope)) is False:
                 raise Raised(ASSERTION)
         elif not isinstance(statement, ast.Pass | ast.Delete):
             raise GiveUp(f"`{self.text(statement)}`")

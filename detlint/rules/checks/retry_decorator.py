@@ -12,6 +12,7 @@ from detlint.base.percentages import percent, percent_label
 from detlint.compose.filters import decorator_filter
 from detlint.compose.retry_counts import retry_decorator_attempts
 from detlint.readers.python.options import HOOK_TEST
+from detlint.readers.python.retry_wrappers import PASSES_AGAIN
 from detlint.rules.context import (
     RuleContext,
     alternatives,
@@ -101,6 +102,16 @@ def _without_limit(
     unlimited = replay_clause(
         gate.test, "retry", "the decorator hides", ("body",), several, figures="that holds"
     )
+    if origin.startswith(PASSES_AGAIN):
+        # Several passes wanted: the outcome depends on the order of passes and
+        # failures, which an attempt count does not capture.
+        message = (
+            f"retry decorator {named} reruns a failing test and runs a passing one again "
+            f"({origin}): how often it reports a violation depends on the order of passes "
+            "and failures, which detlint does not model, so no figure is given "
+            f"({trials_phrase(gate.test)}{covers(gates)})"
+        )
+        return finding("DET103", span, message, alternatives(gate, numbers, HELP))
     message = (
         f"retry decorator {named} around a test with no literal attempt limit{limit}: "
         "a violation is reported only if every attempt shows it "
