@@ -40,6 +40,7 @@ from detlint.model import (
     STRICT_XFAIL,
     SWALLOWED,
     XFAIL,
+    XFAIL_UNCHECKED,
     FlakyRuns,
     Gate,
     Layer,
@@ -74,6 +75,8 @@ def _int(value: object) -> int | None:
 def _gate_effect(gate: Gate) -> str:
     if gate is SKIP:
         return "skipped"
+    if gate is XFAIL_UNCHECKED:
+        return "XFAIL before every check: the checks never run"
     if gate is STRICT_XFAIL:
         return "XFAIL(strict): a violation is the expected failure, a pass fails"
     return "XFAIL: never fails the build"
@@ -142,7 +145,15 @@ class Composition:
 
     def _xfail_gate(self, mark: Mark) -> Gate | None:
         if mark.kind == "xfail-call":
-            return XFAIL  # an imperative xfail ends the test as XFAIL at once
+            # An imperative xfail ends the test as XFAIL at once: before every check,
+            # where it applies the checks never run (as run=False); after every check, a
+            # failing one has failed the test already, so it hides nothing.
+            if mark.among_checks == "first":
+                return XFAIL_UNCHECKED
+            if mark.among_checks == "last":
+                self.notes.append("pytest.xfail() comes after every check: it hides no failure")
+                return None
+            return XFAIL
         if mark.kind == "unittest-xfail":
             return STRICT_XFAIL  # an unexpected success fails, as a strict xfail's
         run = mark.keyword("run")

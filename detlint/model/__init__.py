@@ -16,6 +16,7 @@ from detlint.model.gate import (
     STRICT_XFAIL,
     SWALLOWED,
     XFAIL,
+    XFAIL_UNCHECKED,
     Gate,
 )
 from detlint.model.layers import FlakyRuns, JobRetries, Layer, Repeat, Reruns, StrictXfail
@@ -32,6 +33,7 @@ __all__ = [
     "STRICT_XFAIL",
     "SWALLOWED",
     "XFAIL",
+    "XFAIL_UNCHECKED",
     "FlakyRuns",
     "Gate",
     "JobRetries",

@@ -123,6 +123,7 @@ _OUTCOMES = (
     r"(?:failures?|failing|fails|errors?|crash(?:es)?|hangs|timeouts|segfaults|runs?|"
     r"results?|outcomes?|behaviou?r)"
 )
+_SPURIOUS_OUTCOMES = r"(?:failures?|failing|fails|errors?|crash(?:es)?|hangs|timeouts|segfaults)"
 
 # Phrases hold single spaces, not \s+: the prefilter searches the file's bytes, where a
 # phrase broken over two lines would not hold the stem either.
@@ -207,7 +208,9 @@ FLAKY_TERMS: tuple[FlakyTerm, ...] = (
     ),
     # Nouns: "occasional failures", "random failures", "spurious JSON Decode errors".
     FlakyTerm("occasional", _word(rf"occasional {_OUTCOMES}")),
-    FlakyTerm("spurious", _word(rf"spurious (?:\S+ ){{0,2}}{_OUTCOMES}")),
+    # "spurious" failures come and go; "spurious results" are wrong ones, every time
+    # ("rpmlint returns spurious results on Ubuntu"), so only ways of failing count.
+    FlakyTerm("spurious", _word(rf"spurious (?:\S+ ){{0,2}}{_SPURIOUS_OUTCOMES}")),
     FlakyTerm("inconsistent", _word(rf"inconsistent (?:\S+ ){{0,2}}{_OUTCOMES}")),
     *(
         FlakyTerm(f"random {stem}", _word(f"random (?:{words})"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
+from typing import Literal
 
 from detlint.readers.python.facts import Mark, MarkKind, Scope
 from detlint.readers.python.fixtures import (
@@ -26,6 +27,7 @@ from detlint.readers.python.marks import MarkResolver
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 from detlint.readers.python.prefilter import IMPERATIVE_TOKENS
+from detlint.readers.python.trial_checks import own_nodes
 
 IMPERATIVE: dict[str, MarkKind] = {
     "pytest.xfail": "xfail-call",
@@ -105,9 +107,42 @@ class BodyMarks:
                     scope,
                     comment=self.index.comment_on(span.line),
                     guards=guards,
+                    among_checks=self._among_checks(function, call) if kind == "xfail-call" else "",
                 )
             )
         return marks
+
+    def _among_checks(self, function: Function, call: ast.Call) -> Literal["", "first", "last"]:
+        """Where an imperative xfail stands among the checks of the function it is in,
+        by line: a check is an ``assert``, a ``raise``, an assertion helper, or a call
+        of a function of this module (which may assert)."""
+        lines = [
+            getattr(node, "lineno", 0)
+            for node in own_nodes(function.body)
+            if node is not call and self._may_check(node)
+        ]
+        if not any(line < call.lineno for line in lines):
+            return "first"
+        if not any(line > call.lineno for line in lines):
+            return "last"
+        return ""
+
+    def _may_check(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Assert | ast.Raise):
+            return True
+        if not isinstance(node, ast.Call):
+            return False
+        func = node.func
+        name = (
+            func.attr
+            if isinstance(func, ast.Attribute)
+            else func.id
+            if isinstance(func, ast.Name)
+            else ""
+        )
+        if name.startswith(("assert", "fail")):
+            return True
+        return isinstance(func, ast.Name) and name in self.index.functions
 
     def of_fixtures(self, function: Function, class_node: ast.ClassDef | None) -> list[Mark]:
         """Skips and xfails in the fixtures a test uses: those it names and the

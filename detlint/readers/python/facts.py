@@ -100,6 +100,11 @@ class Mark:
     # (``RunIf(min_cuda_gpus=2)``): its condition is quoted as that, since the
     # factory's inner expression (``len(reasons) > 0``) says nothing where it is used.
     written: str = ""
+    # Where an imperative ``pytest.xfail()`` stands among the test's checks: "first"
+    # when no check comes before it (where it applies the checks never run), "last"
+    # when none comes after it (a failing check fails the test before it is reached),
+    # "" otherwise or for any other mark.
+    among_checks: Literal["", "first", "last"] = ""
     # A decorator of the repository's own that calls the test again, as read from its code.
     retry: RetryReading | None = None
 

@@ -73,7 +73,7 @@ def _called(node: ast.AST) -> str:
     return ""
 
 
-def _own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
+def own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
     """The nodes of some statements, without those of functions defined in them."""
     found: list[ast.AST] = []
     stack: list[ast.AST] = list(statements)
@@ -171,7 +171,7 @@ class TrialChecks:
     ) -> LoopVerdict:
         if isinstance(loop, ast.comprehension):
             return self._in_assert(loop)
-        nodes = _own_nodes(loop.body)
+        nodes = own_nodes(loop.body)
         if any(_called(node) in _SLEEPS for node in nodes):
             return LoopVerdict(False, reason="the loop waits (it sleeps), it does not try")
         if _indexes_by(loop.target, nodes):
@@ -206,7 +206,7 @@ class TrialChecks:
         if found is None:
             helper = self.index.functions.get(name)
             found = helper is not None and any(
-                self._checks(node, 1) for node in _own_nodes(helper.body)
+                self._checks(node, 1) for node in own_nodes(helper.body)
             )
             self._asserting[name] = found
         return found
@@ -217,7 +217,7 @@ class TrialChecks:
         if not kept:
             return NOT_CHECKED
         checks = TallyChecks(kept, CountBounds(bound, self._assigned_once, kept))
-        inside = {id(node) for node in _own_nodes(loop.body)}
+        inside = {id(node) for node in own_nodes(loop.body)}
         readings: list[Reading] = []
         for node in self._function_nodes():
             if id(node) in inside or getattr(node, "lineno", 0) <= loop.lineno:
@@ -236,7 +236,7 @@ class TrialChecks:
         loop after it that computes what it checks (``assert func(x) == expected(x)``,
         ``reply = kc.get_shell_msg()``) runs trials of its own on what the first one
         built: the first loop's count is not theirs."""
-        nodes = _own_nodes(loop.body)
+        nodes = own_nodes(loop.body)
         checks_found = [node for node in nodes if self._checks(node)]
         fresh = fresh_names(nodes)
         if not checks_found or any(computed(node, fresh) for node in checks_found):
@@ -261,7 +261,7 @@ class TrialChecks:
 
     def _function_nodes(self) -> list[ast.AST]:
         if self._nodes is None:
-            self._nodes = _own_nodes(self.function.body)
+            self._nodes = own_nodes(self.function.body)
         return self._nodes
 
     def _in_assert(self, loop: ast.comprehension) -> LoopVerdict:

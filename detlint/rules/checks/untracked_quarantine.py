@@ -44,13 +44,18 @@ def untracked_quarantine(context: RuleContext) -> Iterator[Finding]:
         by_default = "" if mark.has_keyword("strict") else " (non-strict by default)"
         what = "pytest.xfail()" if mark.kind == "xfail-call" else f"xfail{by_default}"
         said = f'reason "{shown_reason(reason)}"' if reason else f'comment "{mark.comment}"'
+        shown = (
+            f"it comes before every check, so the checks never run: a {q} violation is "
+            "never seen and"
+            if mark.among_checks == "first"
+            else f"a {q} violation shows as XFAIL {percent(numbers.visible)} of the time but"
+        )
         yield finding(
             "DET201",
             span,
             f"{what} quarantines a test as {word!r}{quarantine_where(knob)} with no tracking issue "
-            f"({said}): a {q} violation shows as XFAIL {percent(numbers.visible)} of the "
-            f"time but never fails the build (was reported {percent(numbers.reported_without)}; "
-            f"{trials_phrase(gate.test)}{covers(gates)})",
+            f"({said}): {shown} never fails the build (was reported "
+            f"{percent(numbers.reported_without)}; {trials_phrase(gate.test)}{covers(gates)})",
             'name the issue that tracks it: reason="https://.../issues/123" or "#123" '
             "(the pattern is configurable: tracking-issue-pattern)",
             numbers,
