@@ -1,8 +1,9 @@
 """How many instances the parametrized fixtures a test requests make of it.
 
 Pytest runs a test once for every combination of the params of the fixtures in its
-closure (``@pytest.fixture(params=["synthetic", "constant"])``): those its arguments
-and ``usefixtures`` marks name, and those these fixtures request in turn. A name is
+closure (``@pytest.fixture(params=["synthetic", "constant"])``): the autouse ones that
+reach it, those its arguments and ``usefixtures`` marks name, and those these
+fixtures request in turn. A name is
 looked up as pytest does, from the test whoever requests it: the test's classes, its
 module, then the conftest.py files that reach it, nearest first (a conftest fixture
 gets the module's override of a name it requests). A name counts once, with the
@@ -15,22 +16,44 @@ unknown; a fixture it cannot see (a plugin's) is taken to have none.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
-from detlint.readers.python.fixtures import FIXTURE_DECORATORS
+from detlint.readers.python.fixtures import FIXTURE_DECORATORS, is_autouse
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.parametrize import count_values
 
 # (scope, module, fixture): scope 0 is the nearest conftest.py that reaches a module.
 Definition = tuple[int, ModuleIndex, Function]
-# fixture name -> its definitions in the conftest.py files that reach a module, nearest first.
-ConftestFixtures = Callable[[str], tuple[Definition, ...]]
 # The fixtures one scope defines: a class (with its bases) or a module, by name.
 Scope = dict[str, tuple[ModuleIndex, Function]]
 
 
-def no_conftest_fixtures(name: str) -> tuple[Definition, ...]:
-    return ()
+class ConftestFixtures(Protocol):
+    """The fixtures of the conftest.py files that reach a module. They are read only
+    where one of them can have params, or ``always`` (the module's own fixtures have
+    some, which a conftest fixture may request)."""
+
+    def definitions(self, name: str, always: bool) -> tuple[Definition, ...]:
+        """The definitions of fixture ``name``, nearest first."""
+        ...
+
+    def autouse(self, always: bool) -> tuple[str, ...]:
+        """The names of the autouse fixtures."""
+        ...
+
+
+class NoConftests:
+    """A module no conftest.py reaches."""
+
+    def definitions(self, name: str, always: bool) -> tuple[Definition, ...]:
+        return ()
+
+    def autouse(self, always: bool) -> tuple[str, ...]:
+        return ()
+
+
+no_conftest_fixtures = NoConftests()
 
 
 def _fixture_call(index: ModuleIndex, function: Function) -> ast.expr | None:
@@ -109,6 +132,7 @@ class FixtureParams:
     def __init__(self, index: ModuleIndex, conftests: ConftestFixtures) -> None:
         self.module = fixture_scope(index, list(index.functions.values()))
         self.conftests = conftests
+        self.has_params = _any_params(self.module)
 
     def factor(
         self, names: Sequence[str], classes: Sequence[Scope], given: frozenset[str] | None
@@ -119,15 +143,17 @@ class FixtureParams:
         its nearest definition that has any, found through definitions that request
         their own name; the names the nearest requests join the closure."""
         scopes = [*classes, self.module]
+        always = self.has_params or any(_any_params(scope) for scope in classes)
         total: int | None = 1
         seen: set[str] = set()
-        pending = list(names)
+        pending = [*names, *self.conftests.autouse(always)]
+        pending += [n for scope in scopes for n, f in scope.items() if is_autouse(*f)]
         while pending:
             name = pending.pop()
             if name in seen or (given is not None and name in given):
                 continue
             seen.add(name)
-            nearest = self._resolve(name, scopes, 0)
+            nearest = self._resolve(name, scopes, 0, always)
             if nearest is None:
                 continue
             size = self._size(name, scopes, nearest)
@@ -146,12 +172,12 @@ class FixtureParams:
             size = params_size(index, function)
             if size != 1 or name not in requested(function, level < len(scopes) - 1):
                 return size
-            found = self._resolve(name, scopes, level + 1)
+            found = self._resolve(name, scopes, level + 1, True)
         return 1
 
     def _resolve(
-        self, name: str, scopes: Sequence[Scope], start: int
-    ) -> tuple[int, ModuleIndex, Function] | None:
+        self, name: str, scopes: Sequence[Scope], start: int, always: bool
+    ) -> Definition | None:
         """The definition of ``name`` the test sees from scope ``start`` (0, or the scope
         past a fixture that requests its own name): scopes are numbered from the
         innermost class out, the conftest.py files after the module."""
@@ -159,7 +185,11 @@ class FixtureParams:
             found = scopes[level].get(name)
             if found is not None:
                 return (level, *found)
-        for level, index, function in self.conftests(name):
+        for level, index, function in self.conftests.definitions(name, always):
             if level + len(scopes) >= start:
                 return level + len(scopes), index, function
         return None
+
+
+def _any_params(scope: Scope) -> bool:
+    return any(params_size(index, function) != 1 for index, function in scope.values())

@@ -78,16 +78,45 @@ class ParamConftests:
             return True
         return any(holds for _, holds in self._chain(os.path.dirname(os.path.abspath(path))))
 
-    def definitions(self, path: Path, name: str) -> tuple[Definition, ...]:
-        """The definitions of fixture ``name`` in the conftest.py files that reach a
-        file, nearest first; none when no file of the chain holds params."""
+    def _reaching(self, path: Path, always: bool) -> list[str]:
+        """The conftest.py files that reach a file, nearest first: none when no file of
+        the chain holds params, unless ``always`` (the file's own fixtures have some,
+        and a conftest fixture may request one of them)."""
         own = os.path.abspath(path)
         chain = [c for c in self._chain(os.path.dirname(own)) if c[0] != own]
-        if not any(holds for _, holds in chain):
-            return ()
+        return [c for c, _ in chain] if always or any(h for _, h in chain) else []
+
+    def definitions(self, path: Path, name: str, always: bool) -> tuple[Definition, ...]:
+        """The definitions of fixture ``name`` in the conftest.py files that reach a
+        file, nearest first, each with its place in that chain."""
         found: list[Definition] = []
-        for level, (conftest, _) in enumerate(chain):
+        for level, conftest in enumerate(self._reaching(path, always)):
             definition = self._scope(conftest).get(name)
             if definition is not None:
                 found.append((level, *definition))
         return tuple(found)
+
+    def autouse(self, path: Path, always: bool) -> tuple[str, ...]:
+        """The autouse fixtures of the conftest.py files that reach a file."""
+        from detlint.readers.python.fixtures import is_autouse
+
+        return tuple(
+            name
+            for conftest in self._reaching(path, always)
+            for name, (index, function) in self._scope(conftest).items()
+            if is_autouse(index, function)
+        )
+
+
+class FileConftests:
+    """The conftest.py fixtures of one file, as ``fixture_params`` asks for them."""
+
+    def __init__(self, conftests: ParamConftests, path: Path) -> None:
+        self.conftests = conftests
+        self.path = path
+
+    def definitions(self, name: str, always: bool) -> tuple[Definition, ...]:
+        return self.conftests.definitions(self.path, name, always)
+
+    def autouse(self, always: bool) -> tuple[str, ...]:
+        return self.conftests.autouse(self.path, always)

@@ -23,7 +23,7 @@ from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
 from detlint.readers.python.imported_modules import ImportedModules
 from detlint.readers.python.options import ScanOptions, is_test_module
-from detlint.readers.python.param_conftests import ParamConftests
+from detlint.readers.python.param_conftests import FileConftests, ParamConftests
 from detlint.readers.python.prefilter import (
     Prefilter,
     may_loop,
@@ -202,7 +202,7 @@ class PythonRepository:
             fixture_replays=lookup.replay,
             fixture_defined=lookup.defines,
             conftest_wraps=lookup.wraps,
-            conftest_fixtures=functools.partial(self.params.definitions, path),
+            conftest_fixtures=FileConftests(self.params, path),
         )
 
     # -- context -----------------------------------------------------------

@@ -128,6 +128,52 @@ MODULE_OVERRIDE = """\
         pass
 """
 
+# Autouse fixtures join every closure: the module's (one requests the conftest's
+# `dsinfo`, another a module fixture with params) and a conftest.py's (dask's
+# `auto_shuffle_method`).
+AUTOUSE_TESTS = """\
+    import pytest
+
+
+    @pytest.fixture(autouse=True)
+    def auto_kind(dsinfo):
+        yield
+
+
+    @pytest.fixture(params=["disk", "tasks"])
+    def shuffle_method(request):
+        return request.param
+
+
+    @pytest.fixture(autouse=True)
+    def auto_shuffle_method(shuffle_method):
+        yield
+
+
+    @pytest.mark.flaky(reruns=2)
+    @pytest.mark.parametrize("x", [1, 2, 3])
+    def test_auto(x):
+        assert x
+"""
+
+AUTOUSE_CONFTEST = """\
+    import pytest
+
+
+    @pytest.fixture(autouse=True, params=range(4))
+    def backend(request):
+        return request.param
+"""
+
+PLAIN_TEST = """\
+    import pytest
+
+
+    @pytest.mark.flaky(reruns=2)
+    def test_plain():
+        assert True
+"""
+
 
 def _repository(tmp_path):
     return check(
@@ -139,6 +185,9 @@ def _repository(tmp_path):
             "test/sub/conftest.py": OVERRIDING_CONFTEST,
             "test/sub/test_over.py": SUB_TESTS,
             "test/test_mod_over.py": MODULE_OVERRIDE,
+            "test/test_autouse.py": AUTOUSE_TESTS,
+            "test/backends/conftest.py": AUTOUSE_CONFTEST,
+            "test/backends/test_plain.py": PLAIN_TEST,
         },
     )
 
@@ -185,3 +234,12 @@ def test_params_detlint_cannot_count_leave_the_instances_unknown(tmp_path):
         assert finding["message"].endswith(
             "no trial loop recognised; covers parametrized, instances unknown)"
         )
+
+
+def test_autouse_fixtures_with_params_multiply_every_test_they_reach(tmp_path):
+    found = _by_place(_repository(tmp_path))
+    # 3 parametrize values x 2 `dsinfo` (test/conftest.py) x 2 `shuffle_method`.
+    assert found[("test_autouse.py", 19)]["numbers"]["instances"] == 12
+    assert "covers 12 test instances)" in found[("test_autouse.py", 19)]["message"]
+    # A conftest.py's autouse fixture with `params=range(4)`.
+    assert found[("test_plain.py", 4)]["numbers"]["instances"] == 4
