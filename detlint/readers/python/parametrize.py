@@ -107,7 +107,14 @@ def count_values(index: ModuleIndex, node: ast.expr, depth: int = 0) -> int | No
             return max(bounds[0], 0)
         return None
     if isinstance(node, ast.Name) and node.id in index.assignments and depth < 5:
-        return count_values(index, index.assignments[node.id], depth + 1)
+        # A table bound in branches (``ZARR_FORMATS = [2, 3]`` where zarr imports, else
+        # ``[]``) counts only where every branch holds as many values.
+        values = [v for v, _ in index.alternatives.get(node.id, [])]
+        counts = {
+            count_values(index, value, depth + 1) if isinstance(value, ast.expr) else None
+            for value in values or [index.assignments[node.id]]
+        }
+        return counts.pop() if len(counts) == 1 else None
     return None
 
 

@@ -174,6 +174,43 @@ PLAIN_TEST = """\
         assert True
 """
 
+# xarray's `ZARR_FORMATS`: [2, 3] where zarr imports, [] otherwise; the count depends on
+# the environment. Branches that bind as many values count.
+BRANCHES = """\
+    import pytest
+
+    try:
+        import zarr
+
+        ZARR_FORMATS = [2, 3]
+        ENGINES = ["a", "b"]
+    except ImportError:
+        ZARR_FORMATS = []
+        ENGINES = ["c", "d"]
+
+
+    @pytest.fixture(scope="module", params=ZARR_FORMATS)
+    def default_zarr_format(request):
+        yield
+
+
+    @pytest.fixture(params=ENGINES)
+    def engine(request):
+        return request.param
+
+
+    @pytest.mark.usefixtures("default_zarr_format")
+    class TestZarr:
+        @pytest.mark.flaky(reruns=2)
+        def test_zarr(self):
+            pass
+
+
+    @pytest.mark.flaky(reruns=2)
+    def test_engine(engine):
+        pass
+"""
+
 
 def _repository(tmp_path):
     return check(
@@ -188,6 +225,7 @@ def _repository(tmp_path):
             "test/test_autouse.py": AUTOUSE_TESTS,
             "test/backends/conftest.py": AUTOUSE_CONFTEST,
             "test/backends/test_plain.py": PLAIN_TEST,
+            "test/test_branches.py": BRANCHES,
         },
     )
 
@@ -243,3 +281,9 @@ def test_autouse_fixtures_with_params_multiply_every_test_they_reach(tmp_path):
     assert "covers 12 test instances)" in found[("test_autouse.py", 19)]["message"]
     # A conftest.py's autouse fixture with `params=range(4)`.
     assert found[("test_plain.py", 4)]["numbers"]["instances"] == 4
+
+
+def test_params_bound_differently_per_branch_are_unknown(tmp_path):
+    found = _by_place(_repository(tmp_path))
+    assert found[("test_branches.py", 25)]["numbers"]["instances"] is None
+    assert found[("test_branches.py", 30)]["numbers"]["instances"] == 2
