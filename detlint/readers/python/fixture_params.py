@@ -10,7 +10,9 @@ gets the module's override of a name it requests). A name counts once, with the
 params of its nearest definition, or of the one further out that an override without
 params requests by its own name; a name the test's parametrize gives values to is no
 fixture's. Params detlint cannot count (a call, a comprehension) leave the instances
-unknown; a fixture it cannot see (a plugin's) is taken to have none.
+unknown; a fixture it cannot see (a plugin's) is taken to have none, unless the module
+or class defines a parametrized fixture the test does not otherwise reach (the
+plugin's fixture may request it), which leaves them unknown too.
 """
 
 from __future__ import annotations
@@ -25,6 +27,30 @@ from detlint.readers.python.parametrize import count_values
 
 # (scope, module, fixture): scope 0 is the nearest conftest.py that reaches a module.
 Definition = tuple[int, ModuleIndex, Function]
+# Fixtures of pytest itself, which request none of a project's.
+BUILTIN_FIXTURES = frozenset(
+    {
+        "request",
+        "tmp_path",
+        "tmp_path_factory",
+        "tmpdir",
+        "tmpdir_factory",
+        "monkeypatch",
+        "capsys",
+        "capsysbinary",
+        "capfd",
+        "capfdbinary",
+        "caplog",
+        "recwarn",
+        "pytestconfig",
+        "record_property",
+        "record_xml_attribute",
+        "record_testsuite_property",
+        "cache",
+        "doctest_namespace",
+        "subtests",
+    }
+)
 # The fixtures one scope defines: a class (with its bases) or a module, by name.
 Scope = dict[str, tuple[ModuleIndex, Function]]
 
@@ -146,6 +172,7 @@ class FixtureParams:
         always = self.has_params or any(_any_params(scope) for scope in classes)
         total: int | None = 1
         seen: set[str] = set()
+        unseen = False
         pending = [*names, *self.conftests.autouse(always)]
         pending += [n for scope in scopes for n, f in scope.items() if is_autouse(*f)]
         while pending:
@@ -155,12 +182,21 @@ class FixtureParams:
             seen.add(name)
             nearest = self._resolve(name, scopes, 0, always)
             if nearest is None:
+                unseen = unseen or name not in BUILTIN_FIXTURES
                 continue
             size = self._size(name, scopes, nearest)
             if size != 1 and given is None:
                 return None
             total = None if size is None or total is None else total * size
             pending += requested(nearest[2], nearest[0] < len(classes))
+        if unseen and any(
+            name not in seen and params_size(*definition) != 1
+            for scope in scopes
+            for name, definition in scope.items()
+        ):
+            # A plugin's fixture (jupyter_server's `jp_fetch`) may request one of the
+            # module's parametrized fixtures (`jp_argv`), which detlint cannot see.
+            return None
         return total
 
     def _size(self, name: str, scopes: Sequence[Scope], nearest: Definition) -> int | None:

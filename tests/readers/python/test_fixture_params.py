@@ -211,6 +211,27 @@ BRANCHES = """\
         pass
 """
 
+# jupyter_server's tests request the plugin fixture `jp_fetch`, which requests the
+# module's `jp_argv` (2 params): detlint cannot see the plugin, so it cannot count.
+PLUGIN_TESTS = """\
+    import pytest
+
+
+    @pytest.fixture(params=["FileContentsManager", "AsyncFileContentsManager"])
+    def jp_argv(request):
+        return [request.param]
+
+
+    @pytest.mark.flaky(reruns=2)
+    async def test_copy(jp_fetch, tmp_path):
+        assert jp_fetch
+
+
+    @pytest.mark.flaky(reruns=2)
+    def test_builtin_only(tmp_path, monkeypatch):
+        assert tmp_path
+"""
+
 
 def _repository(tmp_path):
     return check(
@@ -226,6 +247,7 @@ def _repository(tmp_path):
             "test/backends/conftest.py": AUTOUSE_CONFTEST,
             "test/backends/test_plain.py": PLAIN_TEST,
             "test/test_branches.py": BRANCHES,
+            "test/plugin/test_plugin.py": PLUGIN_TESTS,
         },
     )
 
@@ -287,3 +309,10 @@ def test_params_bound_differently_per_branch_are_unknown(tmp_path):
     found = _by_place(_repository(tmp_path))
     assert found[("test_branches.py", 25)]["numbers"]["instances"] is None
     assert found[("test_branches.py", 30)]["numbers"]["instances"] == 2
+
+
+def test_a_fixture_detlint_cannot_see_may_request_a_parametrized_one(tmp_path):
+    found = _by_place(_repository(tmp_path))
+    assert found[("test_plugin.py", 9)]["numbers"]["instances"] is None
+    # Fixtures of pytest itself request none of the module's.
+    assert found[("test_plugin.py", 14)]["numbers"]["instances"] == 1
