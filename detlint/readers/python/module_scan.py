@@ -30,6 +30,15 @@ from detlint.readers.python.facts import (
     TestFunction,
     TrialCount,
 )
+from detlint.readers.python.fixture_params import (
+    ConftestFixtures,
+    FixtureParams,
+    Scope,
+    fixture_scope,
+    no_conftest_fixtures,
+    requested,
+    used_fixtures,
+)
 from detlint.readers.python.fixtures import (
     FixtureMarksLookup,
     is_fixture,
@@ -94,6 +103,7 @@ class ModuleScanner:
         foreign: ForeignLookup = no_foreign_module,
         conftest_wraps: WrapsLookup = no_wraps,
         definitions: DefinitionLookup = nowhere,
+        conftest_fixtures: ConftestFixtures = no_conftest_fixtures,
     ) -> None:
         self.index = index
         self.options = options
@@ -105,6 +115,7 @@ class ModuleScanner:
         self.parametrized = Parametrization(index, self.marks)
         self.foreign = foreign
         self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
+        self.fixture_params = FixtureParams(index, conftest_fixtures)
         self._methods: dict[int, _Method] = {}
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
@@ -142,6 +153,9 @@ class ModuleScanner:
             instances *= class_instances
         elif class_instances is None:
             instances = None
+        if instances is not None and not unittest:
+            factor = self._fixture_factor(function, classes, owner or self)
+            instances = None if factor is None else instances * factor
         class_name = "::".join(node.name for node in classes) if classes else None
         own = [
             *self.named.marks(function.name, class_name, facts.span, class_wraps),
@@ -168,6 +182,28 @@ class ModuleScanner:
             unittest=unittest,
             replays=reader.replays.of_test(function, classes if reader is self else [], lineage),
         )
+
+    def _fixture_factor(
+        self, function: Function, classes: list[ast.ClassDef], owner: ModuleScanner
+    ) -> int | None:
+        """The instances the parametrized fixtures a test requests make of it: looked up
+        from the module that collects it, its classes innermost first (with their bases)."""
+        names = list(requested(function, bool(classes)))
+        names += used_fixtures(owner.index, function.decorator_list)
+        given = owner.parametrized.given(function.decorator_list)
+        scopes: list[Scope] = []
+        for node in reversed(classes):
+            scope: Scope = {}
+            for klass, tree in self.classes.lineage(node):
+                index = tree.owner.index
+                names += used_fixtures(index, klass.decorator_list)
+                found = tree.owner.parametrized.given(klass.decorator_list)
+                given = None if given is None or found is None else given | found
+                members = [m for m in klass.body if isinstance(m, Function)]
+                for name, definition in fixture_scope(index, members).items():
+                    scope.setdefault(name, definition)
+            scopes.append(scope)
+        return self.fixture_params.factor(names, scopes, given)
 
     def _method(self, function: Function) -> _Method:
         """What a test function says of itself, whatever class runs it: a base class's
@@ -302,6 +338,7 @@ def scan_module(
     named: bool = False,
     conftest_wraps: WrapsLookup = no_wraps,
     definitions: DefinitionLookup = nowhere,
+    conftest_fixtures: ConftestFixtures = no_conftest_fixtures,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module; ``named``: pytest collects it whatever its name
     (a CI step names it, or it runs pytest on itself).
@@ -321,6 +358,7 @@ def scan_module(
         foreign,
         conftest_wraps,
         definitions,
+        conftest_fixtures,
     )
     filename = path.rsplit("/", 1)[-1]
     collected = named or is_test_module(filename, options.python_files)

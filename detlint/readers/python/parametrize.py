@@ -41,25 +41,30 @@ class Parametrization:
             keyword = [arg for arg in args if arg.keyword == "argvalues"]
             candidates = values[1:2] or keyword
             argvalues = candidates[0] if candidates else None
-            size = self._count_values(argvalues.value) if argvalues is not None else None
+            size = count_values(self.index, argvalues.value) if argvalues is not None else None
             total = None if total is None or size is None else total * size
             if argvalues is not None:
                 param_marks += self._param_marks(argvalues.value)
         return total, param_marks
 
-    def _count_values(self, node: ast.expr) -> int | None:
-        if isinstance(node, ast.List | ast.Tuple):
-            if any(isinstance(element, ast.Starred) for element in node.elts):
+    def given(self, decorators: Sequence[ast.expr]) -> frozenset[str] | None:
+        """The argument names parametrize decorators give values to (a fixture of that
+        name is then not the test's); None where a name cannot be read."""
+        found: set[str] = set()
+        for call in decorators:
+            if not isinstance(call, ast.Call):
+                continue
+            if self.index.imports.qualify(call.func) != "pytest.mark.parametrize":
+                continue
+            args = call_args(call)
+            first = [a for a in args if a.keyword is None][:1] or [
+                a for a in args if a.keyword == "argnames"
+            ]
+            names = argnames(first[0].value) if first else None
+            if names is None:
                 return None
-            return len(node.elts)
-        if isinstance(node, ast.Call) and dotted(node.func) == "range":
-            bounds = [literal(arg.value) for arg in call_args(node)]
-            if len(bounds) == 1 and isinstance(bounds[0], int) and not isinstance(bounds[0], bool):
-                return max(bounds[0], 0)
-            return None
-        if isinstance(node, ast.Name) and node.id in self.index.assignments:
-            return self._count_values(self.index.assignments[node.id])
-        return None
+            found.update(names)
+        return frozenset(found)
 
     def _param_marks(self, node: ast.expr) -> list[tuple[int, Mark]]:
         found: list[tuple[int, Mark]] = []
@@ -87,3 +92,41 @@ class Parametrization:
                 if isinstance(inner, ast.Name):
                     found += self._tables(inner, depth + 1)
         return found
+
+
+def count_values(index: ModuleIndex, node: ast.expr, depth: int = 0) -> int | None:
+    """How many values a table holds (a parametrize's argvalues, a fixture's params):
+    a literal list or tuple, ``range(n)``, or a module name bound to one; None otherwise."""
+    if isinstance(node, ast.List | ast.Tuple):
+        if any(isinstance(element, ast.Starred) for element in node.elts):
+            return None
+        return len(node.elts)
+    if isinstance(node, ast.Call) and dotted(node.func) == "range":
+        bounds = [literal(arg.value) for arg in call_args(node)]
+        if len(bounds) == 1 and isinstance(bounds[0], int) and not isinstance(bounds[0], bool):
+            return max(bounds[0], 0)
+        return None
+    if isinstance(node, ast.Name) and node.id in index.assignments and depth < 5:
+        # A table bound in branches (``ZARR_FORMATS = [2, 3]`` where zarr imports, else
+        # ``[]``) counts only where every branch holds as many values.
+        values = [v for v, _ in index.alternatives.get(node.id, [])]
+        counts = {
+            count_values(index, value, depth + 1) if isinstance(value, ast.expr) else None
+            for value in values or [index.assignments[node.id]]
+        }
+        return counts.pop() if len(counts) == 1 else None
+    return None
+
+
+def argnames(node: ast.expr) -> list[str] | None:
+    """The names a parametrize gives values to: ``"a,b"`` or ``["a", "b"]``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [name.strip() for name in node.value.split(",") if name.strip()]
+    if isinstance(node, ast.List | ast.Tuple):
+        names = [literal(element) for element in node.elts]
+        return (
+            [n for n in names if isinstance(n, str)]
+            if all(isinstance(n, str) for n in names)
+            else None
+        )
+    return None

@@ -124,6 +124,16 @@ def may_replay(data: bytes) -> bool:
     return any(token in data for token in REPLAY_TOKENS)
 
 
+_FIXTURE_PARAMS = re.compile(rb"fixture\([^)]*\bparams\s*=")
+
+
+def may_param_fixtures(data: bytes) -> bool:
+    """Whether a file can define a fixture with ``params``: such a test file is parsed
+    whole, since a fixture its tests request (or one that passes it on) multiplies
+    their instances, and narrowing keeps only the fixtures that can hold a knob."""
+    return b"params" in data and bool(_FIXTURE_PARAMS.search(data))
+
+
 def may_loop(data: bytes) -> bool:
     """The trial half of the prefilter: a ``range(`` loop and an environment read."""
     return b"range(" in data and any(token in data for token in TRIAL_TOKENS)

@@ -23,14 +23,15 @@ from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
 from detlint.readers.python.imported_modules import ImportedModules
 from detlint.readers.python.options import ScanOptions, is_test_module
+from detlint.readers.python.param_conftests import FileConftests, ParamConftests
 from detlint.readers.python.prefilter import (
-    IMPERATIVE_TOKENS,
     Prefilter,
     may_loop,
     may_replay,
     rewraps,
     runs_itself,
 )
+from detlint.readers.python.skipping_conftests import SkippingConftests
 from detlint.readers.python.wrapping_conftests import WrappingConftests
 
 if TYPE_CHECKING:
@@ -71,12 +72,13 @@ class PythonRepository:
         self.modules = ImportedModules(root, self.exists, prefilter)
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
-        self._skipping: dict[str, tuple[ModuleExports, ...]] = {}
+        self.skipping = SkippingConftests(root, self.exists, self.exports)
         self.wrapping = WrappingConftests(root, self.exists, self.exports)
+        self.params = ParamConftests(root, self.exists, self.exports)
 
     def exists(self, path: Path) -> bool:
-        """Whether a helper module or conftest.py is there to read (asked per import,
-        so that no run lists the whole repository just to resolve a few names)."""
+        """Whether a helper module or conftest.py is there to read (asked per import:
+        no run lists the whole repository just to resolve a few names)."""
         key = str(path)
         found = self._exists.get(key)
         if found is None:
@@ -118,9 +120,11 @@ class PythonRepository:
         # Only test modules are narrowed: conftest.py and helpers export fixtures
         # and aliases that other files need whole. A module that may seed is read whole
         # too: its seeds sit in test bodies and fixtures that narrowing drops; and so is
-        # one whose tests a hook or a loop wraps by name (they carry no knob of their own).
+        # one whose tests a hook or a loop wraps by name (they carry no knob of their own),
+        # or whose tests may request a parametrized fixture (``params``).
         narrowed = None
-        if path.name != "conftest.py" and not (hooked or rewraps(data) or may_replay(data)):
+        whole = hooked or rewraps(data) or may_replay(data) or self.params.whole(path, data)
+        if path.name != "conftest.py" and not whole:
             narrowed = narrow(text, self.prefilter.wants_block, imported)
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
@@ -198,6 +202,7 @@ class PythonRepository:
             fixture_replays=lookup.replay,
             fixture_defined=lookup.defines,
             conftest_wraps=lookup.wraps,
+            conftest_fixtures=FileConftests(self.params, path),
         )
 
     # -- context -----------------------------------------------------------
@@ -229,30 +234,6 @@ class PythonRepository:
             return None
         self._exports[key] = exports
         return exports
-
-    def skipping_conftests(self, directory: str, own: str = "") -> tuple[ModuleExports, ...]:
-        """The conftest.py files that reach a directory and can skip or xfail in a
-        fixture, nearest first (worked out once per directory: every test asks).
-        ``own`` is the file asking, when it is a conftest.py itself."""
-        found = self._skipping.get(directory)
-        if found is None:
-            parent = os.path.dirname(directory)
-            above = directory != os.path.abspath(self.root) and parent != directory
-            inherited = self.skipping_conftests(parent) if above else ()
-            found = self._skipping[directory] = self._skipping_conftest(directory) + inherited
-        if not found or not own.endswith("conftest.py"):
-            return found
-        return tuple(exports for exports in found if exports is not self._exports.get(own))
-
-    def _skipping_conftest(self, directory: str) -> tuple[ModuleExports, ...]:
-        conftest = Path(directory, "conftest.py")
-        if not self.exists(conftest):
-            return ()
-        data = read_bytes(conftest, "")
-        if isinstance(data, Problem) or not any(token in data for token in IMPERATIVE_TOKENS):
-            return ()
-        exports = self.exports(conftest)
-        return (exports,) if exports is not None else ()
 
     def _defining(self, qualified: str, importer_display: str) -> tuple[Path, list[str]] | None:
         """The repository module a qualified name of an importer points into, and the
@@ -338,7 +319,7 @@ class FixtureLookupForFile:
     def _skipping(self) -> tuple[ModuleExports, ...]:
         """Asked once per file, though each test's fixtures ask."""
         own = os.path.abspath(self.path)
-        return self.repository.skipping_conftests(os.path.dirname(own), own)
+        return self.repository.skipping.of(os.path.dirname(own), own)
 
     def _conftests(self) -> Iterator[ModuleExports]:
         """The conftest.py files that reach this file, nearest first."""

@@ -1,0 +1,122 @@
+"""The conftest.py fixtures a test's parametrized fixtures are looked up in.
+
+A fixture with ``params`` in a conftest.py multiplies the instances of every test that
+requests it, directly or through another fixture (a conftest fixture of a nearer
+directory that requests one of a farther). Most conftest files hold no ``params`` at
+all: the chain that reaches a directory is parsed only when one of its files' bytes
+can hold a fixture's params, and then whole, so that a fixture that only passes one on
+is read too. The chain of each directory is worked out once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem
+from detlint.readers.python.prefilter import may_param_fixtures
+
+if TYPE_CHECKING:
+    from detlint.readers.python.fixture_params import Definition, Scope
+    from detlint.readers.python.module_exports import ModuleExports
+
+PARAMS_TOKEN = b"params"
+
+
+class ParamConftests:
+    """The fixtures of the conftest.py files that reach each directory, when one has params."""
+
+    def __init__(
+        self,
+        root: Path,
+        exists: Callable[[Path], bool],
+        exports: Callable[[Path, bool], ModuleExports | None],
+    ) -> None:
+        self.root = os.path.abspath(root)
+        self.exists = exists
+        self.exports = exports
+        self._chains: dict[str, tuple[tuple[str, bool], ...]] = {}
+        self._scopes: dict[str, Scope] = {}
+
+    def _chain(self, directory: str) -> tuple[tuple[str, bool], ...]:
+        """The conftest.py files that reach a directory, nearest first, each with
+        whether its bytes can hold params."""
+        found = self._chains.get(directory)
+        if found is None:
+            parent = os.path.dirname(directory)
+            above = directory != self.root and parent != directory
+            found = self._chain(parent) if above else ()
+            conftest = os.path.join(directory, "conftest.py")
+            if self.exists(Path(conftest)):
+                data = read_bytes(Path(conftest), "")
+                holds = not isinstance(data, Problem) and PARAMS_TOKEN in data
+                found = ((conftest, holds), *found)
+            self._chains[directory] = found
+        return found
+
+    def _scope(self, conftest: str) -> Scope:
+        from detlint.readers.python.fixture_params import fixture_scope
+
+        found = self._scopes.get(conftest)
+        if found is None:
+            exports = self.exports(Path(conftest), True)
+            index = exports.scanner.index if exports is not None else None
+            functions = list(index.functions.values()) if index is not None else []
+            found = self._scopes[conftest] = (
+                fixture_scope(index, functions) if index is not None else {}
+            )
+        return found
+
+    def whole(self, path: Path, data: bytes) -> bool:
+        """Whether a test file is read whole for its fixtures: it can define one with
+        params, or a conftest.py that reaches it can (the file's own fixtures may pass
+        one on, or override it), and narrowing keeps only fixtures that hold a knob."""
+        if may_param_fixtures(data):
+            return True
+        return any(holds for _, holds in self._chain(os.path.dirname(os.path.abspath(path))))
+
+    def _reaching(self, path: Path, always: bool) -> list[str]:
+        """The conftest.py files that reach a file, nearest first: none when no file of
+        the chain holds params, unless ``always`` (the file's own fixtures have some,
+        and a conftest fixture may request one of them)."""
+        own = os.path.abspath(path)
+        chain = [c for c in self._chain(os.path.dirname(own)) if c[0] != own]
+        return [c for c, _ in chain] if always or any(h for _, h in chain) else []
+
+    def definitions(self, path: Path, name: str, always: bool) -> tuple[Definition, ...]:
+        """The definitions of fixture ``name`` in the conftest.py files that reach a
+        file, nearest first, each with its place in that chain."""
+        found: list[Definition] = []
+        for level, conftest in enumerate(self._reaching(path, always)):
+            definition = self._scope(conftest).get(name)
+            if definition is not None:
+                found.append((level, *definition))
+        return tuple(found)
+
+    def autouse(self, path: Path, always: bool) -> tuple[str, ...]:
+        """The autouse fixtures of the conftest.py files that reach a file."""
+        from detlint.readers.python.fixtures import is_autouse
+
+        return tuple(
+            name
+            for conftest in self._reaching(path, always)
+            for name, (index, function) in self._scope(conftest).items()
+            if is_autouse(index, function)
+        )
+
+
+class FileConftests:
+    """The conftest.py fixtures of one file, as ``fixture_params`` asks for them."""
+
+    def __init__(self, conftests: ParamConftests, path: Path) -> None:
+        self.conftests = conftests
+        self.path = path
+
+    def definitions(self, name: str, always: bool) -> tuple[Definition, ...]:
+        return self.conftests.definitions(self.path, name, always)
+
+    def autouse(self, always: bool) -> tuple[str, ...]:
+        return self.conftests.autouse(self.path, always)

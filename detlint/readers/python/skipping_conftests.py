@@ -1,0 +1,59 @@
+"""The conftest.py files whose fixtures can skip or xfail the tests of a directory.
+
+A conftest fixture that calls ``pytest.skip()`` skips every test that uses it; the
+files that reach each directory are worked out once (every test asks), and only those
+whose bytes hold an imperative skip or xfail are parsed for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem
+from detlint.readers.python.prefilter import IMPERATIVE_TOKENS
+
+if TYPE_CHECKING:
+    from detlint.readers.python.module_exports import ModuleExports
+
+
+class SkippingConftests:
+    """The conftest.py files that reach each directory and can skip in a fixture."""
+
+    def __init__(
+        self,
+        root: Path,
+        exists: Callable[[Path], bool],
+        exports: Callable[[Path], ModuleExports | None],
+    ) -> None:
+        self.root = os.path.abspath(root)
+        self.exists = exists
+        self.exports = exports
+        self._found: dict[str, tuple[tuple[str, ModuleExports], ...]] = {}
+
+    def of(self, directory: str, own: str = "") -> tuple[ModuleExports, ...]:
+        """The files that reach a directory, nearest first; ``own`` is the file asking,
+        when it is a conftest.py itself."""
+        return tuple(exports for path, exports in self._chain(directory) if path != own)
+
+    def _chain(self, directory: str) -> tuple[tuple[str, ModuleExports], ...]:
+        found = self._found.get(directory)
+        if found is None:
+            parent = os.path.dirname(directory)
+            above = directory != self.root and parent != directory
+            inherited = self._chain(parent) if above else ()
+            found = self._found[directory] = self._own(directory) + inherited
+        return found
+
+    def _own(self, directory: str) -> tuple[tuple[str, ModuleExports], ...]:
+        conftest = Path(directory, "conftest.py")
+        if not self.exists(conftest):
+            return ()
+        data = read_bytes(conftest, "")
+        if isinstance(data, Problem) or not any(token in data for token in IMPERATIVE_TOKENS):
+            return ()
+        exports = self.exports(conftest)
+        return ((os.path.abspath(conftest), exports),) if exports is not None else ()
