@@ -35,6 +35,7 @@ from detlint.readers.python.fixtures import (
     is_fixture,
     no_fixture_marks,
 )
+from detlint.readers.python.helper_retries import Helper, HelperRetries
 from detlint.readers.python.marks import (
     ExternalLookup,
     MarkResolver,
@@ -106,6 +107,7 @@ class ModuleScanner:
         self.foreign = foreign
         self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self._methods: dict[int, _Method] = {}
+        self.helper_retries = HelperRetries()
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         marks: list[Mark] = []
@@ -151,6 +153,8 @@ class ModuleScanner:
         # What fixes a test's draws is read in the module that defines it: a test a class
         # here inherits from another module is read there, with its classes of that module.
         reader = owner or self
+        if facts.trials.span is None:
+            own += self._through_helpers(function, classes, reader)
         lineage = [
             klass
             for klass, tree in (self.classes.lineage(classes[-1]) if classes else [])
@@ -168,6 +172,31 @@ class ModuleScanner:
             unittest=unittest,
             replays=reader.replays.of_test(function, classes if reader is self else [], lineage),
         )
+
+    def _through_helpers(
+        self, function: Function, classes: list[ast.ClassDef], reader: ModuleScanner
+    ) -> list[Mark]:
+        """Retry decorators on the function or method the test calls that holds its
+        checks (``helper_retries``): methods along the class's lineage, functions of
+        the module that defines the test."""
+        bound: dict[str, Helper] = {}
+        for klass, tree in self.classes.lineage(classes[-1]) if classes else []:
+            scanner = tree.owner
+            for method in methods(klass):
+                # The class's own definition hides its bases' (decorated or not).
+                bound.setdefault(
+                    method.name, Helper(method, scanner.index, scanner._function_marks)
+                )
+        functions = {
+            name: Helper(helper, reader.index, reader._function_marks)
+            for name, helper in reader.index.functions.items()
+            if helper.decorator_list
+        }
+        decorated = {name: h for name, h in bound.items() if h.function.decorator_list}
+        return self.helper_retries.of(function, decorated, functions)
+
+    def _function_marks(self, decorators: Sequence[ast.expr]) -> list[Mark]:
+        return self._decorator_marks(decorators, "function")
 
     def _method(self, function: Function) -> _Method:
         """What a test function says of itself, whatever class runs it: a base class's

@@ -28,7 +28,7 @@ from detlint.readers.python.prefilter import (
     Prefilter,
     may_loop,
     may_replay,
-    rewraps,
+    read_whole,
     runs_itself,
 )
 from detlint.readers.python.wrapping_conftests import WrappingConftests
@@ -120,7 +120,7 @@ class PythonRepository:
         # too: its seeds sit in test bodies and fixtures that narrowing drops; and so is
         # one whose tests a hook or a loop wraps by name (they carry no knob of their own).
         narrowed = None
-        if path.name != "conftest.py" and not (hooked or rewraps(data) or may_replay(data)):
+        if path.name != "conftest.py" and not (hooked or read_whole(data)):
             narrowed = narrow(text, self.prefilter.wants_block, imported)
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
