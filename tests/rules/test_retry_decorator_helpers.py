@@ -1,8 +1,8 @@
 """DET103 on a retry decorator on a function a test calls, which holds the test's
 checks: its failing assertions are retried, so a violation among them is reported only
 if every attempt shows it, as for a retry decorator on the test. The finding is at the
-decorator and covers the tests that call the function; a function with no checks, or
-one no test calls, gives nothing.
+decorator and covers the tests that call the function; a function with no checks, one
+no test calls, or one a test calls in a loop gives nothing.
 """
 
 from __future__ import annotations
@@ -10,27 +10,55 @@ from __future__ import annotations
 import pytest
 from realworld_cases import check, findings
 
-CONDITION = '''\
+# Counts passes and failures: passes once at least `min_success` attempts pass.
+CONDITION = """\
 import functools
 
 
-def retry(times):
-    """Call a failing check again, up to `times` times in all."""
-
+def repeat_with_success_at_least(times, min_success):
     def decorator(f):
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
-            for attempt in range(times):
+            successes = failures = 0
+            for _ in range(times):
                 try:
-                    return f(*args, **kwargs)
+                    f(*args, **kwargs)
+                    successes += 1
                 except AssertionError:
-                    if attempt == times - 1:
-                        raise
+                    failures += 1
+                if successes >= min_success:
+                    return
+                if failures > times - min_success:
+                    raise AssertionError(f"Fail: {failures}, Success: {successes}")
 
         return wrapper
 
     return decorator
-'''
+
+
+def repeat(times):
+    return repeat_with_success_at_least(times, times)
+
+
+def retry(times):
+    return repeat_with_success_at_least(times, 1)
+
+
+def first_success(times):
+    def decorator(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            for _ in range(times):
+                try:
+                    return f(*args, **kwargs)
+                except AssertionError:
+                    pass
+            raise AssertionError(f"failed {times} times")
+
+        return wrapper
+
+    return decorator
+"""
 
 TESTS = """\
 from tenacity import retry, stop_after_attempt
@@ -51,6 +79,14 @@ class TestLinalg:
     def check_unused(self, shape):
         assert shape
 
+    @_condition.first_success(2)
+    def check_y(self, value):
+        assert value
+
+    @_condition.repeat(3)
+    def check_z(self, value):
+        assert value
+
     def test_inv(self):
         self.check_x((3, 3))
 
@@ -59,6 +95,12 @@ class TestLinalg:
 
     def test_build(self):
         assert self.build((3, 3))
+
+    def test_first(self):
+        self.check_y(1)
+
+    def test_repeated(self):
+        self.check_z(1)
 
 
 @retry(stop=stop_after_attempt(3))
@@ -73,14 +115,24 @@ def test_foo():
 def test_in_a_loop():
     for value in (1, 1):
         _check(value)
+
+
+@_condition.retry(2)
+def test_direct():
+    assert 1
 """
 
 REPOSITORY = {
-    "requirements-test.txt": "pytest\ntenacity\n",
+    "requirements-test.txt": "pytest\\ntenacity\\n",
     "tests/__init__.py": "",
     "tests/_condition.py": CONDITION,
     "tests/test_helpers.py": TESTS,
 }
+
+THROUGH = (
+    "which the test calls: it retries the checks that function holds, and the figure is "
+    "for a violation among them; 1 attempt, no trial loop recognised"
+)
 
 
 def _by_line(tmp_path) -> dict[int, dict]:
@@ -90,25 +142,42 @@ def _by_line(tmp_path) -> dict[int, dict]:
 
 
 def test_a_retried_method_the_tests_call_is_reported_at_its_decorator(tmp_path):
+    """`retry(times)` hands on to `repeat_with_success_at_least(times, 1)`: a plain
+    retry of `times` attempts; both tests that call `check_x` are covered."""
     found = _by_line(tmp_path)[7]
     assert found["message"] == (
-        "retry decorator _condition.retry (tests/_condition.py:4, a loop) hides intermittent "
-        "failures: a 10% violation is reported 0.010% of the time instead of 10.0% (4 "
-        "attempts from times=4 at the call; on check_x (line 8), which the test calls: it "
-        "retries the checks that function holds, and the figure is for a violation among "
-        "them; 1 attempt, no trial loop recognised; covers 2 tests, 2 test instances)"
+        "retry decorator _condition.retry (tests/_condition.py:29, a loop) hides "
+        "intermittent failures: a 10% violation is reported 0.010% of the time instead of "
+        f"10.0% (4 attempts from times=4 at the call; on check_x (line 8), {THROUGH}; "
+        "covers 2 tests, 2 test instances)"
     )
     assert found["numbers"]["reported"] == pytest.approx(0.1**4)
     assert found["numbers"]["reported_without"] == pytest.approx(0.1)
 
 
-def test_a_retried_module_function_the_test_calls(tmp_path):
-    found = _by_line(tmp_path)[29]
-    assert (
-        "retry decorator tenacity.retry hides intermittent failures: a 10% violation"
-        in (found["message"])
+def test_a_loop_that_returns_on_the_first_success(tmp_path):
+    found = _by_line(tmp_path)[19]
+    assert found["message"] == (
+        "retry decorator _condition.first_success (tests/_condition.py:33, a loop) hides "
+        "intermittent failures: a 10% violation is reported 1.0% of the time instead of "
+        f"10.0% (2 attempts from times=2 at the call; on check_y (line 20), {THROUGH})"
     )
-    assert "(3 attempts; on _check (line 30), which the test calls" in found["message"]
+    assert found["numbers"]["reported"] == pytest.approx(0.1**2)
+
+
+def test_a_decorator_that_wants_every_attempt_to_pass_is_no_retry(tmp_path):
+    """`repeat(3)` fails at the first failing attempt (`failures > times - times`): it
+    hides nothing, so `check_z` gives no finding."""
+    assert 23 not in _by_line(tmp_path)
+
+
+def test_a_retried_module_function_the_test_calls(tmp_path):
+    found = _by_line(tmp_path)[43]
+    assert found["message"] == (
+        "retry decorator tenacity.retry hides intermittent failures: a 10% violation is "
+        "reported 0.10% of the time instead of 10.0% (3 attempts; on _check (line 44), "
+        f"{THROUGH})"
+    )
     assert found["numbers"]["reported"] == pytest.approx(0.1**3)
 
 
@@ -117,5 +186,15 @@ def test_no_checks_no_caller_or_a_loop_give_nothing(tmp_path):
     retries each call on its own: no figure is claimed for it (the decorator's finding
     covers `test_foo` alone)."""
     found = _by_line(tmp_path)
-    assert set(found) == {7, 29}
-    assert "covers" not in found[29]["message"]
+    assert set(found) == {7, 19, 43, 57}
+    assert "covers" not in found[43]["message"]
+
+
+def test_a_factory_handing_on_to_another_is_read_on_a_test_too(tmp_path):
+    """`retry(2)` on the test itself: read through `repeat_with_success_at_least`."""
+    found = _by_line(tmp_path)[57]
+    assert found["message"] == (
+        "retry decorator _condition.retry (tests/_condition.py:29, a loop) hides "
+        "intermittent failures: a 10% violation is reported 1.0% of the time instead of "
+        "10.0% (2 attempts from times=2 at the call; 1 attempt, no trial loop recognised)"
+    )

@@ -101,6 +101,7 @@ def _without_limit(
     """A retry whose attempt limit detlint cannot read: no figure, and why."""
     named = _named(mark)
     gate, numbers = worst(gates, context)
+    where = "; ".join([*_through(mark, figure=False), trials_phrase(gate.test)])
     several = len({g.test.nodeid for g in gates}) > 1
     limit = f" ({origin})" if origin else ""
     # The decorator repeats the test's body alone: a fixture's seed is not set again.
@@ -116,27 +117,27 @@ def _without_limit(
             f"retry decorator {named} reruns a failing test and runs a passing one again "
             f"({origin}): how often it reports a violation depends on the order of passes "
             "and failures, which detlint does not model, so no figure is given "
-            f"({'; '.join([*_through(mark), trials_phrase(gate.test)])}{covers(gates)})"
+            f"({where}{covers(gates)})"
         )
         return finding("DET103", span, message, alternatives(gate, numbers, HELP))
     message = (
         f"retry decorator {named} around a test with no literal attempt limit{limit}: "
         "a violation is reported only if every attempt shows it "
-        f"({'; '.join([*_through(mark), trials_phrase(gate.test)])}{covers(gates)}){unlimited}"
+        f"({where}{covers(gates)}){unlimited}"
     )
     return finding("DET103", span, message, alternatives(gate, numbers, HELP))
 
 
-def _through(mark: Mark) -> list[str]:
+def _through(mark: Mark, figure: bool = True) -> list[str]:
     """Where the decorator is on a function the test calls, not on the test: what it
-    retries is the checks that function holds, and the figure is for a violation there."""
+    retries is the checks that function holds, and a figure is for a violation there."""
     step = helper_step(mark)
     if step is None:
         return []
-    return [
-        f"on {step.removeprefix('through ')}, which the test calls: it retries the checks "
-        "that function holds, and the figure is for a violation among them"
-    ]
+    text = f"on {step.removeprefix('through ')}, which the test calls: it retries the checks "
+    if not figure:
+        return [text + "that function holds"]
+    return [text + "that function holds, and the figure is for a violation among them"]
 
 
 def _unlisted(mark: Mark) -> bool:
