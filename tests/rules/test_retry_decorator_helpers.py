@@ -120,6 +120,21 @@ def test_in_a_loop():
 @_condition.retry(2)
 def test_direct():
     assert 1
+
+
+class Base:
+    @_condition.retry(3)
+    def check_base(self, value):
+        assert value
+
+
+class TestChild(Base):
+    def test_child(self):
+        self.check_base(1)
+
+    def test_two(self):
+        self.check_base(1)
+        _check(1)
 """
 
 REPOSITORY = {
@@ -186,7 +201,7 @@ def test_no_checks_no_caller_or_a_loop_give_nothing(tmp_path):
     retries each call on its own: no figure is claimed for it (the decorator's finding
     covers `test_foo` alone)."""
     found = _by_line(tmp_path)
-    assert set(found) == {7, 19, 43, 57}
+    assert set(found) == {7, 19, 43, 57, 63}
     assert "covers" not in found[43]["message"]
 
 
@@ -198,3 +213,17 @@ def test_a_factory_handing_on_to_another_is_read_on_a_test_too(tmp_path):
         "intermittent failures: a 10% violation is reported 1.0% of the time instead of "
         "10.0% (2 attempts from times=2 at the call; 1 attempt, no trial loop recognised)"
     )
+
+
+def test_a_method_of_a_base_class_and_a_test_calling_two_retried_functions(tmp_path):
+    """`check_base` is inherited from `Base`; `test_two` calls it and `_check`, each
+    retried on its own: one attempt count does not describe it, so it gets neither
+    (both findings cover one test)."""
+    found = _by_line(tmp_path)
+    assert found[63]["message"] == (
+        "retry decorator _condition.retry (tests/_condition.py:29, a loop) hides "
+        "intermittent failures: a 10% violation is reported 0.10% of the time instead of "
+        f"10.0% (3 attempts from times=3 at the call; on check_base (line 64), {THROUGH})"
+    )
+    assert found[63]["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert "covers" not in found[43]["message"]
