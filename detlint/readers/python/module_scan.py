@@ -44,6 +44,7 @@ from detlint.readers.python.fixtures import (
     is_fixture,
     no_fixture_marks,
 )
+from detlint.readers.python.helper_retries import Helper, HelperRetries
 from detlint.readers.python.marks import (
     ExternalLookup,
     MarkResolver,
@@ -117,6 +118,7 @@ class ModuleScanner:
         self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self.fixture_params = FixtureParams(index, conftest_fixtures)
         self._methods: dict[int, _Method] = {}
+        self.helper_retries = HelperRetries()
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         marks: list[Mark] = []
@@ -165,6 +167,8 @@ class ModuleScanner:
         # What fixes a test's draws is read in the module that defines it: a test a class
         # here inherits from another module is read there, with its classes of that module.
         reader = owner or self
+        if facts.trials.span is None:
+            own += self._through_helpers(function, classes, reader)
         lineage = [
             klass
             for klass, tree in (self.classes.lineage(classes[-1]) if classes else [])
@@ -204,6 +208,28 @@ class ModuleScanner:
                     scope.setdefault(name, definition)
             scopes.append(scope)
         return self.fixture_params.factor(names, scopes, given)
+
+    def _through_helpers(
+        self, function: Function, classes: list[ast.ClassDef], reader: ModuleScanner
+    ) -> list[Mark]:
+        """Retry decorators on the function or method the test calls that holds its
+        checks (``helper_retries``): methods along the class's lineage, functions of
+        the module that defines the test."""
+        bound: dict[str, Helper] = {}  # the class's own definition hides its bases'
+        for klass, tree in self.classes.lineage(classes[-1]) if classes else []:
+            owner = tree.owner
+            for method in methods(klass):
+                bound.setdefault(method.name, Helper(method, owner.index, owner._function_marks))
+        functions = {
+            name: Helper(helper, reader.index, reader._function_marks)
+            for name, helper in reader.index.functions.items()
+            if helper.decorator_list
+        }
+        decorated = {name: h for name, h in bound.items() if h.function.decorator_list}
+        return self.helper_retries.of(function, decorated, functions)
+
+    def _function_marks(self, decorators: Sequence[ast.expr]) -> list[Mark]:
+        return self._decorator_marks(decorators, "function")
 
     def _method(self, function: Function) -> _Method:
         """What a test function says of itself, whatever class runs it: a base class's

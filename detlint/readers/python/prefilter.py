@@ -231,3 +231,23 @@ class Prefilter:
         if self._knob(data, whole=False):
             return True
         return self.trials and (b"range(" in data or any(t in data for t in TRIAL_TOKENS))
+
+
+# A retry decorator on a function that is no test: a test calling it is retried through
+# it (``helper_retries``), and its body, which narrowing would drop, must be read.
+_RETRIED_HELPER = re.compile(
+    rb"^[ \t]*@[^\n]*(?:retry|retries|rerun|backoff)[^\n]*\n(?:[ \t]*@[^\n]*\n)*"
+    rb"[ \t]*(?:async[ \t]+)?def[ \t]+(?!test)\w",
+    re.MULTILINE,
+)
+
+
+def retried_helpers(data: bytes) -> bool:
+    """Whether a file may define a retried function its tests call."""
+    return _RETRIED_HELPER.search(data) is not None
+
+
+def read_whole(data: bytes) -> bool:
+    """Whether a test module is read whole, not narrowed: a loop or hook rewraps its
+    tests by name, it may seed, or it may define a retried function its tests call."""
+    return rewraps(data) or may_replay(data) or retried_helpers(data)

@@ -28,7 +28,7 @@ from detlint.readers.python.prefilter import (
     Prefilter,
     may_loop,
     may_replay,
-    rewraps,
+    read_whole,
     runs_itself,
 )
 from detlint.readers.python.skipping_conftests import SkippingConftests
@@ -123,7 +123,7 @@ class PythonRepository:
         # one whose tests a hook or a loop wraps by name (they carry no knob of their own),
         # or whose tests may request a parametrized fixture (``params``).
         narrowed = None
-        whole = hooked or rewraps(data) or may_replay(data) or self.params.whole(path, data)
+        whole = hooked or read_whole(data) or self.params.whole(path, data)
         if path.name != "conftest.py" and not whole:
             narrowed = narrow(text, self.prefilter.wants_block, imported)
         attempts = [narrowed, None] if narrowed is not None else [None]

@@ -87,14 +87,20 @@ def read_retries(
     )
 
 
-def _may_retry(index: ModuleIndex, function: Function) -> bool:
-    """A cheap look before the read: a retry needs a ``try`` or a retry library."""
+def _may_retry(index: ModuleIndex, function: Function, depth: int = 0) -> bool:
+    """A cheap look before the read: a retry needs a ``try`` or a retry library, here
+    or in a function of the module it calls (``def retry(times): return
+    repeat(times, 1)``)."""
     for node in ast.walk(function):
         if isinstance(node, ast.Try):
             return True
         named = isinstance(node, ast.Name | ast.Attribute)
         if named and index.imports.qualify(node) in LIBRARY_DECORATORS:
             return True
+        if depth < 2 and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            called = index.functions.get(node.func.id)
+            if called not in (None, function) and _may_retry(index, called, depth + 1):
+                return True
     return False
 
 

@@ -118,6 +118,13 @@ def _fails(statements: list[ast.stmt]) -> bool:
     return False
 
 
+def holds_checks(index: ModuleIndex, function: Function) -> bool:
+    """Whether a function checks something itself: an ``assert``, a ``raise``, an
+    assertion helper, or a helper of its module that asserts (one level down)."""
+    checks = TrialChecks(index, function)
+    return any(checks.checks(node) for node in own_nodes(function.body))
+
+
 def required(node: ast.AST) -> ast.expr | None:
     """What a statement requires to be true for the test to pass, when it is a check:
     an ``assert``'s test, ``not X`` for ``if X: pytest.fail(...)``, the comparison an
@@ -179,15 +186,15 @@ class TrialChecks:
                 False, reason="the loop variable picks the case each iteration checks"
             )
         fresh = fresh_names(nodes)
-        if any(self._checks(node) and computed(node, fresh) for node in nodes):
+        if any(self.checks(node) and computed(node, fresh) for node in nodes):
             return EACH_ITERATION
-        if any(self._checks(node) for node in nodes):
+        if any(self.checks(node) for node in nodes):
             return LoopVerdict(
                 False, reason="each iteration re-checks values computed before the loop"
             )
         return self._checked_after(loop, bound)
 
-    def _checks(self, node: ast.AST, depth: int = 0) -> bool:
+    def checks(self, node: ast.AST, depth: int = 0) -> bool:
         if isinstance(node, ast.Assert):
             return not _is_timer_check(node)
         if isinstance(node, ast.Raise):
@@ -206,7 +213,7 @@ class TrialChecks:
         if found is None:
             helper = self.index.functions.get(name)
             found = helper is not None and any(
-                self._checks(node, 1) for node in own_nodes(helper.body)
+                self.checks(node, 1) for node in own_nodes(helper.body)
             )
             self._asserting[name] = found
         return found
@@ -237,7 +244,7 @@ class TrialChecks:
         ``reply = kc.get_shell_msg()``) runs trials of its own on what the first one
         built: the first loop's count is not theirs."""
         nodes = own_nodes(loop.body)
-        checks_found = [node for node in nodes if self._checks(node)]
+        checks_found = [node for node in nodes if self.checks(node)]
         fresh = fresh_names(nodes)
         if not checks_found or any(computed(node, fresh) for node in checks_found):
             return False

@@ -183,11 +183,15 @@ class Run(Statements):
     ) -> bool:
         """Whether a call is followed into the function: one the decorator defines, the
         decorator itself (again: recursion), or a module function given the test or a
-        function to wrap. Other helpers of the module (a check, a log, a sync with other
-        processes) are taken to do nothing, as calls of imported functions are."""
+        function to wrap, or one that defines functions: a decorator factory the
+        decorator hands its arguments on to (``def retry(times): return
+        repeat(times, 1)``). Other helpers of the module (a check, a log, a sync with
+        other processes) are taken to do nothing, as calls of imported functions are."""
         if closure.scope is not self.module or closure.top:
             return True
         if closure.function in self.active:
+            return True
+        if any(isinstance(node, Function) for node in closure.function.body):
             return True
         return any(is_callable(value) for value in (*args, *keywords.values()))
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from detlint.base.percentages import percent, percent_label
 from detlint.compose.filters import decorator_filter
 from detlint.compose.retry_counts import retry_decorator_attempts
+from detlint.readers.python.helper_retries import helper_step
 from detlint.readers.python.options import HOOK_TEST
 from detlint.readers.python.retry_wrappers import PASSES_AGAIN
 from detlint.rules.context import (
@@ -54,7 +55,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
             continue
         several = len({g.test.nodeid for g in gates}) > 1
         if attempts is None:
-            yield _without_limit(span, named, origin, gates, context)
+            yield _without_limit(span, mark, origin, gates, context)
             continue
         counted = f"{attempts} attempts" + (f" from {origin}" if origin else "")
         swallowing = [gate for gate in gates if gate.policy.gate.kind == _SWALLOWED]
@@ -66,7 +67,8 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
         if not masking:
             continue
         gate, numbers = worst(masking, context)
-        details = [counted + _condition(gate, mark), *_named_by(mark), *_filter_notes(gate)]
+        details = [counted + _condition(gate, mark), *_through(mark), *_named_by(mark)]
+        details += _filter_notes(gate)
         details.append(trials_phrase(gate.test))
         where = " where the test runs" if runs_somewhere_else(gate) else ""
         if swallowing:
@@ -79,6 +81,8 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
         else:
             cost = f"hides intermittent failures: {loss_phrase(numbers)}{where}"
             replay = replay_clause(gate.test, "retry", "the decorator hides", ("body",), several)
+            if helper_step(mark) is not None:
+                replay = ""  # a seed the test sets before the call is not set again
         message = (
             f"retry decorator {named} {cost} ({'; '.join(details)}{covers(masking)}){replay}"
             f"{elsewhere(gate, context.reference_rate)}"
@@ -92,16 +96,20 @@ _SWALLOWED = "failure swallowed by a decorator"
 
 
 def _without_limit(
-    span: Span, named: str, origin: str, gates: list[TestGate], context: RuleContext
+    span: Span, mark: Mark, origin: str, gates: list[TestGate], context: RuleContext
 ) -> Finding:
     """A retry whose attempt limit detlint cannot read: no figure, and why."""
+    named = _named(mark)
     gate, numbers = worst(gates, context)
+    where = "; ".join([*_through(mark, figure=False), trials_phrase(gate.test)])
     several = len({g.test.nodeid for g in gates}) > 1
     limit = f" ({origin})" if origin else ""
     # The decorator repeats the test's body alone: a fixture's seed is not set again.
     unlimited = replay_clause(
         gate.test, "retry", "the decorator hides", ("body",), several, figures="that holds"
     )
+    if helper_step(mark) is not None:
+        unlimited = ""  # a seed the test sets before the call is not set again
     if origin.startswith(PASSES_AGAIN):
         # Several passes wanted: the outcome depends on the order of passes and
         # failures, which an attempt count does not capture.
@@ -109,15 +117,27 @@ def _without_limit(
             f"retry decorator {named} reruns a failing test and runs a passing one again "
             f"({origin}): how often it reports a violation depends on the order of passes "
             "and failures, which detlint does not model, so no figure is given "
-            f"({trials_phrase(gate.test)}{covers(gates)})"
+            f"({where}{covers(gates)})"
         )
         return finding("DET103", span, message, alternatives(gate, numbers, HELP))
     message = (
         f"retry decorator {named} around a test with no literal attempt limit{limit}: "
         "a violation is reported only if every attempt shows it "
-        f"({trials_phrase(gate.test)}{covers(gates)}){unlimited}"
+        f"({where}{covers(gates)}){unlimited}"
     )
     return finding("DET103", span, message, alternatives(gate, numbers, HELP))
+
+
+def _through(mark: Mark, figure: bool = True) -> list[str]:
+    """Where the decorator is on a function the test calls, not on the test: what it
+    retries is the checks that function holds, and a figure is for a violation there."""
+    step = helper_step(mark)
+    if step is None:
+        return []
+    text = f"on {step.removeprefix('through ')}, which the test calls: it retries the checks "
+    if not figure:
+        return [text + "that function holds"]
+    return [text + "that function holds, and the figure is for a violation among them"]
 
 
 def _unlisted(mark: Mark) -> bool:
