@@ -137,21 +137,6 @@ def requested(function: Function, method: bool) -> Iterator[str]:
             yield argument.arg
 
 
-def used_fixtures(index: ModuleIndex, decorators: Sequence[ast.expr]) -> list[str]:
-    """Fixture names ``@pytest.mark.usefixtures("seeded")`` requests."""
-    names: list[str] = []
-    for decorator in decorators:
-        if isinstance(decorator, ast.Call) and (
-            index.imports.qualify(decorator.func) == "pytest.mark.usefixtures"
-        ):
-            names += [
-                arg.value
-                for arg in decorator.args
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-            ]
-    return names
-
-
 class FixtureParams:
     """The instances parametrized fixtures make of the tests of one module."""
 

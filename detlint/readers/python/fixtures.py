@@ -9,7 +9,7 @@ autouse one every test in its scope: where that happens only under a condition
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from detlint.readers.python.facts import Mark
 from detlint.readers.python.module_index import Function, ModuleIndex
@@ -56,3 +56,18 @@ def fixtures_of(index: ModuleIndex, class_node: ast.ClassDef | None) -> list[tup
             if isinstance(statement, Function) and is_fixture(index, statement)
         ]
     return found
+
+
+def used_fixtures(index: ModuleIndex, decorators: Iterable[ast.expr]) -> list[str]:
+    """Fixture names ``@pytest.mark.usefixtures("seeded")`` requests."""
+    names: list[str] = []
+    for decorator in decorators:
+        if isinstance(decorator, ast.Call) and (
+            index.imports.qualify(decorator.func) == "pytest.mark.usefixtures"
+        ):
+            names += [
+                arg.value
+                for arg in decorator.args
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            ]
+    return names

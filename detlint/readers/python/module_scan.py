@@ -37,12 +37,12 @@ from detlint.readers.python.fixture_params import (
     fixture_scope,
     no_conftest_fixtures,
     requested,
-    used_fixtures,
 )
 from detlint.readers.python.fixtures import (
     FixtureMarksLookup,
     is_fixture,
     no_fixture_marks,
+    used_fixtures,
 )
 from detlint.readers.python.helper_retries import Helper, HelperRetries
 from detlint.readers.python.marks import (

@@ -34,6 +34,7 @@ from detlint.readers.python.fixtures import (
     fixtures_of,
     is_autouse,
     is_fixture,
+    used_fixtures,
 )
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted, literal
@@ -162,7 +163,7 @@ class ReplayFinder:
         arguments = function.args
         requested = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
         requested += [arg.arg for arg in arguments.kwonlyargs]
-        requested += _used_fixtures(self.index, function.decorator_list)
+        requested += used_fixtures(self.index, function.decorator_list)
         # A parametrized argument is a value, not the fixture of that name.
         skipped = {"self", "cls", "request", *_parametrized(self.index, function.decorator_list)}
         names = [*autouse, AUTOUSE, *requested]
@@ -334,21 +335,6 @@ def _local_fixture(
                 return statement if is_fixture(index, statement) else None
     function = index.functions.get(name)
     return function if function is not None and is_fixture(index, function) else None
-
-
-def _used_fixtures(index: ModuleIndex, decorators: Iterable[ast.expr]) -> list[str]:
-    """Fixture names from ``@pytest.mark.usefixtures("seeded")``."""
-    names: list[str] = []
-    for decorator in decorators:
-        if isinstance(decorator, ast.Call) and (
-            index.imports.qualify(decorator.func) == "pytest.mark.usefixtures"
-        ):
-            names += [
-                arg.value
-                for arg in decorator.args
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-            ]
-    return names
 
 
 def _parametrized(index: ModuleIndex, decorators: Iterable[ast.expr]) -> list[str]:
