@@ -19,10 +19,10 @@ from detlint.readers.python.retry_libraries import (
     LIBRARY_DECORATORS,
     Catching,
     catches_assertion,
+    exception_names,
     library_catching,
 )
 
-_NAME = re.compile(r"[A-Za-z_][\w.]*")
 # What pytest-rerunfailures matches its regular expressions against for an assertion.
 _ASSERTION_TEXT = "AssertionError: "
 
@@ -42,22 +42,12 @@ PASSES = Filtered(True, "")
 
 
 def _names(value: ArgValue) -> list[str] | None:
-    """Exception names a filter value lists, or None when it is not a list of names."""
-    if isinstance(value, Dynamic):
-        text = value.source.strip().strip("[]()")
-        parts = [part.strip() for part in text.split(",") if part.strip()]
-        if parts and all(_NAME.fullmatch(part) for part in parts):
-            return [part.rsplit(".", 1)[-1] for part in parts]
-        return None
-    if isinstance(value, tuple) and all(isinstance(item, Dynamic) for item in value):
-        names: list[str] = []
-        for item in value:
-            found = _names(item) if isinstance(item, Dynamic) else None
-            if found is None:
-                return None
-            names += found
-        return names
-    return None
+    """Exception names a filter value lists (last parts), or None when it is not a list
+    of names; an empty tuple lists none."""
+    if isinstance(value, tuple) and not value:
+        return []
+    names = exception_names(value)
+    return None if names is None else [name.rsplit(".", 1)[-1] for name in names]
 
 
 def _patterns(value: ArgValue) -> list[str] | None:

@@ -15,24 +15,12 @@ code. Nothing is executed: only literals, the names bound to them, ``not``,
 from __future__ import annotations
 
 import ast
-import operator
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from detlint.readers.python.facts import ArgValue
-from detlint.readers.python.names import NOT_LITERAL, NotLiteral, literal
+from detlint.readers.python.names import COMPARISONS, NOT_LITERAL, NotLiteral, literal
 
-_COMPARISONS: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Is: operator.is_,
-    ast.IsNot: operator.is_not,
-}
 _SCALARS = (bool, int, float, str, type(None))
 
 
@@ -146,7 +134,7 @@ class Constants:
             return NOT_LITERAL
         for op, comparator in zip(node.ops, node.comparators, strict=True):
             right = self.evaluate(comparator)
-            compare = _COMPARISONS.get(type(op))
+            compare = COMPARISONS.get(type(op))
             if isinstance(right, NotLiteral) or compare is None:
                 return NOT_LITERAL
             try:

@@ -10,10 +10,25 @@ and reads literal argument values.
 from __future__ import annotations
 
 import ast
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 from detlint.readers.python.facts import ArgValue
+
+# What a comparison of two known values gives, by operator (``in`` left to the readers
+# that know containers).
+COMPARISONS: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+}
 
 
 def dotted(node: ast.AST) -> str | None:

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.base.source import read_bytes
-from detlint.base.span import Problem
+from detlint.readers.python.conftest_chain import ConftestChain
 from detlint.readers.python.prefilter import may_param_fixtures
 
 if TYPE_CHECKING:
@@ -30,32 +29,16 @@ class ParamConftests:
     """The fixtures of the conftest.py files that reach each directory, when one has params."""
 
     def __init__(
-        self,
-        root: Path,
-        exists: Callable[[Path], bool],
-        exports: Callable[[Path, bool], ModuleExports | None],
+        self, chain: ConftestChain, exports: Callable[[Path, bool], ModuleExports | None]
     ) -> None:
-        self.root = os.path.abspath(root)
-        self.exists = exists
+        self.chain = chain
         self.exports = exports
-        self._chains: dict[str, tuple[tuple[str, bool], ...]] = {}
         self._scopes: dict[str, Scope] = {}
 
     def _chain(self, directory: str) -> tuple[tuple[str, bool], ...]:
         """The conftest.py files that reach a directory, nearest first, each with
         whether its bytes can hold params."""
-        found = self._chains.get(directory)
-        if found is None:
-            parent = os.path.dirname(directory)
-            above = directory != self.root and parent != directory
-            found = self._chain(parent) if above else ()
-            conftest = os.path.join(directory, "conftest.py")
-            if self.exists(Path(conftest)):
-                data = read_bytes(Path(conftest), "")
-                holds = not isinstance(data, Problem) and PARAMS_TOKEN in data
-                found = ((conftest, holds), *found)
-            self._chains[directory] = found
-        return found
+        return tuple((path, PARAMS_TOKEN in data) for path, data in self.chain.of(directory))
 
     def _scope(self, conftest: str) -> Scope:
         from detlint.readers.python.fixture_params import fixture_scope

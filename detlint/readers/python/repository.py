@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from detlint.base.paths import display_path
 from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
+from detlint.readers.python.conftest_chain import ConftestChain
 from detlint.readers.python.imported_modules import ImportedModules
 from detlint.readers.python.options import ScanOptions, is_test_module
 from detlint.readers.python.param_conftests import FileConftests, ParamConftests
@@ -72,9 +73,10 @@ class PythonRepository:
         self.modules = ImportedModules(root, self.exists, prefilter)
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
-        self.skipping = SkippingConftests(root, self.exists, self.exports)
-        self.wrapping = WrappingConftests(root, self.exists, self.exports)
-        self.params = ParamConftests(root, self.exists, self.exports)
+        conftests = ConftestChain(root, self.exists)
+        self.skipping = SkippingConftests(conftests, self.exports)
+        self.wrapping = WrappingConftests(conftests, self.exports)
+        self.params = ParamConftests(conftests, self.exports)
 
     def exists(self, path: Path) -> bool:
         """Whether a helper module or conftest.py is there to read (asked per import:

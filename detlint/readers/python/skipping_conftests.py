@@ -7,13 +7,11 @@ whose bytes hold an imperative skip or xfail are parsed for it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.base.source import read_bytes
-from detlint.base.span import Problem
+from detlint.readers.python.conftest_chain import ConftestChain
 from detlint.readers.python.prefilter import IMPERATIVE_TOKENS
 
 if TYPE_CHECKING:
@@ -24,13 +22,9 @@ class SkippingConftests:
     """The conftest.py files that reach each directory and can skip in a fixture."""
 
     def __init__(
-        self,
-        root: Path,
-        exists: Callable[[Path], bool],
-        exports: Callable[[Path], ModuleExports | None],
+        self, chain: ConftestChain, exports: Callable[[Path], ModuleExports | None]
     ) -> None:
-        self.root = os.path.abspath(root)
-        self.exists = exists
+        self.chain = chain
         self.exports = exports
         self._found: dict[str, tuple[tuple[str, ModuleExports], ...]] = {}
 
@@ -42,18 +36,10 @@ class SkippingConftests:
     def _chain(self, directory: str) -> tuple[tuple[str, ModuleExports], ...]:
         found = self._found.get(directory)
         if found is None:
-            parent = os.path.dirname(directory)
-            above = directory != self.root and parent != directory
-            inherited = self._chain(parent) if above else ()
-            found = self._found[directory] = self._own(directory) + inherited
+            found = self._found[directory] = tuple(
+                (path, exports)
+                for path, data in self.chain.of(directory)
+                if any(token in data for token in IMPERATIVE_TOKENS)
+                and (exports := self.exports(Path(path))) is not None
+            )
         return found
-
-    def _own(self, directory: str) -> tuple[tuple[str, ModuleExports], ...]:
-        conftest = Path(directory, "conftest.py")
-        if not self.exists(conftest):
-            return ()
-        data = read_bytes(conftest, "")
-        if isinstance(data, Problem) or not any(token in data for token in IMPERATIVE_TOKENS):
-            return ()
-        exports = self.exports(conftest)
-        return ((os.path.abspath(conftest), exports),) if exports is not None else ()

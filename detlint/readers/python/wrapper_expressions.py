@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from detlint.readers.python.module_index import ModuleIndex
-from detlint.readers.python.names import literal
+from detlint.readers.python.names import COMPARISONS, literal
 from detlint.readers.python.retry_libraries import EXCEPTION_NAME
 from detlint.readers.python.wrapper_values import (
     TEST,
@@ -46,14 +46,7 @@ _ARITHMETIC: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Div: operator.truediv,
 }
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Is: operator.is_,
-    ast.IsNot: operator.is_not,
+    **COMPARISONS,
     ast.In: lambda left, right: operator.contains(right, left),
     ast.NotIn: lambda left, right: not operator.contains(right, left),
 }

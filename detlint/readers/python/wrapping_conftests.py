@@ -14,8 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from detlint.base.source import read_bytes
-from detlint.base.span import Problem
+from detlint.readers.python.conftest_chain import ConftestChain
 from detlint.readers.python.prefilter import HOOK_WRAP_TOKEN, may_pick
 
 if TYPE_CHECKING:
@@ -27,13 +26,9 @@ class WrappingConftests:
     """The named wraps of the conftest.py hooks that reach each directory of a repository."""
 
     def __init__(
-        self,
-        root: Path,
-        exists: Callable[[Path], bool],
-        exports: Callable[[Path], ModuleExports | None],
+        self, chain: ConftestChain, exports: Callable[[Path], ModuleExports | None]
     ) -> None:
-        self.root = os.path.abspath(root)
-        self.exists = exists
+        self.chain = chain
         self.exports = exports
         self._found: dict[str, tuple[NamedWrap, ...]] = {}
 
@@ -49,14 +44,11 @@ class WrappingConftests:
         """The wraps of the hooks that reach a directory, nearest first."""
         found = self._found.get(directory)
         if found is None:
-            parent = os.path.dirname(directory)
-            above = directory != self.root and parent != directory
-            found = self.of(parent) if above else ()
-            conftest = Path(directory, "conftest.py")
-            if self.exists(conftest):
-                data = read_bytes(conftest, "")
-                if not isinstance(data, Problem) and HOOK_WRAP_TOKEN.search(data):
-                    exports = self.exports(conftest)
-                    found = (*exports.hook_wraps, *found) if exports is not None else found
-            self._found[directory] = found
+            found = self._found[directory] = tuple(
+                wrap
+                for path, data in self.chain.of(directory)
+                if HOOK_WRAP_TOKEN.search(data)
+                and (exports := self.exports(Path(path))) is not None
+                for wrap in exports.hook_wraps
+            )
         return found
