@@ -4,9 +4,9 @@
 Most test files hold no knob at all, so a byte-level prefilter decides which
 files are parsed, and the parsing modules are imported only when the first
 candidate turns up. Helper modules and conftest files are parsed lazily, only
-when a test file imports from them or asks for one of their fixtures, and each
-is parsed at most once per process. Nothing here lists the repository: an imported module is
-looked up by the paths its import statement allows.
+when a test file imports from them or asks for one of their fixtures, and each is
+parsed at most once per process. Nothing here lists the repository: an imported
+module is looked up by the paths its import statement allows.
 """
 
 from __future__ import annotations
@@ -268,12 +268,29 @@ class PythonRepository:
         self, qualified: str, importer_display: str
     ) -> tuple[ModuleExports, str] | None:
         """The module that defines a decorator an importer names, when its bytes hold a
-        knob (a retry decorator of the repository's own is read there)."""
-        found = self._defining(qualified, importer_display)
-        if found is None or len(found[1]) != 1:
+        knob (a retry decorator of the repository's own is read there). A package that
+        re-exports it (``from torchrl.testing import retry``, whose ``__init__.py`` says
+        ``from .utils import retry``) is followed to the module that defines it."""
+        for _ in range(3):  # a package may re-export from another package
+            found = self._defining(qualified, importer_display)
+            if found is None or len(found[1]) != 1:
+                return None
+            path, (name,) = found
+            exports = self.exports(path) or self._importing(path, name)
+            if exports is None or name in exports.scanner.index.functions:
+                return None if exports is None else (exports, name)
+            base = exports.imported(name)
+            if base is None:
+                return exports, name
+            qualified, importer_display = base, display_path(path, self.cwd)
+        return None
+
+    def _importing(self, path: Path, name: str) -> ModuleExports | None:
+        """A module importing ``name`` (``__init__.py``) though it holds no knob."""
+        data = read_bytes(path, "")
+        if isinstance(data, Problem) or name.encode() not in data or b"import" not in data:
             return None
-        exports = self.exports(found[0])
-        return None if exports is None else (exports, found[1][0])
+        return self.exports(path, needed=True)
 
     def _foreign(self, qualified: str, importer_display: str) -> tuple[ModuleExports, str] | None:
         """The module that defines a class an importer names (a base class), parsed
