@@ -198,6 +198,8 @@ class MarkResolver:
             imported = self.external(qualified, self.index.path)
             if imported is None:
                 return []
+            if call is not None and any(_defaulted(mark, call) for mark in imported):
+                return make("retry-decorator", qualified)  # read with defaults the call sets
             label = f"{dotted(target)} ({qualified})"
             written = self.index.text(expression)
             return [
@@ -289,6 +291,9 @@ class MarkResolver:
             return self._applied(inner, call, arguments, use, scope, (), comment)
         written = self.index.text(call) if call is not None else name
         marks = self.factory_marks(value, scope, use, (*via, f"{name}()"), depth, written)
+        if call is not None and any(_defaulted(mark, call) for mark in marks):
+            span = self.index.span(call)
+            return [Mark("retry-decorator", name, arguments, False, use, scope, via, span, comment)]
         if marks:
             return marks
         readings = self.retries.readings(value, arguments, call is None)
@@ -306,8 +311,10 @@ class MarkResolver:
         """The marks a wrapper or a mark factory applies; a mark whose condition uses
         the factory's own names is quoted as ``written``, the call at the use site."""
         marks = []
-        for returned in returned_expressions(self.index, function):
-            marks += self._resolve(returned, scope, use, via, depth + 1)
+        for returned, defaults in returned_expressions(self.index, function):
+            # A wrapper's decorator read with the factory's defaults says so.
+            step = (f"{function.name} with its default {', '.join(defaults)}",) if defaults else ()
+            marks += self._resolve(returned, scope, use, (*via, *step), depth + 1)
         bound = _bound_names(function)
         return [
             replace(mark, written=written or function.name) if _mentions(mark, bound) else mark
@@ -371,6 +378,18 @@ def _mentions(mark: Mark, names: set[str]) -> bool:
         and names.intersection(_WORD.findall(argument.value.source))
         for argument in mark.arguments
     )
+
+
+def _defaulted(mark: Mark, call: ast.Call) -> bool:
+    """Whether a mark was read with a default of the decorator's that ``call`` may set
+    (``@retry_failed(extended=True)`` where ``extended=False`` was read)."""
+    for step in mark.via:
+        _, found, defaults = step.partition(" with its default ")
+        if found:
+            named = {item.split("=", 1)[0] for item in defaults.split(", ")}
+            if call.args or any(k.arg is None or k.arg in named for k in call.keywords):
+                return True
+    return False
 
 
 def _guarded(marks: list[Mark], guard: str) -> list[Mark]:
