@@ -27,9 +27,7 @@ def run_trials(trials: TrialCount, needed: int) -> str:
         return f"raise the trial loop from {trials.count} to {needed} iterations"
     loop = trials.uncounted
     if loop is not None:  # the figures are per item the loop checks
-        if loop.over_range:
-            return f"make the loop on line {loop.line} run at least {needed} iterations"
-        return f"run each item's check {needed} times per attempt"
+        return f"run {needed} trials of each check the loop on line {loop.line} makes per attempt"
     return f"run {needed} trials per attempt in a loop inside the test"
 
 

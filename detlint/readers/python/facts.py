@@ -173,17 +173,13 @@ class UncountedLoop:
 
     iterable: str  # as written: "samples.T", "range(n)"
     line: int
-    over_range: bool  # ``range(...)``: its iterations run again the code they check
+    over_range: bool  # ``range(...)``: a message speaks of iterations, not items
 
     def describe(self) -> str:
-        if self.over_range:
-            return (
-                f"the loop over `{self.iterable}` (line {self.line}) runs trials detlint "
-                "cannot count, so the figures are per trial"
-            )
+        item = "iteration" if self.over_range else "item"
         return (
-            f"the loop over `{self.iterable}` (line {self.line}) checks each item; detlint "
-            "cannot count them, so the figures are per item checked"
+            f"the loop over `{self.iterable}` (line {self.line}) checks each {item}; "
+            f"detlint cannot count them, so the figures are per {item} checked"
         )
 
 

@@ -43,6 +43,7 @@ _INSPECTING = frozenset(
         "reversed",
         "getattr",
         "hasattr",
+        "callable",
     }
 )
 _INSPECTING_METHODS = frozenset(
@@ -63,6 +64,15 @@ _INSPECTING_METHODS = frozenset(
         "join",
         "format",
         "splitlines",
+        "replace",
+        # a pattern searched for in a text, a path looked up
+        "search",
+        "match",
+        "fullmatch",
+        "findall",
+        "exists",
+        "isfile",
+        "isdir",
         # comparisons and conversions of numbers, arrays and tensors
         "equal",
         "allclose",
@@ -171,6 +181,7 @@ def computed(check: ast.AST, fresh: set[str]) -> bool:
         isinstance(check, ast.Call)
         and isinstance(check.func, ast.Name)
         and not check.func.id.startswith(_CHECK_PREFIXES)
+        and check.func.id not in _INSPECTING
     ):
         return True  # a helper of this module that asserts: it runs the trial itself
     return any(

@@ -9,7 +9,10 @@ test keeps the figures of one check and its findings name the loop.
 
 A loop that stops early (``break``), catches its own failures (a check in a ``try``
 with handlers, ``with attempt:`` over the loop's items) retries or polls: a failing
-iteration does not fail the test, and the loop is no such loop.
+iteration does not fail the test, and the loop is no such loop. A loop over items
+written out in the test (``for zoom in (0.2, 1.0, 4.0)``) checks a different case
+each time, as a parametrization would: its count is no secret, and it runs no
+trials of one violation either. Loops of functions the test defines are theirs.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ Loop = ast.For | ast.AsyncFor | ast.comprehension
 # are the trial loops of ``TrialResolver``, counted or not by what it decides.
 Counted = Callable[[Loop], bool]
 _SHOWN = 40  # characters of an iterable a message quotes
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# Calls that pass the items of what they are given on: as many items, still written out.
+_PASSING = frozenset({"enumerate", "zip", "sorted", "reversed", "list", "tuple", "set"})
 
 
 def uncounted_loop(
@@ -36,11 +42,11 @@ def uncounted_loop(
     can fail the test and whose count detlint does not read."""
     if "for " not in index.text(function):
         return None
-    nodes = own_nodes(function.body)
+    nodes = own_nodes([node for node in function.body if not isinstance(node, _NESTED)])
     loops: list[Loop] = [node for node in nodes if isinstance(node, Loop)]
     checks = TrialChecks(index, function)
     for loop in sorted(loops, key=lambda node: (node.iter.lineno, node.iter.col_offset)):
-        if counted(loop) or _stops_or_catches(loop):
+        if counted(loop) or _written(loop.iter) or _stops_or_catches(loop):
             continue
         length = ast.Call(func=ast.Name("len", ast.Load()), args=[loop.iter], keywords=[])
         verdict = checks.each_iteration(loop, length)
@@ -49,6 +55,16 @@ def uncounted_loop(
             line = index.original_line(loop.iter.lineno)
             return UncountedLoop(_shown(index.text(loop.iter)), line, over_range)
     return None
+
+
+def _written(iterable: ast.expr) -> bool:
+    """Items written out in the code: ``(False, True)``, ``enumerate(["a", "b"])``,
+    ``zip([1, 2], [3, 4])``."""
+    if isinstance(iterable, ast.List | ast.Tuple | ast.Set | ast.Dict):
+        return True
+    if isinstance(iterable, ast.Call) and dotted(iterable.func) in _PASSING:
+        return bool(iterable.args) and all(_written(arg) for arg in iterable.args)
+    return False
 
 
 def _stops_or_catches(loop: Loop) -> bool:

@@ -69,8 +69,7 @@ for _ in range(5):
         ),
         # Output, a list the test fills and a scope that checks run no code under test.
         (
-            "out = kernel(items)\nfor _ in range(3):\n    print(out)\n"
-            "    assert out.status == 1",
+            "out = kernel(items)\nfor _ in range(3):\n    print(out)\n    assert out.status == 1",
             NO_LOOP,
         ),
         (
@@ -115,11 +114,11 @@ for s in samples.T:
             "the loop over `samples.T` (line 11) checks each item; detlint cannot count them,"
             " so the figures are per item checked",
         ),
-        # A range whose bound detlint does not follow: trials of unknown number.
+        # A range whose bound detlint does not follow.
         (
             "for _ in range(pool.size):\n    assert run() == 1",
-            "the loop over `range(pool.size)` (line 10) runs trials detlint cannot count,"
-            " so the figures are per trial",
+            "the loop over `range(pool.size)` (line 10) checks each iteration; detlint cannot"
+            " count them, so the figures are per iteration checked",
         ),
         # A comprehension that `all` requires of every item.
         (
@@ -143,6 +142,27 @@ for s in samples.T:
         (
             "for attempt in items:\n    try:\n        assert run() == 1\n        break\n"
             "    except AssertionError:\n        pass",
+            NO_LOOP,
+        ),
+        # Cases written out in the test: a parametrization, not trials.
+        (
+            "for zoom in (0.2, 1.0, 4.0):\n    pool.zoom(zoom)\n    assert pool.visible()",
+            NO_LOOP,
+        ),
+        (
+            "for i, app in enumerate(['app1', 'app2']):\n    assert deploy(app).healthy",
+            NO_LOOP,
+        ),
+        # Patterns searched for in one text: one result looked at again.
+        (
+            "text = render(pool)\nfor pattern in items:\n"
+            "    match = re.search(pattern=pattern, string=text)\n    assert match is not None",
+            NO_LOOP,
+        ),
+        ("assert all(isinstance(x, Task) for x in items)", NO_LOOP),
+        # A loop in a function the test defines is that function's.
+        (
+            "def check_all(values):\n    assert all(run(v) for v in values)\n\npool.start()",
             NO_LOOP,
         ),
         # A poll that sleeps waits for something.
@@ -170,8 +190,8 @@ def test_the_figures_and_advice_are_per_item_checked(tmp_path):
         " item; detlint cannot count them, so the figures are per item checked)"
     )
     assert finding["help"].startswith(
-        "drop the marker and run each item's check 29 times per attempt (reports a 10%"
-        " violation 95% of the time)"
+        "drop the marker and run 29 trials of each check the loop on line 10 makes per attempt"
+        " (reports a 10% violation 95% of the time)"
     )
 
 
