@@ -65,6 +65,11 @@ _INSPECTING_METHODS = frozenset(
         "format",
         "splitlines",
         "replace",
+        # a record as a dict or JSON (pydantic, pandas, dataclass-like models)
+        "dict",
+        "json",
+        "model_dump",
+        "to_dict",
         # a pattern searched for in a text, a path looked up
         "search",
         "match",

@@ -160,6 +160,13 @@ for s in samples.T:
             NO_LOOP,
         ),
         ("assert all(isinstance(x, Task) for x in items)", NO_LOOP),
+        # ray: the parts of one reply, each as a dict.
+        (
+            "details = fetch(pool)\nfor deployment in details.deployments.values():\n"
+            "    assert deployment.status == HEALTHY\n"
+            "    assert 'route_prefix' not in deployment.config.dict(exclude_unset=True)",
+            NO_LOOP,
+        ),
         # A loop in a function the test defines is that function's.
         (
             "def check_all(values):\n    assert all(run(v) for v in values)\n\npool.start()",
