@@ -19,11 +19,15 @@ if TYPE_CHECKING:
 
 
 def run_trials(trials: TrialCount, needed: int) -> str:
-    """ "raise KERNEL_TRIALS to 29", "raise the trial loop from 5 to 29 iterations"."""
+    """ "raise KERNEL_TRIALS to 29", "raise the trial loop from 5 to 29 iterations"; for
+    a loop detlint cannot count, the figures are per item it checks, and so is this."""
     if trials.env is not None:
         return f"raise {trials.env} to {needed}"
     if trials.span is not None:
         return f"raise the trial loop from {trials.count} to {needed} iterations"
+    loop = trials.uncounted
+    if loop is not None:  # the figures are per item the loop checks
+        return f"run {needed} trials of each check the loop on line {loop.line} makes per attempt"
     return f"run {needed} trials per attempt in a loop inside the test"
 
 

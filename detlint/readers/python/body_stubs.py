@@ -1,7 +1,8 @@
 """Function bodies nothing can be read from, replaced by ``pass`` before parsing.
 
-A test body matters only for trial loops, imperative skip/xfail calls, calls to
-trial helpers and knob tokens (a mark wrapper); otherwise its decorators and
+A test body matters only for trial loops (and loops that check each item, counted
+or not), imperative skip/xfail calls, calls to trial helpers and knob tokens (a
+mark wrapper); otherwise its decorators and
 signature carry every fact, and the bodies are the bulk of a large suite. So the
 narrowing pass (``narrowing.py``) keeps a kept function's header and stubs its
 body, unless the body holds one of those, or calls a function or method that
@@ -38,6 +39,9 @@ _BODY_HINTS = (
 
 # What makes a helper matter to a trial loop that calls it: it checks what a trial computed.
 CHECK_HINTS = ("assert", "fail(")
+# A loop statement, or a comprehension ``all``/``any`` requires of every item: with a
+# check in the body, a loop detlint may not count but a finding names (``uncounted_loops``).
+_LOOP = re.compile(r"^[ \t]+(?:async[ \t]+)?for[ \t]|\b(?:all|any)\(", re.M)
 
 
 def stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[int, str]] | None:
@@ -47,7 +51,8 @@ def stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[i
     to trial helpers and knob tokens (a mark wrapper); otherwise the decorators
     and signature carry every fact, and the body is the bulk of a large suite.
     A helper's checks matter too: a trial loop that calls a helper which
-    asserts is a trial loop.
+    asserts is a trial loop; and so does a test's loop that checks each item, which
+    a finding names when detlint cannot count it.
     """
     head = definition_head(block)
     split = split_def(block, head)
@@ -57,7 +62,8 @@ def stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[i
     if wanted(body) or any(hint in body for hint in _BODY_HINTS):
         return None
     helper = head is not None and not head.group(2).startswith("test")
-    if helper and any(hint in body for hint in CHECK_HINTS):
+    checks = any(hint in body for hint in CHECK_HINTS)
+    if (helper and checks) or (checks and _LOOP.search(body)):
         return None
     # A name not even in the text rules a call out before the body's words are found.
     if any(name in body for name in trial_names) and not trial_names.isdisjoint(

@@ -160,6 +160,30 @@ class NamedWrap:
 
 
 @dataclass(frozen=True)
+class UncountedLoop:
+    """A loop whose iterations can each fail the test, over items detlint cannot count.
+
+    ``for s in samples.T: assert kstest(s).pvalue > 0.05`` checks each column of an
+    array a fixture sizes; ``for _ in range(n)`` with ``n`` read from nowhere detlint
+    follows runs trials of unknown number. Whether such items are trials of one
+    violation or different checks is no more decidable than their count, so the
+    figures stay those of one check, and a finding names the loop and says they are
+    per item checked rather than that the test has no loop.
+    """
+
+    iterable: str  # as written: "samples.T", "range(n)"
+    line: int
+    over_range: bool  # ``range(...)``: a message speaks of iterations, not items
+
+    def describe(self) -> str:
+        item = "iteration" if self.over_range else "item"
+        return (
+            f"the loop over `{self.iterable}` (line {self.line}) checks each {item}; "
+            f"detlint cannot count them, so the figures are per {item} checked"
+        )
+
+
+@dataclass(frozen=True)
 class TrialCount:
     """Trials per attempt and where the number comes from.
 
@@ -174,6 +198,9 @@ class TrialCount:
     env: str | None = None
     origin: str = "no trial loop"
     threshold: Threshold | None = None
+    # With no trial count: a loop that checks items detlint cannot count (the figures
+    # are then those of one item checked).
+    uncounted: UncountedLoop | None = None
 
     @property
     def fails_at(self) -> int:
@@ -185,6 +212,8 @@ class TrialCount:
         if self.env is not None:
             text = f"{self.count} trial{plural} from {self.env}"
         elif self.span is None:
+            if self.uncounted is not None:
+                return self.uncounted.describe()
             return "1 attempt, no trial loop recognised"
         else:
             text = f"{self.count} trial{plural} ({self.origin})"

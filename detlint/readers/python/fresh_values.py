@@ -1,8 +1,10 @@
 """What one iteration of a loop computes afresh, and what it only looks at again.
 
 A trial re-runs the code under test: ``out = kernel(x)`` in the loop body, a call
-in the check itself (``assert run() == 1``). An
-iteration that only reads values computed before the loop (``assert out[i] ==
+in the check itself (``assert run() == 1``), or a statement between the checks that
+runs code (``with pool:`` starting and stopping a pool, ``pool.restart()``, ``await
+client.reconnect()``), after which the same names hold what this iteration made.
+An iteration that only reads values computed before the loop (``assert out[i] ==
 reloaded[i]``), directly or through names it derives from them (``a = out[i]``),
 or inspects them with functions that compute nothing new (``len``, ``torch.equal``,
 ``np.allclose``), checks one result again, however many times the loop turns.
@@ -41,6 +43,7 @@ _INSPECTING = frozenset(
         "reversed",
         "getattr",
         "hasattr",
+        "callable",
     }
 )
 _INSPECTING_METHODS = frozenset(
@@ -61,6 +64,20 @@ _INSPECTING_METHODS = frozenset(
         "join",
         "format",
         "splitlines",
+        "replace",
+        # a record as a dict or JSON (pydantic, pandas, dataclass-like models)
+        "dict",
+        "json",
+        "model_dump",
+        "to_dict",
+        # a pattern searched for in a text, a path looked up
+        "search",
+        "match",
+        "fullmatch",
+        "findall",
+        "exists",
+        "isfile",
+        "isdir",
         # comparisons and conversions of numbers, arrays and tensors
         "equal",
         "allclose",
@@ -99,6 +116,49 @@ _INSPECTING_METHODS = frozenset(
         "state_dict",
     }
 )
+# Calls whose statement runs no code under test: output, and the collections a test
+# builds for itself (``seen.append(x)``).
+_QUIET = frozenset(
+    {
+        "print",
+        "pprint",
+        "debug",
+        "info",
+        "warning",
+        "warn",
+        "error",
+        "exception",
+        "critical",
+        "log",
+        "append",
+        "extend",
+        "add",
+        "insert",
+    }
+)
+# Context managers that check or scope a block (``pytest.raises``, ``self.subTest``,
+# ``torch.no_grad``) rather than run code under test on entry and exit.
+_SCOPES = frozenset(
+    {
+        "raises",
+        "warns",
+        "deprecated_call",
+        "assertRaises",
+        "assertRaisesRegex",
+        "assertWarns",
+        "assertWarnsRegex",
+        "assertLogs",
+        "assertNoLogs",
+        "subTest",
+        "test",
+        "no_grad",
+        "inference_mode",
+        "enable_grad",
+        "catch_warnings",
+        "suppress",
+        "nullcontext",
+    }
+)
 _CHECK_PREFIXES = ("assert", "fail")
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -126,12 +186,52 @@ def computed(check: ast.AST, fresh: set[str]) -> bool:
         isinstance(check, ast.Call)
         and isinstance(check.func, ast.Name)
         and not check.func.id.startswith(_CHECK_PREFIXES)
+        and check.func.id not in _INSPECTING
     ):
         return True  # a helper of this module that asserts: it runs the trial itself
     return any(
         _afresh(node, fresh) and not (node is check and isinstance(node, ast.Call))
         for node in ast.walk(check)
     )
+
+
+def _acting_call(call: ast.Call) -> bool:
+    """A call made as a statement of its own that runs code: not an inspection, a
+    check, output or a list the test fills."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return computes(call) and not name.startswith(_CHECK_PREFIXES) and name not in _QUIET
+
+
+def _enters(context: ast.expr) -> bool:
+    """Whether entering a ``with`` item runs code: an object's own context (``with
+    pool:``) or a call of one (``with server.running():``), not a scope that checks."""
+    if isinstance(context, ast.Call):
+        func = context.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name not in _SCOPES and not name.startswith(_CHECK_PREFIXES)
+    return isinstance(context, ast.Name | ast.Attribute)
+
+
+def acts(nodes: list[ast.AST]) -> bool:
+    """Whether a loop body (its own nodes) runs code between its checks: a call made
+    as a statement (``pool.restart()``), an ``await``, a ``with`` that enters an
+    object's context, or a name bound to what a call computes. After such a
+    statement the values the next check reads (``pool.status``,
+    ``proc.children()``) are this iteration's, even when they belong to an object
+    made before the loop: the iteration is a trial, not a re-check of one result."""
+    return any(_acting(node) for node in nodes)
+
+
+def _acting(node: ast.AST) -> bool:
+    if isinstance(node, ast.Expr):
+        value = node.value
+        return isinstance(value, ast.Await) or (isinstance(value, ast.Call) and _acting_call(value))
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return any(_enters(item.context_expr) for item in node.items)
+    if isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+        return node.value is not None and _value_computed(node.value, set())
+    return False
 
 
 def _afresh(node: ast.AST, fresh: set[str]) -> bool:
@@ -165,8 +265,8 @@ def fresh_names(nodes: list[ast.AST]) -> set[str]:
     """The names a loop body binds to what its iteration computed: a name bound from
     values computed before the loop (``a = out[i]``) is not one, the loop's own
     variable neither. An object changed in place (``counter.shift()`` before ``assert
-    counter.total == 1``) is not followed: such a loop walks one object through its
-    states, and counting it one trial says less rather than more. A counter the body
+    counter.total == 1``) binds no name: ``acts`` says that such an iteration runs
+    code before its checks. A counter the body
     raises (``fails += 1``, under an ``if`` that runs the code) counts what this
     iteration saw: it is fresh whatever it is raised by."""
     fresh = {

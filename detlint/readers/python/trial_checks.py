@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from detlint.model.threshold import Threshold
 from detlint.readers.python.count_bounds import CountBounds
-from detlint.readers.python.fresh_values import computed, fresh_names
+from detlint.readers.python.fresh_values import acts, computed, fresh_names
 from detlint.readers.python.loop_tallies import tallies
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.tally_checks import AT_LEAST_ONE, EACH, Reading, TallyChecks
@@ -153,8 +153,9 @@ def required(node: ast.AST) -> ast.expr | None:
 class TrialChecks:
     """Whether a loop is a trial loop: each iteration can fail the test on its own.
 
-    A trial loop checks what each iteration computed: an ``assert``, a
-    ``raise``, ``pytest.fail``, an assertion helper (``assert_close``,
+    A trial loop checks what each iteration computed (or checks after running code
+    that changes what it reads, ``with pool: assert pool.status == STARTED``): an
+    ``assert``, a ``raise``, ``pytest.fail``, an assertion helper (``assert_close``,
     ``self.assertEqual``) or a helper of this module that asserts; or it keeps a
     count or list that a check after the loop reads so that any failing iteration
     fails it (``mismatches += 1`` then ``if mismatches: pytest.fail(...)``), or
@@ -162,9 +163,9 @@ class TrialChecks:
     builds inputs (``append``, ``submit``), collects values one check reads in
     aggregate (``assert mean(losses) < x``), a comprehension outside
     ``all``/``any``, a loop whose variable picks the item it checks
-    (``expected[i]``), one that re-checks values computed before it, or a polling
-    loop that sleeps, is not: one attempt of such a test is one trial, however many
-    times the loop turns.
+    (``expected[i]``), one that re-checks values computed before it and runs
+    nothing between its checks, or a polling loop that sleeps, is not: one attempt
+    of such a test is one trial, however many times the loop turns.
     """
 
     def __init__(self, index: ModuleIndex, function: Function) -> None:
@@ -185,10 +186,11 @@ class TrialChecks:
             return LoopVerdict(
                 False, reason="the loop variable picks the case each iteration checks"
             )
+        checking = [node for node in nodes if self.checks(node)]
         fresh = fresh_names(nodes)
-        if any(self.checks(node) and computed(node, fresh) for node in nodes):
+        if any(computed(node, fresh) for node in checking) or (checking and acts(nodes)):
             return EACH_ITERATION
-        if any(self.checks(node) for node in nodes):
+        if checking:
             return LoopVerdict(
                 False, reason="each iteration re-checks values computed before the loop"
             )

@@ -23,6 +23,7 @@ from detlint.readers.python.locations import call_args
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted, literal
 from detlint.readers.python.trial_checks import TrialChecks
+from detlint.readers.python.uncounted_loops import uncounted_loop
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5
@@ -116,9 +117,19 @@ class TrialResolver:
                     if found is not None:
                         return found
                     reason = reason or why
+        uncounted = uncounted_loop(self.index, function, functools.partial(self._counted, function))
+        if uncounted is not None:
+            return dataclasses.replace(NO_TRIALS, origin=uncounted.describe(), uncounted=uncounted)
         if reason:
             return dataclasses.replace(NO_TRIALS, origin=f"{NO_TRIALS.origin}: {reason}")
         return NO_TRIALS
+
+    def _counted(
+        self, function: Function, loop: ast.For | ast.AsyncFor | ast.comprehension
+    ) -> bool:
+        """Whether a loop is one ``_loop_trials`` reads: a ``range()`` of a count it resolves."""
+        bound = _range_bound(loop.iter)
+        return bound is not None and self._bound(bound, function, 0) is not None
 
     @functools.cached_property
     def _looping_helpers(self) -> frozenset[str]:
