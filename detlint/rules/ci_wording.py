@@ -73,13 +73,27 @@ def by_place(
 
 
 def steps_phrase(runs: list[TestRun]) -> str:
-    """e.g. "step 'unit'", "steps 'py311' and 'py312'", "steps 'a', 'b' and 3 more"."""
+    """e.g. "step 'unit'", "steps 'py311' and 'py312'", "steps 'a', 'b' and 3 more", with
+    where they run it when each does only sometimes (``runs_condition``)."""
     names = list(dict.fromkeys(run.step.name for run in runs))
     if len(names) == 1:
-        return f"step {names[0]!r}"
-    if len(names) == 2:
-        return f"steps {names[0]!r} and {names[1]!r}"
-    return f"steps {names[0]!r}, {names[1]!r} and {len(names) - 2} more"
+        phrase = f"step {names[0]!r}"
+    elif len(names) == 2:
+        phrase = f"steps {names[0]!r} and {names[1]!r}"
+    else:
+        phrase = f"steps {names[0]!r}, {names[1]!r} and {len(names) - 2} more"
+    return phrase + runs_condition(runs)
+
+
+def runs_condition(runs: list[TestRun]) -> str:
+    """`` (matrix entries with tox_env=plugins: ...)`` when every one of ``runs`` runs
+    only under a condition (``TestRun.condition``); empty when one runs always."""
+    conditions = [run.condition for run in runs]
+    if not conditions or None in conditions:
+        return ""
+    distinct = list(dict.fromkeys(c for c in conditions if c is not None))
+    more = f"; or {len(distinct) - 2} more" if len(distinct) > 2 else ""
+    return f" ({'; or '.join(distinct[:2])}{more})"
 
 
 def group_reach(which: str, runs: list[TestRun]) -> str:

@@ -53,6 +53,8 @@ class Followed:
     directory: str | None = None
     env: tuple[EnvSetting, ...] | None = None
     sources: tuple[tuple[PytestRun, Span], ...] = ()
+    # Where it runs, when the call may not reach it: a tox environment the step may select.
+    condition: str | None = None
 
 
 def runs_tox_commands(launcher: str) -> bool:
@@ -98,43 +100,62 @@ class Follower:
         """The pytest runs of the tox environments ``run`` (a tox launcher written at
         ``at``, started in ``directory``) runs, or None when no configuration of tox
         (``TOX_CONFIG_FILES``) configures them
-        (the run is then read as the pytest run tox stands for)."""
+        (the run is then read as the pytest run tox stands for). An environment name
+        the step decides at run time (``tox -e "$SUITE"``) may be any of them: each
+        environment the configuration defines is followed, its runs saying so."""
         if not runs_tox_commands(run.launcher):
             return None
         path = self.find(directory, base, TOX_CONFIG_FILES, self._tox_config)
         config = self._tox_config(path) if path is not None else None
         if path is None or config is None:
             return None
-        chosen = run.tox_env or next((s.value for s in reversed(env) if s.name == "TOXENV"), "")
-        names = [name.strip() for name in chosen.split(",") if name.strip()]
-        if not names and config.gh_actions_envs:
-            names = list(config.gh_actions_envs)  # tox-gh-actions picks them on GitHub
-        if not names or "ALL" in names:
-            names = list(config.envlist or ("py",))
-        envs = [e for e in map(config.env, names) if e is not None]
-        if not envs:
-            return None
+        known, unknown = _chosen(run, config, env)
         shown = self.display(path)
-        tox_dir, file = posixpath.split(path)
         found: list[Followed] = []
-        for tox_env in envs:
-            start = tox_dir
-            if tox_env.changedir:
-                start = join(tox_dir, substitute(tox_env.changedir, None, tox_dir, tox_env.name))
-            seen = self._tox_env(tox_env, env, shown, tox_dir)
-            for command in tox_env.commands:
-                posargs = run.args if "{posargs" in command.text else None
-                full = self.line(substitute(command.text, posargs, tox_dir, tox_env.name))
-                own = self.line(substitute(command.text, None, tox_dir, tox_env.name))
-                span = Span(
-                    shown, command.line, command.column, command.end_line, command.end_column
-                )
-                for index, inner in enumerate(full.runs):
-                    written = own.runs[index] if index < len(own.runs) else inner
-                    sources = ((written, span), (run, at)) if posargs else ((written, span),)
-                    masked, where = _tox_masking(run, command, tox_env, inner, file)
-                    inner = dataclasses.replace(inner, masked=masked, masked_at=None)
-                    found.append(Followed(inner, at if where else span, start, seen, sources))
+        for tox_env in filter(None, map(config.env, known)):
+            found += self._tox_runs(tox_env, run, at, env, shown, path)
+        if unknown:
+            by_runs: dict[tuple[Followed, ...], list[str]] = {}
+            for name in config.defined_envs:
+                candidate = config.env(name)
+                if candidate is not None and name not in known and candidate.commands:
+                    runs = tuple(self._tox_runs(candidate, run, at, env, shown, path))
+                    by_runs.setdefault(runs, []).append(name)
+            for runs, names in by_runs.items():
+                where = _selected_env(names)
+                found += [dataclasses.replace(item, condition=where) for item in runs]
+        elif not any(map(config.env, known)):
+            return None
+        return found
+
+    def _tox_runs(
+        self,
+        tox_env: ToxEnv,
+        run: PytestRun,
+        at: Span,
+        env: Sequence[EnvSetting],
+        shown: str,
+        path: str,
+    ) -> list[Followed]:
+        """The pytest runs of one tox environment's commands, ``path`` the file that
+        configures it (``shown`` as displayed)."""
+        tox_dir, file = posixpath.split(path)
+        start = tox_dir
+        if tox_env.changedir:
+            start = join(tox_dir, substitute(tox_env.changedir, None, tox_dir, tox_env.name))
+        seen = self._tox_env(tox_env, env, shown, tox_dir)
+        found: list[Followed] = []
+        for command in tox_env.commands:
+            posargs = run.args if "{posargs" in command.text else None
+            full = self.line(substitute(command.text, posargs, tox_dir, tox_env.name))
+            own = self.line(substitute(command.text, None, tox_dir, tox_env.name))
+            span = Span(shown, command.line, command.column, command.end_line, command.end_column)
+            for index, inner in enumerate(full.runs):
+                written = own.runs[index] if index < len(own.runs) else inner
+                sources = ((written, span), (run, at)) if posargs else ((written, span),)
+                masked, where = _tox_masking(run, command, tox_env, inner, file)
+                inner = dataclasses.replace(inner, masked=masked, masked_at=None)
+                found.append(Followed(inner, at if where else span, start, seen, sources))
         return found
 
     def _tox_env(
@@ -212,6 +233,43 @@ class Follower:
             current = posixpath.dirname(current)
             if top and current != top and not current.startswith(top + "/"):
                 return None  # above the checkout
+
+
+# An environment name the shell or the CI system fills in at run time.
+_RUN_TIME = re.compile(r"[$`]|\{\{|\}\}")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+
+
+def _chosen(
+    run: PytestRun, config: ToxSettings, env: Sequence[EnvSetting]
+) -> tuple[list[str], bool]:
+    """The environments ``run`` names (``-e``, else ``TOXENV``, else what a bare ``tox``
+    runs), a ``$NAME`` read from the variables the step sets literally; and whether it
+    names one the step decides at run time."""
+    chosen = run.tox_env or next((s.value for s in reversed(env) if s.name == "TOXENV"), "")
+    if "$" in chosen:
+        values = {s.name: s.value for s in env if not _RUN_TIME.search(s.value)}
+        chosen = _VARIABLE.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), chosen)
+    names = [name.strip() for name in chosen.split(",") if name.strip()]
+    known = [name for name in names if not _RUN_TIME.search(name)]
+    unknown = len(known) < len(names)
+    if unknown and not config.defined_envs:
+        return [*known, "py"], False  # only [testenv]: whatever is chosen runs it
+    if not names and config.gh_actions_envs:
+        return list(config.gh_actions_envs), False  # tox-gh-actions picks them on GitHub
+    if not names or "ALL" in names:
+        return list(config.envlist or ("py",)), False
+    return known, unknown
+
+
+def _selected_env(names: Sequence[str]) -> str:
+    """Where runs of environments a step may select apply: "in tox environment `lint`,
+    if the step selects it"."""
+    if len(names) == 1:
+        return f"in tox environment `{names[0]}`, if the step selects it"
+    shown = ", ".join(f"`{name}`" for name in names[:3])
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return f"in tox environments {shown}{more}, if the step selects one of them"
 
 
 def _tox_masking(
