@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from detlint.base.span import Span
     from detlint.compose.ci.test_run import TestRun
+    from detlint.readers.ci.facts import Reading
 
 
 def reach(paths: Iterable[str]) -> str:
@@ -87,10 +89,18 @@ def steps_phrase(runs: list[TestRun]) -> str:
 
 def runs_condition(runs: list[TestRun]) -> str:
     """`` (matrix entries with tox_env=plugins: ...)`` when every one of ``runs`` runs
-    only under a condition (``TestRun.condition``); empty when one runs always."""
+    only under a condition (``TestRun.condition``); empty when one runs always, or when
+    they are one command's runs in every reading of it (``pytest tests/${{ matrix.suite
+    }}``: each entry runs other tests, and every entry runs the knob)."""
     conditions = [run.condition for run in runs]
     if not conditions or None in conditions:
         return ""
+    readings: dict[Span, set[Reading]] = {}
+    for run in runs:
+        if run.reading is not None and run.selected is None:
+            readings.setdefault(run.command.span, set()).add(run.reading)
+            if readings[run.command.span] == set(run.command.readings):
+                return ""
     distinct = list(dict.fromkeys(c for c in conditions if c is not None))
     more = f"; or {len(distinct) - 2} more" if len(distinct) > 2 else ""
     return f" ({'; or '.join(distinct[:2])}{more})"

@@ -102,7 +102,10 @@ def command_readings(
         if len(keys) > 1 and entries is not None:
             condition = _condition(indexes, entries, text, relevant, trees)
             if len(readings) == MAX_READINGS - 1 and len(keys) > MAX_READINGS:
-                condition += f" (detlint reads {MAX_READINGS} of its {len(keys)} texts)"
+                condition += (
+                    f" (detlint reads the first {MAX_READINGS} of the {len(keys)} texts "
+                    "the matrix gives this command)"
+                )
         chosen = frozenset(indexes) if condition is not None else None
         readings.append(Reading(filled, settings, condition, chosen, shifts))
     return tuple(readings)
