@@ -174,3 +174,50 @@ def test_a_variable_the_step_sets_names_the_environment(tmp_path):
         "    steps:", "    env:\n      SUITE: unit\n    steps:"
     )
     assert _check(tmp_path, workflow) == []
+
+
+NOXFILE = """\
+import nox
+
+
+@nox.session(python=["3.11", "3.12"])
+def tests(session):
+    session.run("pytest", "--reruns", "2", "tests/unit")
+
+
+@nox.session(name="lint")
+def run_linters(session):
+    session.run("ruff", "check", ".")
+"""
+
+
+def _nox_findings(tmp_path, run: str, matrix: str) -> list[dict]:
+    repo = written_repository(
+        tmp_path,
+        {
+            "noxfile.py": NOXFILE,
+            "requirements.txt": "pytest-rerunfailures==16.1\n",
+            "tests/unit/test_unit.py": "def test_unit():\n    assert True\n",
+            ".github/workflows/ci.yml": _workflow(matrix, run),
+        },
+    )
+    _, document = run_check(repo)
+    return [f for f in document["findings"] if f["code"].startswith("DET4")]
+
+
+def test_a_nox_session_named_at_run_time_may_be_any_of_them(tmp_path):
+    findings = _nox_findings(tmp_path, 'nox -s "$SESSION"', "python: ['3.12']")
+    assert [(f["code"], f["path"], f["line"]) for f in findings] == [("DET421", "noxfile.py", 6)]
+    assert (
+        "of step 'test' (in nox session `tests`, if the step selects it):"
+        in (findings[0]["message"])
+    )
+
+
+def test_a_nox_session_per_matrix_entry(tmp_path):
+    findings = _nox_findings(tmp_path, "nox -s ${{ matrix.session }}", "session: [tests, lint]")
+    assert [(f["code"], f["path"], f["line"]) for f in findings] == [("DET421", "noxfile.py", 6)]
+    assert (
+        "of step 'test' (matrix entries with session=tests: session=tests):"
+        in (findings[0]["message"])
+    )
