@@ -23,7 +23,7 @@ condition says how many were left out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from detlint.readers.ci.facts import EnvSetting, Reading
 from detlint.readers.ci.github.expressions import (
@@ -74,6 +74,7 @@ def command_readings(
     if "${{" not in text and not relevant:
         return ()
     trees: dict[str, Expr | None] = {}
+    literal = {name: s.value for name, s in latest.items() if "${{" not in s.value}
     kept = _running(entries, step_if)
     if not kept:
         return ()
@@ -81,7 +82,7 @@ def command_readings(
     built: dict[tuple[str, tuple[str, ...]], tuple[str, tuple[tuple[int, int, int, int], ...]]] = {}
     for index in kept:
         entry = entries[index] if entries is not None else None
-        known = _env_values(latest.values(), entry, trees)
+        known = _env_values(literal, relevant, entry, trees)
         values = tuple(known.get(s.name, s.value) for s in relevant)
         filled, shifts = _filled(text, entry, known, trees)
         key = (filled, values)
@@ -167,20 +168,18 @@ def _filled(
 
 
 def _env_values(
-    settings: Iterable[EnvSetting], entry: Entry | None, trees: dict[str, Expr | None]
+    literal: dict[str, str],
+    relevant: Sequence[EnvSetting],
+    entry: Entry | None,
+    trees: dict[str, Expr | None],
 ) -> dict[str, str]:
-    """The variables whose value the file decides for ``entry``: written literally, or
-    with expressions it decides (one level: a value naming another variable's
-    expression is left out)."""
-    known: dict[str, str] = {}
-    pending: list[EnvSetting] = []
-    for setting in settings:
-        if "${{" in setting.value:
-            pending.append(setting)
-        else:
-            known[setting.name] = setting.value
-    for setting in pending:
-        filled, _ = _filled(setting.value, entry, known, trees)
+    """The variables whose value the file decides for ``entry``: those written
+    literally, and the ``relevant`` ones whose expressions it decides."""
+    if not relevant:
+        return literal
+    known = dict(literal)
+    for setting in relevant:
+        filled, _ = _filled(setting.value, entry, literal, trees)
         if "${{" not in filled:
             known[setting.name] = filled
     return known
