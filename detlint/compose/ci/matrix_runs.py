@@ -45,6 +45,18 @@ class ReadingFacts:
             )
         return found
 
+    def each(self, command: CiCommand) -> list[tuple[CiCommand, CommandFacts, Reading]]:
+        """Each reading of ``command``: the command with the reading's variables, what
+        its text holds (placed in ``command``), and the reading."""
+        return [
+            (
+                dataclasses.replace(command, env=(*command.env, *reading.env)),
+                self.facts(command, reading),
+                reading,
+            )
+            for reading in command.readings
+        ]
+
 
 def in_entries(knobs: tuple[CiKnob, ...], entries: frozenset[int]) -> tuple[CiKnob, ...]:
     """The knobs that act in some of ``entries``."""

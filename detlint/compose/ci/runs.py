@@ -90,6 +90,7 @@ class Linker:
         self._reading_facts = ReadingFacts(self.read)
         # Tests the steps run that are not linked test by test (``OtherRun``).
         self.others: list[OtherRun] = []
+        self._read_others: set[OtherRun] = set()  # those of matrix readings (``runs``)
         # Knobs of the steps' scripts around no test command, with the step (the census's).
         self.quiet: list[tuple[CiKnob, CiStep]] = []
         # (start, cd, targets, ignored): the directory pytest starts in, the test files reached
@@ -130,7 +131,10 @@ class Linker:
             facts = self.read(script_key(group))
             readings = group[0].readings if len(group) == 1 else ()
             if readings:
-                found += self._reading_runs(step, group[0], base, carried)
+                each = self._reading_facts.each(group[0])
+                found += collapsed(
+                    [self._group_runs(step, (c,), f, base, carried, r) for c, f, r in each]
+                )
             else:
                 found += self._group_runs(step, group, facts, base, carried)
             if facts.exports:
@@ -173,17 +177,6 @@ class Linker:
             found += self._called_runs(step, group, facts, base, seen, reading)
         return found
 
-    def _reading_runs(
-        self, step: CiStep, command: CiCommand, base: str, carried: tuple[EnvSetting, ...]
-    ) -> list[TestRun]:
-        """The runs of each reading of ``command`` (``matrix_runs.py``)."""
-        per_reading: list[list[TestRun]] = []
-        for reading in command.readings:
-            read_as = dataclasses.replace(command, env=(*command.env, *reading.env))
-            facts = self._reading_facts.facts(command, reading)
-            per_reading.append(self._group_runs(step, (read_as,), facts, base, carried, reading))
-        return collapsed(per_reading)
-
     def _called_runs(
         self,
         step: CiStep,
@@ -214,10 +207,14 @@ class Linker:
             if reach.ends:
                 knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
                 knobs = (*knobs, *extra)
-                self.others += [
+                made = [
                     OtherRun(step, command, end, span, (*knobs, *end_retry(step, end, span)))
                     for end in reach.ends
                 ]
+                if reading is not None:  # each reading that reaches the same end: one
+                    made = [other for other in made if other not in self._read_others]
+                    self._read_others.update(made)
+                self.others += made
             elif not reach.runs and (call.masked or call.retry_attempts):
                 # `upload.sh || :`: a call that runs no tests, its knob for the census
                 self.quiet.append((idle_call_knob(step, call, span), step))
