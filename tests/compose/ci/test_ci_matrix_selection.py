@@ -221,3 +221,30 @@ def test_a_nox_session_per_matrix_entry(tmp_path):
         "of step 'test' (matrix entries with session=tests: session=tests):"
         in (findings[0]["message"])
     )
+
+
+FACTORS_TOX_INI = """\
+[tox]
+envlist = {py311,py312}-{unit,smoke}
+
+[testenv]
+commands =
+    unit: pytest tests/unit
+    smoke: pytest --reruns 3 tests/gpu
+"""
+
+
+def test_the_literal_part_of_a_run_time_name_narrows_the_environments(tmp_path):
+    # A matrix read from a caller's input (celery, bench/realworld): the Python version
+    # is known only at run time, the factor that picks the commands is written.
+    matrix = "python: ${{ fromJson(inputs.versions) }}"
+    run = 'tox -e "${{ matrix.python }}-unit"'
+    assert _check(tmp_path, _workflow(matrix, run), FACTORS_TOX_INI) == []
+
+
+def test_every_environment_a_run_time_name_may_be_runs_the_flag(tmp_path):
+    matrix = "python: ${{ fromJson(inputs.versions) }}"
+    run = 'tox -e "${{ matrix.python }}-smoke"'
+    findings = _check(tmp_path, _workflow(matrix, run), FACTORS_TOX_INI)
+    assert [(f["code"], f["line"]) for f in findings] == [("DET421", 7)]
+    assert f"every failing test of step 'test': {LOSS} {GPU}" in findings[0]["message"]

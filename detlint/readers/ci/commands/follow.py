@@ -102,7 +102,8 @@ class Follower:
         (``TOX_CONFIG_FILES``) configures them
         (the run is then read as the pytest run tox stands for). An environment name
         the step decides at run time (``tox -e "$SUITE"``) may be any of them: each
-        environment the configuration defines is followed, its runs saying so."""
+        environment the configuration defines that it may name is followed, its runs
+        saying so where they differ from one environment to another."""
         if not runs_tox_commands(run.launcher):
             return None
         path = self.find(directory, base, TOX_CONFIG_FILES, self._tox_config)
@@ -110,22 +111,27 @@ class Follower:
         if path is None or config is None:
             return None
         known, unknown = _chosen(run, config, env)
+        if not unknown and not any(map(config.env, known)):
+            return None
         shown = self.display(path)
         found: list[Followed] = []
         for tox_env in filter(None, map(config.env, known)):
             found += self._tox_runs(tox_env, run, at, env, shown, path)
-        if unknown:
+        for written in unknown:
+            names = [n for n in config.defined_envs if n not in known and _may_name(written, n)]
+            if not names:  # none defined: tox makes it from [testenv] and its factors
+                names = [written]
             by_runs: dict[tuple[Followed, ...], list[str]] = {}
-            for name in config.defined_envs:
-                candidate = config.env(name)
-                if candidate is not None and name not in known and candidate.commands:
-                    runs = tuple(self._tox_runs(candidate, run, at, env, shown, path))
-                    by_runs.setdefault(runs, []).append(name)
-            for runs, names in by_runs.items():
-                where = _selected_env(names)
-                found += [dataclasses.replace(item, condition=where) for item in runs]
-        elif not any(map(config.env, known)):
-            return None
+            for name in names:
+                named = config.env(name)
+                runs = self._tox_runs(named, run, at, env, shown, path) if named else []
+                by_runs.setdefault(tuple(runs), []).append(name)
+            if len({tuple((f.run, f.span, f.directory) for f in r) for r in by_runs}) == 1:
+                found += next(iter(by_runs))  # each it may name runs the same: no condition
+                continue
+            for held, group in by_runs.items():
+                where = _selected_env(group)
+                found += [dataclasses.replace(item, condition=where) for item in held]
         return found
 
     def _tox_runs(
@@ -238,28 +244,43 @@ class Follower:
 # An environment name the shell or the CI system fills in at run time.
 _RUN_TIME = re.compile(r"[$`]|\{\{|\}\}")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+_RUN_TIME_PART = re.compile(
+    r"(\$\{\{.*?\}\}|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|\$\([^)]*\)|`[^`]*`)"
+)
 
 
 def _chosen(
     run: PytestRun, config: ToxSettings, env: Sequence[EnvSetting]
-) -> tuple[list[str], bool]:
+) -> tuple[list[str], list[str]]:
     """The environments ``run`` names (``-e``, else ``TOXENV``, else what a bare ``tox``
-    runs), a ``$NAME`` read from the variables the step sets literally; and whether it
-    names one the step decides at run time."""
+    runs), a ``$NAME`` read from the variables the step sets literally; and, apart, the
+    names the step decides at run time (``${{ matrix.python }}-smoke``)."""
     chosen = run.tox_env or next((s.value for s in reversed(env) if s.name == "TOXENV"), "")
     if "$" in chosen:
         values = {s.name: s.value for s in env if not _RUN_TIME.search(s.value)}
         chosen = _VARIABLE.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), chosen)
     names = [name.strip() for name in chosen.split(",") if name.strip()]
-    known = [name for name in names if not _RUN_TIME.search(name)]
-    unknown = len(known) < len(names)
-    if unknown and not config.defined_envs:
-        return [*known, "py"], False  # only [testenv]: whatever is chosen runs it
     if not names and config.gh_actions_envs:
-        return list(config.gh_actions_envs), False  # tox-gh-actions picks them on GitHub
+        return list(config.gh_actions_envs), []  # tox-gh-actions picks them on GitHub
     if not names or "ALL" in names:
-        return list(config.envlist or ("py",)), False
-    return known, unknown
+        return list(config.envlist or ("py",)), []
+    unknown = [name for name in names if _RUN_TIME.search(name)]
+    return [name for name in names if name not in unknown], unknown
+
+
+def _may_name(written: str, name: str) -> bool:
+    """Whether ``written``, an environment name with parts set at run time, may be
+    ``name``: its literal parts are there, in order (``${{ matrix.py }}-smoke`` may be
+    ``3.12-smoke``); a part the reader cannot delimit may be anything."""
+    pattern = []
+    for index, part in enumerate(_RUN_TIME_PART.split(written)):
+        if index % 2:
+            pattern.append(".*")
+        elif _RUN_TIME.search(part):
+            return True
+        else:
+            pattern.append(re.escape(part))
+    return re.fullmatch("".join(pattern), name) is not None
 
 
 def _selected_env(names: Sequence[str]) -> str:
