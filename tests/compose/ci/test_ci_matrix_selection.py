@@ -217,10 +217,7 @@ def test_a_nox_session_named_at_run_time_may_be_any_of_them(tmp_path):
 def test_a_nox_session_per_matrix_entry(tmp_path):
     findings = _nox_findings(tmp_path, "nox -s ${{ matrix.session }}", "session: [tests, lint]")
     assert [(f["code"], f["path"], f["line"]) for f in findings] == [("DET421", "noxfile.py", 6)]
-    assert (
-        "of step 'test' (matrix entries with session=tests: session=tests):"
-        in (findings[0]["message"])
-    )
+    assert "of step 'test' (matrix entries with session=tests):" in (findings[0]["message"])
 
 
 FACTORS_TOX_INI = """\
@@ -248,3 +245,26 @@ def test_every_environment_a_run_time_name_may_be_runs_the_flag(tmp_path):
     findings = _check(tmp_path, _workflow(matrix, run), FACTORS_TOX_INI)
     assert [(f["code"], f["line"]) for f in findings] == [("DET421", 7)]
     assert f"every failing test of step 'test': {LOSS} {GPU}" in findings[0]["message"]
+
+
+def test_a_make_goal_per_matrix_entry(tmp_path):
+    makefile = "test-unit:\n\tpytest tests/unit\n\ntest-flaky:\n\tpytest --reruns 3 tests/gpu\n"
+    repo = written_repository(
+        tmp_path,
+        {
+            "Makefile": makefile,
+            "requirements.txt": "pytest-rerunfailures==16.1\n",
+            "tests/unit/test_unit.py": "def test_unit():\n    assert True\n",
+            "tests/gpu/test_gpu.py": "def test_gpu():\n    assert True\n",
+            ".github/workflows/ci.yml": _workflow(
+                "goal: [test-unit, test-flaky]", "make ${{ matrix.goal }}"
+            ),
+        },
+    )
+    _, document = run_check(repo)
+    findings = [f for f in document["findings"] if f["code"].startswith("DET4")]
+    assert [(f["code"], f["path"], f["line"]) for f in findings] == [("DET421", "Makefile", 5)]
+    assert findings[0]["message"] == (
+        "`--reruns 3` reruns every failing test of step 'test' (matrix entries with "
+        f"goal=test-flaky): {LOSS} {GPU}"
+    )

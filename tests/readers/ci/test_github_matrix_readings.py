@@ -93,7 +93,7 @@ def test_many_texts_are_capped_and_the_last_reading_says_so():
     readings = command_readings("pytest --shard ${{ matrix.shard }}", (), entries)
     assert len(readings) == MAX_READINGS
     assert readings[-1].condition == (
-        "matrix entries with shard=31: shard=31 (detlint reads the first 32 of the 40 texts "
+        "matrix entries with shard=31 (detlint reads the first 32 of the 40 texts "
         "the matrix gives this command)"
     )
 
@@ -116,5 +116,5 @@ def test_the_workflow_reader_gives_a_run_its_readings():
     first, second = step.commands
     assert isinstance(first, CiCommand)
     assert _texts(first.readings) == ["pytest tests/unit", "pytest tests/gpu"]
-    assert first.readings[1].condition == "matrix entries with suite=gpu: suite=gpu"
+    assert first.readings[1].condition == "matrix entries with suite=gpu"
     assert second.readings == ()

@@ -49,7 +49,10 @@ Entry = dict[str, object]
 
 
 def entries_condition(head: str, described: Sequence[str], cap: int | None = None) -> str:
-    """``matrix entries <head>: a; b`` with each entry once (the first ``cap`` of them)."""
+    """``matrix entries <head>: a; b`` with each entry once (the first ``cap`` of them),
+    or ``matrix entries <head>`` when none is described."""
+    if not described:
+        return f"matrix entries {head}"
     shown = list(dict.fromkeys(described))
     more = len(shown) - cap if cap is not None and len(shown) > cap else 0
     listed = "; ".join(shown[: len(shown) - more])
@@ -235,5 +238,8 @@ def _condition(
             label = path.group(1)[1:] if path else f"`{expression}`"
             shared.append(f"{label}={values.pop()}")
     head = f"with {', '.join(shared)}" if shared else "that run it so"
-    described = [describe_entry(entries[index], names) for index in indexes]
+    if not shared or any(k.lower() not in names for i in indexes for k in entries[i]):
+        described = [describe_entry(entries[index], names) for index in indexes]
+    else:  # the values named say it all
+        described = []
     return entries_condition(head, described, _SHOWN_ENTRIES)
