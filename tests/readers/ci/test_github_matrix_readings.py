@@ -88,13 +88,19 @@ def test_columns_of_the_first_line_map_back_to_the_text_as_written():
     assert reading.written_column(7, end=True) == 20  # before the empty value
 
 
-def test_many_texts_are_capped_and_the_last_reading_says_so():
+def test_many_texts_are_capped_and_the_rest_read_as_written_saying_so():
     entries: list[dict[str, object]] = [{"shard": n} for n in range(40)]
     readings = command_readings("pytest --shard ${{ matrix.shard }}", (), entries)
     assert len(readings) == MAX_READINGS
-    assert readings[-1].condition == (
-        "matrix entries with shard=31 (detlint reads the first 32 of the 40 texts "
-        "the matrix gives this command)"
+    assert readings[-2].text == "pytest --shard 30"
+    last = readings[-1]
+    assert (last.text, last.entries) == (
+        "pytest --shard ${{ matrix.shard }}",
+        frozenset(range(31, 40)),
+    )
+    assert last.condition == (
+        "the other 9 matrix entries (detlint reads 31 of the 40 texts the matrix gives this "
+        "command, the rest as written)"
     )
 
 

@@ -16,8 +16,8 @@ The variables read per entry are the ones the command names (``$TOX_ENV``,
 ``${{ env.SUITE }}``) and those tox and pytest read themselves (``TOXENV``,
 ``PYTEST_ADDOPTS``); another variable's per-entry value would split the readings
 without changing what runs. A matrix gives at most 256 entries (``expand_matrix``);
-beyond ``MAX_READINGS`` distinct texts the first are read and the last reading's
-condition says how many were left out.
+beyond ``MAX_READINGS`` distinct texts the first are read one by one and the other
+entries' text as written, in a reading that says so.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from detlint.readers.ci.github.expressions import (
     unwrap,
 )
 
-MAX_READINGS = 32  # distinct texts of one command read; more are left out, and said so
+MAX_READINGS = 32  # readings of one command; the texts beyond are read as written, saying so
 _SHOWN_ENTRIES = 3  # entries a reading's condition lists before "and N more"
 _EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}")
 _TOOL_VARIABLES = frozenset({"TOXENV", "PYTEST_ADDOPTS"})
@@ -94,8 +94,9 @@ def command_readings(
     written = (text, tuple(s.value for s in relevant))
     if len(keys) == 1 and written in keys:
         return ()
+    groups = list(keys.items())
     readings: list[Reading] = []
-    for key, indexes in list(keys.items())[:MAX_READINGS]:
+    for key, indexes in groups[: MAX_READINGS - 1] if len(groups) > MAX_READINGS else groups:
         filled, shifts = built[key]
         settings = tuple(
             EnvSetting(s.name, value, s.span)
@@ -105,13 +106,15 @@ def command_readings(
         condition = None
         if len(keys) > 1 and entries is not None:
             condition = _condition(indexes, entries, text, relevant, trees)
-            if len(readings) == MAX_READINGS - 1 and len(keys) > MAX_READINGS:
-                condition += (
-                    f" (detlint reads the first {MAX_READINGS} of the {len(keys)} texts "
-                    "the matrix gives this command)"
-                )
         chosen = frozenset(indexes) if condition is not None else None
         readings.append(Reading(filled, settings, condition, chosen, shifts))
+    if len(groups) > MAX_READINGS:  # the rest as written, as if the matrix were unknown
+        rest = frozenset(index for _, indexes in groups[MAX_READINGS - 1 :] for index in indexes)
+        condition = (
+            f"the other {len(rest)} matrix entries (detlint reads {MAX_READINGS - 1} of the "
+            f"{len(groups)} texts the matrix gives this command, the rest as written)"
+        )
+        readings.append(Reading(text, (), condition, rest))
     return tuple(readings)
 
 
