@@ -35,8 +35,8 @@ class TestRun:
     nodes: tuple[tuple[str, str], ...] = ()
     # The matrix entries that run it, when its command reads otherwise in others.
     reading: Reading | None = None
-    # Where it runs when the step may not select it (a tox environment the step's
-    # selection, known only at run time, may name).
+    # Where it runs when the step may not select it (a tox environment or nox session
+    # the step's selection, known only at run time, may name).
     selected: str | None = None
 
     @property

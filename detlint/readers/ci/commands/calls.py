@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.readers.ci.commands.call_ends import CallEnd, CallReach
-from detlint.readers.ci.commands.follow import Followed, Follower, make_call
+from detlint.readers.ci.commands.follow import RUN_TIME, Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
 from detlint.readers.ci.commands.python_ends import TEST_MODULE, python_end, test_script_end
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
@@ -42,8 +42,6 @@ _MAKE_TEST_GOAL = re.compile(r"(?:^|[-_./:])(?:unit|py)?(?:tests?|check)(?:$|[-_
 _PYTHON_RUNNER = re.compile(r"^(?:tests?|(?:run|smoke)[-_]?tests?(?:[-_.]\w+)*)\.py$")
 _TEST_DIRECTORIES = frozenset({"test", "tests", "testing"})
 _FOLLOWED_KINDS = frozenset({"script", "make", "task", "nox"})
-# A name the shell or the CI system fills in at run time.
-_RUN_TIME = re.compile(r"[$`]|\{\{|\}\}")
 
 
 def _run_by_python(callee: Callee) -> bool:
@@ -285,7 +283,7 @@ def _tasks(
     calls: list[tuple[str, tuple[str, ...], str | None]]
     if callee.kind == "nox":
         sessions = _session_names(callee.words)
-        known = [session for session in sessions if not _RUN_TIME.search(session)]
+        known = [session for session in sessions if not RUN_TIME.search(session)]
         calls = [("nox", (session,), None) for session in known]
         if len(known) < len(sessions):
             calls += [

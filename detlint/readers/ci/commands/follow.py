@@ -9,8 +9,8 @@ the files it sources set), a Makefile's recipe lines (each a shell of its own), 
 (``tox.ini``, else ``setup.cfg``, pyproject.toml's ``[tool.tox]`` or ``tox.toml``) with
 ``{posargs}`` replaced by what follows ``--`` (in ``changedir``, seeing only the
 variables tox passes; a bare ``tox`` runs the envlist, or the environments a
-``[gh-actions]`` mapping names for tox-gh-actions). Files are read once however many
-steps call them.
+``[gh-actions]`` mapping names for tox-gh-actions; a name set at run time, each
+environment it may name). Files are read once however many steps call them.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ class Followed:
     directory: str | None = None
     env: tuple[EnvSetting, ...] | None = None
     sources: tuple[tuple[PytestRun, Span], ...] = ()
-    # Where it runs, when the call may not reach it: a tox environment the step may select.
+    # Where it runs, when the call may not reach it: in a tox environment or nox session
+    # the step's selection, known only at run time, may name.
     condition: str | None = None
 
 
@@ -241,8 +242,8 @@ class Follower:
                 return None  # above the checkout
 
 
-# An environment name the shell or the CI system fills in at run time.
-_RUN_TIME = re.compile(r"[$`]|\{\{|\}\}")
+# A name (a tox environment, a nox session) the shell or the CI system fills in at run time.
+RUN_TIME = re.compile(r"[$`]|\{\{|\}\}")
 _VARIABLE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
 _RUN_TIME_PART = re.compile(
     r"(\$\{\{.*?\}\}|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|\$\([^)]*\)|`[^`]*`)"
@@ -257,14 +258,14 @@ def _chosen(
     names the step decides at run time (``${{ matrix.python }}-smoke``)."""
     chosen = run.tox_env or next((s.value for s in reversed(env) if s.name == "TOXENV"), "")
     if "$" in chosen:
-        values = {s.name: s.value for s in env if not _RUN_TIME.search(s.value)}
+        values = {s.name: s.value for s in env if not RUN_TIME.search(s.value)}
         chosen = _VARIABLE.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), chosen)
     names = [name.strip() for name in chosen.split(",") if name.strip()]
     if not names and config.gh_actions_envs:
         return list(config.gh_actions_envs), []  # tox-gh-actions picks them on GitHub
     if not names or "ALL" in names:
         return list(config.envlist or ("py",)), []
-    unknown = [name for name in names if _RUN_TIME.search(name)]
+    unknown = [name for name in names if RUN_TIME.search(name)]
     return [name for name in names if name not in unknown], unknown
 
 
@@ -276,7 +277,7 @@ def _may_name(written: str, name: str) -> bool:
     for index, part in enumerate(_RUN_TIME_PART.split(written)):
         if index % 2:
             pattern.append(".*")
-        elif _RUN_TIME.search(part):
+        elif RUN_TIME.search(part):
             return True
         else:
             pattern.append(re.escape(part))
