@@ -268,3 +268,45 @@ def test_a_make_goal_per_matrix_entry(tmp_path):
         "`--reruns 3` reruns every failing test of step 'test' (matrix entries with "
         f"goal=test-flaky): {LOSS} {GPU}"
     )
+
+
+def test_a_callers_per_entry_knob_gates_every_entry_of_the_called_job(tmp_path):
+    caller = """\
+        on: push
+        jobs:
+          call:
+            strategy:
+              matrix:
+                python: ["3.11", "3.12"]
+                include:
+                  - python: "3.12"
+                    experimental: true
+            continue-on-error: ${{ matrix.experimental == true }}
+            uses: ./.github/workflows/called.yml
+        """
+    called = """\
+        on: workflow_call
+        jobs:
+          test:
+            runs-on: ubuntu-latest
+            strategy:
+              matrix:
+                tox_env: [unit, flaky]
+            steps:
+              - run: tox run -e ${{ matrix.tox_env }}
+        """
+    repo = written_repository(
+        tmp_path,
+        {
+            "tox.ini": TOX_INI,
+            "requirements.txt": "pytest-rerunfailures==16.1\n",
+            "tests/unit/test_unit.py": "def test_unit():\n    assert True\n",
+            "tests/gpu/test_gpu.py": "def test_gpu():\n    assert True\n",
+            ".github/workflows/ci.yml": caller,
+            ".github/workflows/called.yml": called,
+        },
+    )
+    _, document = run_check(repo)
+    soft = [f for f in document["findings"] if f["code"] == "DET401"]
+    assert [(f["path"], f["line"]) for f in soft] == [(".github/workflows/ci.yml", 10)]
+    assert "gates 2 test files under tests/gpu, tests/unit)" in soft[0]["message"]
