@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from detlint.base.span import Span
     from detlint.compose.ci.test_run import TestRun
+    from detlint.readers.ci.facts import Reading
 
 
 def reach(paths: Iterable[str]) -> str:
@@ -73,13 +75,35 @@ def by_place(
 
 
 def steps_phrase(runs: list[TestRun]) -> str:
-    """e.g. "step 'unit'", "steps 'py311' and 'py312'", "steps 'a', 'b' and 3 more"."""
+    """e.g. "step 'unit'", "steps 'py311' and 'py312'", "steps 'a', 'b' and 3 more", with
+    where they run it when each does only sometimes (``runs_condition``)."""
     names = list(dict.fromkeys(run.step.name for run in runs))
     if len(names) == 1:
-        return f"step {names[0]!r}"
-    if len(names) == 2:
-        return f"steps {names[0]!r} and {names[1]!r}"
-    return f"steps {names[0]!r}, {names[1]!r} and {len(names) - 2} more"
+        phrase = f"step {names[0]!r}"
+    elif len(names) == 2:
+        phrase = f"steps {names[0]!r} and {names[1]!r}"
+    else:
+        phrase = f"steps {names[0]!r}, {names[1]!r} and {len(names) - 2} more"
+    return phrase + runs_condition(runs)
+
+
+def runs_condition(runs: list[TestRun]) -> str:
+    """`` (matrix entries with tox_env=plugins: ...)`` when every one of ``runs`` runs
+    only under a condition (``TestRun.condition``); empty when one runs always, or when
+    they are one command's runs in every reading of it (``pytest tests/${{ matrix.suite
+    }}``: each entry runs other tests, and every entry runs the knob)."""
+    conditions = [run.condition for run in runs]
+    if not conditions or None in conditions:
+        return ""
+    readings: dict[Span, set[Reading]] = {}
+    for run in runs:
+        if run.reading is not None and run.selected is None:
+            readings.setdefault(run.command.span, set()).add(run.reading)
+            if readings[run.command.span] == set(run.command.readings):
+                return ""
+    distinct = list(dict.fromkeys(c for c in conditions if c is not None))
+    more = f"; or {len(distinct) - 2} more" if len(distinct) > 2 else ""
+    return f" ({'; or '.join(distinct[:2])}{more})"
 
 
 def group_reach(which: str, runs: list[TestRun]) -> str:

@@ -32,7 +32,12 @@ def with_callers(
                 continue
             called = posixpath.normpath(posixpath.join(pipeline.base, step.calls.lstrip("/")))
             callers.setdefault(called, []).append(step)
-            knobs.setdefault(called, []).extend(step.knobs)
+            # A knob of some of the caller's matrix entries acts on the called jobs in
+            # those entries, whatever the called jobs' own matrices.
+            knobs.setdefault(called, []).extend(
+                dataclasses.replace(knob, entries=None) if knob.entries else knob
+                for knob in step.knobs
+            )
     if not callers:
         return pipelines
     found: list[PipelineFacts] = []

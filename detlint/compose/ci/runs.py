@@ -25,11 +25,13 @@ from collections.abc import Callable, Iterable, Sequence
 from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.compose.ci.gates import GATE_OF_KNOB, RETRY_KINDS, CiGate, Composer
+from detlint.compose.ci.matrix_runs import ReadingFacts, collapsed, in_entries
 from detlint.compose.ci.run_options import line_options, run_options
 from detlint.compose.ci.script_knobs import followed_knobs, idle_call_knob, script_knobs
+from detlint.compose.ci.script_retries import call_retry, end_retry, shell_retry
 from detlint.compose.ci.targets import TestFiles
 from detlint.compose.ci.test_run import OtherRun, TestRun
-from detlint.readers.ci.commands.call_ends import CallEnd, CallReach
+from detlint.readers.ci.commands.call_ends import CallReach
 from detlint.readers.ci.commands.calls import follow_calls
 from detlint.readers.ci.commands.follow import Followed, Follower, runs_tox_commands
 from detlint.readers.ci.facts import (
@@ -38,6 +40,7 @@ from detlint.readers.ci.facts import (
     CiStep,
     EnvSetting,
     PipelineFacts,
+    Reading,
     ScriptKey,
     command_starts,
     script_groups,
@@ -84,8 +87,10 @@ class Linker:
         ] = {}
         self._workings: dict[tuple[str, str], str] = {}  # (base, as written): located
         self._calls: dict[tuple[TestCall, str], CallReach] = {}  # (call, directory)
+        self._reading_facts = ReadingFacts(self.read)
         # Tests the steps run that are not linked test by test (``OtherRun``).
         self.others: list[OtherRun] = []
+        self._read_others: set[OtherRun] = set()  # those of matrix readings (``runs``)
         # Knobs of the steps' scripts around no test command, with the step (the census's).
         self.quiet: list[tuple[CiKnob, CiStep]] = []
         # (start, cd, targets, ignored): the directory pytest starts in, the test files reached
@@ -116,42 +121,60 @@ class Linker:
         return own
 
     def runs(self, step: CiStep, base: str = "") -> list[TestRun]:
-        """Every pytest invocation of ``step``; ``base`` is where its checkout starts."""
+        """Every pytest invocation of ``step``; ``base`` is where its checkout starts. A
+        command its job's matrix entries read otherwise (``CiCommand.readings``) is read
+        once per reading, each run saying which entries run it."""
         found: list[TestRun] = []
         # `echo NAME=value >> $GITHUB_ENV` sets NAME for the job's later steps.
         carried: tuple[EnvSetting, ...] = ()
         for group in script_groups(step):
-            located: Iterable[tuple[CiCommand, PytestRun]]
             facts = self.read(script_key(group))
-            if len(group) == 1:  # most groups: everything sits in the one command
-                places: Sequence[int] = (0,) * len(facts.exports)
-                located = zip(itertools.repeat(group[0]), facts.runs)
+            readings = group[0].readings if len(group) == 1 else ()
+            if readings:
+                each = self._reading_facts.each(group[0])
+                found += collapsed(
+                    [self._group_runs(step, (c,), f, base, carried, r) for c, f, r in each]
+                )
             else:
-                places, placed = self._placed(group, facts)
-                located = [(group[index], run) for index, run in placed]
-            exports: tuple[EnvSetting, ...] = ()
+                found += self._group_runs(step, group, facts, base, carried)
             if facts.exports:
-                exports = tuple(
-                    EnvSetting(e.name, e.value, group[index].span)
-                    for e, index in zip(facts.exports, places, strict=True)
-                    if e.via != "github-env"
-                )
-            seen = (*carried, *exports) if exports else carried
-            for command, run in located:
-                if "tox" in run.launcher and runs_tox_commands(run.launcher):
-                    found += self._tox(step, command, run, base, seen)
-                else:
-                    found.append(self._run(step, command, run, base, seen))
-            if facts.exports:
-                first = group[0]
-                carried += tuple(
-                    EnvSetting(e.name, e.value, first.span)
-                    for e in facts.exports
-                    if e.via == "github-env"
-                )
-                seen = (*carried, *exports)
-            if facts.calls:
-                found += self._called_runs(step, group, facts, base, seen)
+                carried += _github_env(facts, group[0])
+        return found
+
+    def _group_runs(
+        self,
+        step: CiStep,
+        group: Sequence[CiCommand],
+        facts: CommandFacts,
+        base: str,
+        carried: tuple[EnvSetting, ...],
+        reading: Reading | None = None,
+    ) -> list[TestRun]:
+        """The runs of one script (``facts`` read from ``group``), and of its calls."""
+        found: list[TestRun] = []
+        located: Iterable[tuple[CiCommand, PytestRun]]
+        if len(group) == 1:  # most groups: everything sits in the one command
+            places: Sequence[int] = (0,) * len(facts.exports)
+            located = zip(itertools.repeat(group[0]), facts.runs)
+        else:
+            places, placed = self._placed(group, facts)
+            located = [(group[index], run) for index, run in placed]
+        exports: tuple[EnvSetting, ...] = ()
+        if facts.exports:
+            exports = tuple(
+                EnvSetting(e.name, e.value, group[index].span)
+                for e, index in zip(facts.exports, places, strict=True)
+                if e.via != "github-env"
+            )
+        seen = (*carried, *exports) if exports else carried
+        for command, run in located:
+            if "tox" in run.launcher and runs_tox_commands(run.launcher):
+                found += self._tox(step, command, run, base, seen, reading)
+            else:
+                found.append(self._run(step, command, run, base, seen, reading=reading))
+        if facts.calls:
+            seen = (*carried, *_github_env(facts, group[0]), *exports)
+            found += self._called_runs(step, group, facts, base, seen, reading)
         return found
 
     def _called_runs(
@@ -161,6 +184,7 @@ class Linker:
         facts: CommandFacts,
         base: str,
         seen: tuple[EnvSetting, ...],
+        reading: Reading | None = None,
     ) -> list[TestRun]:
         """The pytest runs the calls of a group reach (through scripts, make, tasks),
         keeping the ends that are not pytest runs in ``others``."""
@@ -176,15 +200,21 @@ class Linker:
                 self.quiet += [(knob, step) for knob in followed_knobs(step, reach.quiet)]
             span = command.span_of(call)
             # `hatch run test || hatch run test --lf`: a retry of what the call runs.
-            extra = (_call_retry(step, call, span),) if call.retry_attempts else ()
-            found += [self._run(step, command, c.run, base, seen, c, extra) for c in reach.runs]
+            extra = (call_retry(step, call, span),) if call.retry_attempts else ()
+            found += [
+                self._run(step, command, c.run, base, seen, c, extra, reading) for c in reach.runs
+            ]
             if reach.ends:
                 knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
                 knobs = (*knobs, *extra)
-                self.others += [
-                    OtherRun(step, command, end, span, (*knobs, *_end_retry(step, end, span)))
+                made = [
+                    OtherRun(step, command, end, span, (*knobs, *end_retry(step, end, span)))
                     for end in reach.ends
                 ]
+                if reading is not None:  # each reading that reaches the same end: one
+                    made = [other for other in made if other not in self._read_others]
+                    self._read_others.update(made)
+                self.others += made
             elif not reach.runs and (call.masked or call.retry_attempts):
                 # `upload.sh || :`: a call that runs no tests, its knob for the census
                 self.quiet.append((idle_call_knob(step, call, span), step))
@@ -250,6 +280,7 @@ class Linker:
         run: PytestRun,
         base: str,
         exports: tuple[EnvSetting, ...],
+        reading: Reading | None = None,
     ) -> list[TestRun]:
         """For ``tox -e ENV``, the runs of the environment's commands in tox's settings
         (tox.ini, setup.cfg or pyproject.toml), or the run as written when none configure them."""
@@ -257,9 +288,8 @@ class Linker:
         at = command.span_of(run)
         env = _env(step, command, run, exports, command.span)
         called = self.follower.tox(run, at, directory, base, env)
-        if called is None:
-            return [self._run(step, command, run, base, exports)]
-        return [self._run(step, command, item.run, base, exports, item) for item in called]
+        followed = [(item.run, item) for item in called] if called is not None else [(run, None)]
+        return [self._run(step, command, r, base, exports, f, (), reading) for r, f in followed]
 
     def _run(
         self,
@@ -270,6 +300,7 @@ class Linker:
         exports: tuple[EnvSetting, ...],
         called: Followed | None = None,
         extra: tuple[CiKnob, ...] = (),
+        reading: Reading | None = None,
     ) -> TestRun:
         start = self._working(step, command, base)
         span = command.span_of(run)
@@ -307,49 +338,28 @@ class Linker:
         ):
             options = dataclasses.replace(options, fail_on_flaky=True)
         knobs = _acting_knobs(step, command) if step.knobs or command.knobs else ()
+        if reading is not None and reading.entries is not None and knobs:
+            knobs = in_entries(knobs, reading.entries)
         if run.retry_attempts is not None:
-            knobs = (*knobs, _shell_retry(step, run, span))
+            knobs = (*knobs, shell_retry(step, run, span))
         if extra:
             knobs = (*knobs, *extra)
-        return TestRun(step, command, run, span, reach[0], reach[1], knobs, env, options, reach[2])
+        selected = called.condition if called is not None else None
+        return TestRun(
+            step, command, run, span, reach[0], reach[1], knobs, env, options, reach[2],
+            reading, selected,
+        )  # fmt: skip
 
     def gates(self, run: TestRun, tests: dict[str, list[TestFunction]]) -> list[CiGate]:
         """The tests whose policy this run changes (``Composer.gates``)."""
         return self.composer.gates(run, tests)
 
 
-def _retry_knob(step: CiStep, shape: str | None, attempts: int | None, span: Span) -> CiKnob:
-    """A retry written around what runs tests, as a knob of its own where it is written:
-    the script's around a run (``pytest || pytest --lf``) or a call (``make test || make
-    test``, a loop of ``hatch run test``), or a wrapper's own (a Python script that runs
-    pytest again with ``--lf``)."""
-    shape = shape or "retry"
-    return CiKnob(
-        kind="shell-retry",
-        system=step.system,
-        key=shape,
-        span=span,
-        value=shape,
-        covers_tests=True,
-        attempts=attempts,
+def _github_env(facts: CommandFacts, first: CiCommand) -> tuple[EnvSetting, ...]:
+    """What a script's ``echo NAME=value >> $GITHUB_ENV`` sets for the job's later steps."""
+    return tuple(
+        EnvSetting(e.name, e.value, first.span) for e in facts.exports if e.via == "github-env"
     )
-
-
-def _shell_retry(step: CiStep, run: PytestRun, span: Span) -> CiKnob:
-    return _retry_knob(step, run.retry_shape, run.retry_attempts, span)
-
-
-def _call_retry(step: CiStep, call: TestCall, span: Span) -> CiKnob:
-    return _retry_knob(step, call.retry_shape, call.retry_attempts, span)
-
-
-def _end_retry(step: CiStep, end: CallEnd, call: Span) -> tuple[CiKnob, ...]:
-    """The retry an end writes itself, where it is written (``call``: on the call)."""
-    if end.retry is None:
-        return ()
-    attempts, span = end.retry
-    shape = f"{end.retry_text or end.via[-1]} reruns the failed tests"
-    return (_retry_knob(step, shape, attempts, span or call),)
 
 
 def _env(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from detlint.base.span import Span
 from detlint.compose.ci.run_options import RunOptions
 from detlint.readers.ci.commands.call_ends import CallEnd
-from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep, EnvSetting
+from detlint.readers.ci.facts import CiCommand, CiKnob, CiStep, EnvSetting, Reading
 from detlint.readers.ci.shell.commands import PytestRun
 
 
@@ -33,6 +33,18 @@ class TestRun:
     # Node ids the targets select (``file.py::test_a``) as (file as displayed, the id
     # after the file); a file not named here runs every test it collects.
     nodes: tuple[tuple[str, str], ...] = ()
+    # The matrix entries that run it, when its command reads otherwise in others.
+    reading: Reading | None = None
+    # Where it runs when the step may not select it (a tox environment or nox session
+    # the step's selection, known only at run time, may name).
+    selected: str | None = None
+
+    @property
+    def condition(self) -> str | None:
+        """Where the step runs it, when only sometimes: the matrix entries that do, the
+        environment the step may select, or both; None when always."""
+        parts = [self.reading.condition if self.reading is not None else None, self.selected]
+        return "; ".join(part for part in parts if part) or None
 
     @property
     def changes_policy(self) -> bool:

@@ -87,6 +87,9 @@ class CiKnob:
     # A knob a script writes around a command that runs no tests (``apt-get ... ||
     # true``, a retry loop of ``curl``): that command's first word, for the census.
     acts_on: str = ""
+    # The entries of the job's matrix it acts in (indexes into the expanded matrix),
+    # when it acts in some only; None: in every entry, or not known per entry.
+    entries: frozenset[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,41 @@ class EnvSetting:
     name: str
     value: str
     span: Span
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A command as some entries of its job's matrix run it.
+
+    ``tox run -e ${{ matrix.tox_env }}`` runs another tox environment in each entry;
+    the CI system fills the expression in before the shell starts, so each distinct
+    value is read as a text of its own. ``text`` is the command with the values the
+    pipeline file decides filled in (what it cannot decide stays as written), ``env``
+    the variables those entries set otherwise than as written (a ``TOXENV: ${{
+    matrix.env }}``), closest last. ``condition`` says which entries these are, for a
+    finding to say where it applies (None: every entry reads the same); ``entries``
+    are their indexes in the job's expanded matrix. ``shifts`` map the text back to
+    the command as written: (start, end) of each filled-in value on the first line,
+    then the (start, end) of the expression it replaces.
+    """
+
+    text: str
+    env: tuple[EnvSetting, ...] = ()
+    condition: str | None = None
+    entries: frozenset[int] | None = None
+    shifts: tuple[tuple[int, int, int, int], ...] = ()
+
+    def written_column(self, column: int, end: bool = False) -> int:
+        """A column of the text's first line as a column of the command as written: a
+        column inside a filled-in value is its expression's start (``end``: its end)."""
+        moved = column
+        for start, stop, written_start, written_stop in self.shifts:
+            if column < start or (end and column == start):
+                break
+            if column < stop or (end and column == stop):
+                return written_stop if end else written_start
+            moved = column + written_stop - stop
+        return moved
 
 
 @dataclass(frozen=True)
@@ -119,6 +157,9 @@ class CiCommand:
     # interpolation), for a finding on this command to say.
     note: str | None = None
     name: str | None = None  # the step's own name, where it has one (GitHub's, CircleCI's)
+    # How its job's matrix entries run it, when they run different texts or set its
+    # variables otherwise than as written (``Reading``); empty: as written.
+    readings: tuple[Reading, ...] = ()
 
     def span_of(self, run: PytestRun | TestCall | QuietKnob) -> Span:
         """Where a pytest invocation read from this text sits in the pipeline file.

@@ -28,6 +28,9 @@ class ToxSettings(Protocol):
     @property
     def gh_actions_envs(self) -> tuple[str, ...]: ...
 
+    @property
+    def defined_envs(self) -> tuple[str, ...]: ...
+
     def env(self, name: str) -> ToxEnv | None: ...
 
 

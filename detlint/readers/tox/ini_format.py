@@ -116,6 +116,16 @@ class ToxConfig:
                     names += expand_braces(part)
         return tuple(dict.fromkeys(names))
 
+    @property
+    def defined_envs(self) -> tuple[str, ...]:
+        """Every environment the file names: the envlist, then each ``[testenv:NAME]``
+        (generative names expanded)."""
+        names = list(self.envlist)
+        for section in self.sections:
+            if section.startswith("testenv:"):
+                names += expand_braces(section.removeprefix("testenv:").strip())
+        return tuple(dict.fromkeys(names))
+
     def env(self, name: str) -> ToxEnv | None:
         """Environment ``name`` (its own section, else ``[testenv]``), None when this
         file configures no commands for it."""

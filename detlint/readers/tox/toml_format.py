@@ -64,6 +64,13 @@ class TomlToxConfig:
         """tox-gh-actions reads its mapping from INI only: none here."""
         return ()
 
+    @property
+    def defined_envs(self) -> tuple[str, ...]:
+        """Every environment the table names: the envlist, then each ``env.NAME``."""
+        envs = self.table.get("env")
+        named = [str(name) for name in envs] if isinstance(envs, dict) else []
+        return tuple(dict.fromkeys((*self.envlist, *named)))
+
     def env(self, name: str) -> ToxEnv | None:
         """Environment ``name`` (``env.NAME``, else ``env_run_base``, key by key), None when
         this file configures no commands for it."""

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from detlint.base.paths import join
 from detlint.base.span import Span
 from detlint.readers.ci.commands.call_ends import CallEnd, CallReach
-from detlint.readers.ci.commands.follow import Followed, Follower, make_call
+from detlint.readers.ci.commands.follow import RUN_TIME, Followed, Follower, make_call
 from detlint.readers.ci.commands.makefile import MAKEFILE_NAMES
 from detlint.readers.ci.commands.python_ends import TEST_MODULE, python_end, test_script_end
 from detlint.readers.ci.shell.commands import CommandFacts, TestCall
@@ -138,7 +138,7 @@ def _follow(
         if found is not None:
             before = (len(runs), len(ends))
             key, facts_by_place, base = found
-            for facts, place, start in facts_by_place:
+            for facts, place, start, condition in facts_by_place:
                 facts = dispatched(facts, callee)
                 for knob in facts.quiet:
                     where = (knob.line, knob.column, knob.end_line, knob.end_column)
@@ -148,7 +148,7 @@ def _follow(
                     masked = call.masked or run.masked
                     if masked != run.masked:
                         run = dataclasses.replace(run, masked=masked, masked_at=None)
-                    runs.append(Followed(run, at, start))
+                    runs.append(Followed(run, at, start, condition=condition))
                 for inner in facts.calls:
                     if call.masked and inner.masked is None:
                         inner = dataclasses.replace(inner, masked=call.masked)
@@ -171,8 +171,10 @@ _Place = tuple[str, int, int] | tuple[str, int, int, int]
 
 
 # What one followed call holds: (its facts, the file and line its text starts at, the
-# directory its commands start in), per shell it runs (a script: one; make: one per line).
-_Inner = tuple[str, list[tuple[CommandFacts, _Place, str | None]], str]
+# directory its commands start in, where it runs when the call may not select it), per
+# shell it runs (a script: one; make: one per line).
+_Line = tuple[CommandFacts, _Place, str | None, str | None]
+_Inner = tuple[str, list[_Line], str]
 
 
 def _runner_retry(
@@ -234,7 +236,7 @@ def _inner(
         facts = follower.script(located)
         if facts is None:
             return None
-        return located, [(facts, (follower.display(located), 0, 0), None)], directory
+        return located, [(facts, (follower.display(located), 0, 0), None, None)], directory
     try:
         words = list(callee.words)
         made = make_call(words, directory)
@@ -253,7 +255,7 @@ def _inner(
     if key in seen:
         return None
     shown = follower.display(path)
-    lines: list[tuple[CommandFacts, _Place, str | None]] = []
+    lines: list[_Line] = []
     for line in makefile.recipe(goals, overrides):
         facts = follower.line(line.text)
         if line.ignore_status or ignore:
@@ -266,7 +268,7 @@ def _inner(
                 ),
                 calls=tuple(dataclasses.replace(c, masked=c.masked or reason) for c in facts.calls),
             )
-        lines.append((facts, (shown, line.line - 1, line.column - 1), make_dir))
+        lines.append((facts, (shown, line.line - 1, line.column - 1), make_dir, None))
     return key, lines, make_dir
 
 
@@ -274,20 +276,28 @@ def _tasks(
     follower: Follower, callee: Callee, directory: str, seen: frozenset[str]
 ) -> _Inner | None:
     """The commands of a project's task (``hatch run test``) or nox sessions, each read
-    as a shell of its own, located where the task writes it."""
-    calls: list[tuple[str, tuple[str, ...]]]
+    as a shell of its own, located where the task writes it. A session named at run time
+    (``nox -s "$SESSION"``) may be any the noxfile defines: each is read, saying so."""
+    from detlint.readers.ci.commands.tasks import nox_sessions, task_commands  # parses TOML...
+
+    calls: list[tuple[str, tuple[str, ...], str | None]]
     if callee.kind == "nox":
         sessions = _session_names(callee.words)
-        calls = [("nox", (session,)) for session in sessions]
+        known = [session for session in sessions if not RUN_TIME.search(session)]
+        calls = [("nox", (session,), None) for session in known]
+        if len(known) < len(sessions):
+            calls += [
+                ("nox", (name,), f"in nox session `{name}`, if the step selects it")
+                for name in nox_sessions(directory, "", follower.text)
+                if name not in known
+            ]
     else:
-        calls = [(callee.runner, callee.words)]
+        calls = [(callee.runner, callee.words, None)]
     key = f"{callee.kind}:{callee.name}"
     if not calls or key in seen:
         return None
-    from detlint.readers.ci.commands.tasks import task_commands  # parses TOML, JSON, ast
-
-    lines: list[tuple[CommandFacts, _Place, str | None]] = []
-    for runner, words in calls:
+    lines: list[_Line] = []
+    for runner, words, condition in calls:
         commands = task_commands(runner, words, directory, "", follower.text)
         if commands is None:
             return None
@@ -296,7 +306,7 @@ def _tasks(
             place: _Place = (shown, max(command.line - 1, 0), command.column)
             if command.width is not None:
                 place = (*place, command.width)
-            lines.append((follower.line(command.text), place, None))
+            lines.append((follower.line(command.text), place, None, condition))
     return key, lines, directory
 
 

@@ -9,8 +9,8 @@ the files it sources set), a Makefile's recipe lines (each a shell of its own), 
 (``tox.ini``, else ``setup.cfg``, pyproject.toml's ``[tool.tox]`` or ``tox.toml``) with
 ``{posargs}`` replaced by what follows ``--`` (in ``changedir``, seeing only the
 variables tox passes; a bare ``tox`` runs the envlist, or the environments a
-``[gh-actions]`` mapping names for tox-gh-actions). Files are read once however many
-steps call them.
+``[gh-actions]`` mapping names for tox-gh-actions; a name set at run time, each
+environment it may name). Files are read once however many steps call them.
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ class Followed:
     directory: str | None = None
     env: tuple[EnvSetting, ...] | None = None
     sources: tuple[tuple[PytestRun, Span], ...] = ()
+    # Where it runs, when the call may not reach it: in a tox environment or nox session
+    # the step's selection, known only at run time, may name.
+    condition: str | None = None
 
 
 def runs_tox_commands(launcher: str) -> bool:
@@ -98,43 +101,68 @@ class Follower:
         """The pytest runs of the tox environments ``run`` (a tox launcher written at
         ``at``, started in ``directory``) runs, or None when no configuration of tox
         (``TOX_CONFIG_FILES``) configures them
-        (the run is then read as the pytest run tox stands for)."""
+        (the run is then read as the pytest run tox stands for). An environment name
+        the step decides at run time (``tox -e "$SUITE"``) may be any of them: each
+        environment the configuration defines that it may name is followed, its runs
+        saying so where they differ from one environment to another."""
         if not runs_tox_commands(run.launcher):
             return None
         path = self.find(directory, base, TOX_CONFIG_FILES, self._tox_config)
         config = self._tox_config(path) if path is not None else None
         if path is None or config is None:
             return None
-        chosen = run.tox_env or next((s.value for s in reversed(env) if s.name == "TOXENV"), "")
-        names = [name.strip() for name in chosen.split(",") if name.strip()]
-        if not names and config.gh_actions_envs:
-            names = list(config.gh_actions_envs)  # tox-gh-actions picks them on GitHub
-        if not names or "ALL" in names:
-            names = list(config.envlist or ("py",))
-        envs = [e for e in map(config.env, names) if e is not None]
-        if not envs:
+        known, unknown = _chosen(run, config, env)
+        if not unknown and not any(map(config.env, known)):
             return None
         shown = self.display(path)
-        tox_dir, file = posixpath.split(path)
         found: list[Followed] = []
-        for tox_env in envs:
-            start = tox_dir
-            if tox_env.changedir:
-                start = join(tox_dir, substitute(tox_env.changedir, None, tox_dir, tox_env.name))
-            seen = self._tox_env(tox_env, env, shown, tox_dir)
-            for command in tox_env.commands:
-                posargs = run.args if "{posargs" in command.text else None
-                full = self.line(substitute(command.text, posargs, tox_dir, tox_env.name))
-                own = self.line(substitute(command.text, None, tox_dir, tox_env.name))
-                span = Span(
-                    shown, command.line, command.column, command.end_line, command.end_column
-                )
-                for index, inner in enumerate(full.runs):
-                    written = own.runs[index] if index < len(own.runs) else inner
-                    sources = ((written, span), (run, at)) if posargs else ((written, span),)
-                    masked, where = _tox_masking(run, command, tox_env, inner, file)
-                    inner = dataclasses.replace(inner, masked=masked, masked_at=None)
-                    found.append(Followed(inner, at if where else span, start, seen, sources))
+        for tox_env in filter(None, map(config.env, known)):
+            found += self._tox_runs(tox_env, run, at, env, shown, path)
+        for written in unknown:
+            names = [n for n in config.defined_envs if n not in known and _may_name(written, n)]
+            if not names:  # none defined: tox makes it from [testenv] and its factors
+                names = [written]
+            by_runs: dict[tuple[Followed, ...], list[str]] = {}
+            for name in names:
+                named = config.env(name)
+                runs = self._tox_runs(named, run, at, env, shown, path) if named else []
+                by_runs.setdefault(tuple(runs), []).append(name)
+            if len({tuple((f.run, f.span, f.directory) for f in r) for r in by_runs}) == 1:
+                found += next(iter(by_runs))  # each it may name runs the same: no condition
+                continue
+            for held, group in by_runs.items():
+                where = _selected_env(group)
+                found += [dataclasses.replace(item, condition=where) for item in held]
+        return found
+
+    def _tox_runs(
+        self,
+        tox_env: ToxEnv,
+        run: PytestRun,
+        at: Span,
+        env: Sequence[EnvSetting],
+        shown: str,
+        path: str,
+    ) -> list[Followed]:
+        """The pytest runs of one tox environment's commands, ``path`` the file that
+        configures it (``shown`` as displayed)."""
+        tox_dir, file = posixpath.split(path)
+        start = tox_dir
+        if tox_env.changedir:
+            start = join(tox_dir, substitute(tox_env.changedir, None, tox_dir, tox_env.name))
+        seen = self._tox_env(tox_env, env, shown, tox_dir)
+        found: list[Followed] = []
+        for command in tox_env.commands:
+            posargs = run.args if "{posargs" in command.text else None
+            full = self.line(substitute(command.text, posargs, tox_dir, tox_env.name))
+            own = self.line(substitute(command.text, None, tox_dir, tox_env.name))
+            span = Span(shown, command.line, command.column, command.end_line, command.end_column)
+            for index, inner in enumerate(full.runs):
+                written = own.runs[index] if index < len(own.runs) else inner
+                sources = ((written, span), (run, at)) if posargs else ((written, span),)
+                masked, where = _tox_masking(run, command, tox_env, inner, file)
+                inner = dataclasses.replace(inner, masked=masked, masked_at=None)
+                found.append(Followed(inner, at if where else span, start, seen, sources))
         return found
 
     def _tox_env(
@@ -212,6 +240,58 @@ class Follower:
             current = posixpath.dirname(current)
             if top and current != top and not current.startswith(top + "/"):
                 return None  # above the checkout
+
+
+# A name (a tox environment, a nox session) the shell or the CI system fills in at run time.
+RUN_TIME = re.compile(r"[$`]|\{\{|\}\}")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)")
+_RUN_TIME_PART = re.compile(
+    r"(\$\{\{.*?\}\}|\$\{[A-Za-z_]\w*\}|\$[A-Za-z_]\w*|\$\([^)]*\)|`[^`]*`)"
+)
+
+
+def _chosen(
+    run: PytestRun, config: ToxSettings, env: Sequence[EnvSetting]
+) -> tuple[list[str], list[str]]:
+    """The environments ``run`` names (``-e``, else ``TOXENV``, else what a bare ``tox``
+    runs), a ``$NAME`` read from the variables the step sets literally; and, apart, the
+    names the step decides at run time (``${{ matrix.python }}-smoke``)."""
+    chosen = run.tox_env or next((s.value for s in reversed(env) if s.name == "TOXENV"), "")
+    if "$" in chosen:
+        values = {s.name: s.value for s in env if not RUN_TIME.search(s.value)}
+        chosen = _VARIABLE.sub(lambda m: values.get(m.group(1) or m.group(2), m.group(0)), chosen)
+    names = [name.strip() for name in chosen.split(",") if name.strip()]
+    if not names and config.gh_actions_envs:
+        return list(config.gh_actions_envs), []  # tox-gh-actions picks them on GitHub
+    if not names or "ALL" in names:
+        return list(config.envlist or ("py",)), []
+    unknown = [name for name in names if RUN_TIME.search(name)]
+    return [name for name in names if name not in unknown], unknown
+
+
+def _may_name(written: str, name: str) -> bool:
+    """Whether ``written``, an environment name with parts set at run time, may be
+    ``name``: its literal parts are there, in order (``${{ matrix.py }}-smoke`` may be
+    ``3.12-smoke``); a part the reader cannot delimit may be anything."""
+    pattern = []
+    for index, part in enumerate(_RUN_TIME_PART.split(written)):
+        if index % 2:
+            pattern.append(".*")
+        elif RUN_TIME.search(part):
+            return True
+        else:
+            pattern.append(re.escape(part))
+    return re.fullmatch("".join(pattern), name) is not None
+
+
+def _selected_env(names: Sequence[str]) -> str:
+    """Where runs of environments a step may select apply: "in tox environment `lint`,
+    if the step selects it"."""
+    if len(names) == 1:
+        return f"in tox environment `{names[0]}`, if the step selects it"
+    shown = ", ".join(f"`{name}`" for name in names[:3])
+    more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+    return f"in tox environments {shown}{more}, if the step selects one of them"
 
 
 def _tox_masking(

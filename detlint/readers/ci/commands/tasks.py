@@ -303,6 +303,39 @@ def _python_task(
     return None
 
 
+def nox_sessions(directory: str, top: str, read_file: Reader) -> list[str]:
+    """The sessions the noxfile nearest ``directory`` (up to ``top``) defines, by the
+    names nox gives them (a ``name=`` of ``@nox.session``, else the function's)."""
+    for folder in _upwards(directory, top):
+        text = read_file(join(folder, "noxfile.py"))
+        if text is None:
+            continue
+        try:
+            module = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return []
+        names: list[str] = []
+        for node in module.body:
+            if isinstance(node, ast.FunctionDef):
+                for decorator in node.decorator_list:
+                    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                    named = target.attr if isinstance(target, ast.Attribute) else None
+                    if named == "session" or (
+                        isinstance(target, ast.Name) and target.id == "session"
+                    ):
+                        names.append(_session_name(node, decorator))
+        return names
+    return []
+
+
+def _session_name(function: ast.FunctionDef, decorator: ast.expr) -> str:
+    if isinstance(decorator, ast.Call):
+        for keyword in decorator.keywords:
+            if keyword.arg == "name" and isinstance(keyword.value, ast.Constant):
+                return str(keyword.value.value)
+    return function.name
+
+
 def _literal_command(call: ast.Call) -> str | None:
     """``c.run("pytest tests")`` as written; ``session.run("pytest", "tests",
     *session.posargs)`` as ``pytest tests`` with what the session is handed left out; an

@@ -190,6 +190,17 @@ def evaluate(
     return _compare(operator_, left, evaluate(tree[3], entry, known))
 
 
+def contexts_of(tree: Expr) -> set[str]:
+    """The contexts an expression reads (``matrix``, ``env``, ``inputs``)."""
+    if tree[0] == "ctx":
+        return {str(tree[1][0])}
+    if tree[0] == "lit":
+        return set()
+    if tree[0] == "call":
+        return set().union(*(contexts_of(arg) for arg in tree[2]))
+    return set().union(*(contexts_of(t) for t in tree[1:] if isinstance(t, tuple)))
+
+
 def referenced_names(tree: Expr) -> set[str]:
     """The matrix keys an expression reads (lower-cased)."""
     if tree[0] == "ctx":
@@ -203,8 +214,8 @@ def referenced_names(tree: Expr) -> set[str]:
 _CONTEXTS = frozenset({"matrix", "env", "inputs"})
 
 
-def _text(value: object) -> str:
-    """A value as GitHub's string functions see it."""
+def as_text(value: object) -> str:
+    """A value as GitHub's string functions see it, and as ``${{ }}`` writes it into text."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -218,11 +229,11 @@ def _contains(search: object, item: object) -> bool:
     if isinstance(search, list):
         return any(not {_kind(v), _kind(item)} & {"object"} and _compare("==", v, item)
                    for v in search)  # fmt: skip
-    return _text(item).lower() in _text(search).lower()
+    return as_text(item).lower() in as_text(search).lower()
 
 
 def _format(template: object, *args: object) -> str:
-    text = _text(template)
+    text = as_text(template)
 
     def fill(match: re.Match[str]) -> str:
         if match.group(0) in ("{{", "}}"):
@@ -230,25 +241,25 @@ def _format(template: object, *args: object) -> str:
         index = int(match.group(1))
         if index >= len(args):
             raise Unknown
-        return _text(args[index])
+        return as_text(args[index])
 
     return re.sub(r"\{\{|\}\}|\{(\d+)\}", fill, text)
 
 
 def _from_json(value: object) -> object:
     try:
-        return json.loads(_text(value))
+        return json.loads(as_text(value))
     except ValueError:
         raise Unknown from None
 
 
 _FUNCTIONS: dict[str, Callable[..., object]] = {
     "contains": _contains,
-    "startswith": lambda text, start: _text(text).lower().startswith(_text(start).lower()),
-    "endswith": lambda text, end: _text(text).lower().endswith(_text(end).lower()),
+    "startswith": lambda text, start: as_text(text).lower().startswith(as_text(start).lower()),
+    "endswith": lambda text, end: as_text(text).lower().endswith(as_text(end).lower()),
     "format": _format,
     "join": lambda items, sep=",": (
-        _text(sep).join(_text(v) for v in items) if isinstance(items, list) else _text(items)
+        as_text(sep).join(as_text(v) for v in items) if isinstance(items, list) else as_text(items)
     ),
     "tojson": lambda value: json.dumps(value, indent=2),
     "fromjson": _from_json,

@@ -45,6 +45,7 @@ from detlint.readers.ci.github.inputs import (
     input_knobs,
     pass_entries,
 )
+from detlint.readers.ci.github.matrix_readings import command_readings, entries_condition
 from detlint.readers.ci.github.retry_actions import RetryAction, read_retry_action
 from detlint.readers.ci.shell.wrappers import shell_options
 from detlint.readers.ci.yaml_spans import env_settings, items_of, key_name, source_text, yaml_knob
@@ -173,6 +174,7 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
         knobs = _maybe(own)
         before = len(commands)
         env = env_settings(step.get("env"), ctx.out.path)
+        step_if = text_of(step.get("if"))
         run = step.get("run")
         uses = text_of(step.get("uses"))
         if isinstance(run, YScalar) and text_of(run) is not None:
@@ -182,8 +184,19 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
             span = run.position.span(ctx.out.path)
             text = text_of(run) or ""
             name = text_of(step.get("name"))
+            readings = command_readings(text, (*ctx.env, *env), ctx.entries, step_if)
             commands.append(
-                CiCommand(text, span, errexit, pipefail, tuple(knobs), env, working_dir, None, name)
+                CiCommand(
+                    text,
+                    span,
+                    errexit,
+                    pipefail,
+                    tuple(knobs),
+                    env,
+                    working_dir,
+                    name=name,
+                    readings=readings,
+                )
             )
         elif uses is not None:
             retry = read_retry_action(step, uses, here, ctx.out.path, ctx.windows)
@@ -192,7 +205,7 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
                 input_commands(step.get("with"), ctx.out.path, tuple(knobs), env, working_dir)
             )
             if retry is not None:
-                commands += _retried(retry, knobs, env, ctx)
+                commands += _retried(retry, knobs, env, ctx, step_if)
             elif handed:  # an action handed the commands to run (test_command: ...)
                 commands += handed
             else:
@@ -200,7 +213,7 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
         made = commands[before] if len(commands) == before + 1 else None
         if made is not None:
             positions[len(attempts)] = before
-        step_id, condition = text_of(step.get("id")), text_of(step.get("if")) or ""
+        step_id, condition = text_of(step.get("id")), step_if or ""
         attempts.append(AttemptStep(step_id, condition, made, own))
     for index, command in chain_commands(attempts).items():
         commands[positions[index]] = command
@@ -217,7 +230,11 @@ def _orphans(knobs: list[CiKnob], what: str, out: _Collector) -> None:
 
 
 def _retried(
-    retry: RetryAction, knobs: list[CiKnob], env: tuple[EnvSetting, ...], ctx: _Context
+    retry: RetryAction,
+    knobs: list[CiKnob],
+    env: tuple[EnvSetting, ...],
+    ctx: _Context,
+    step_if: str | None,
 ) -> list[CiCommand]:
     """The command a retry action runs, with the action's knobs before the step's own."""
     wrapping = [*retry.knobs, *knobs]
@@ -234,6 +251,7 @@ def _retried(
             tuple(wrapping),
             env,
             retry.working_dir,
+            readings=command_readings(text, (*ctx.env, *env), ctx.entries, step_if),
         )
     ]
 
@@ -259,7 +277,7 @@ def _continue_on_error(owner: YMap, where: str, ctx: _Context) -> CiKnob | None:
         entries = ctx.entries if names else [{}]  # a constant needs no matrix
         if entries is None:
             raise Unknown
-        hits = [entry for entry in entries if truthy(evaluate(tree, entry))]
+        hits = [index for index, entry in enumerate(entries) if truthy(evaluate(tree, entry))]
     except Unknown:
         return _knob("continue-on-error", name, key, node, path, None, condition=expression)
     if not hits:
@@ -273,15 +291,16 @@ def _continue_on_error(owner: YMap, where: str, ctx: _Context) -> CiKnob | None:
     # value it holds: the other keys tell the entries apart. A function of a value
     # (endsWith(matrix.python, '-dev')) does not: the value itself is shown.
     computed = re.search(r"[A-Za-z]\s*\(", expression) is not None
-    described = "; ".join(
-        dict.fromkeys(
-            describe_entry(entry, set(), only=names) if computed else describe_entry(entry, names)
-            for entry in hits
-        )
-    )
-    condition = f"matrix entries {head}: {described}"
+    described = [
+        describe_entry(entries[index], set(), only=names)
+        if computed
+        else describe_entry(entries[index], names)
+        for index in hits
+    ]
+    condition = entries_condition(head, described)
     note = f"{len(hits)} of {len(entries)} matrix entries"
-    return _knob("continue-on-error", name, key, node, path, True, condition=condition, note=note)
+    knob = _knob("continue-on-error", name, key, node, path, True, condition=condition, note=note)
+    return dataclasses.replace(knob, entries=frozenset(hits))
 
 
 def _fail_fast(strategy: YMap, where: str, path: str) -> CiKnob | None:
