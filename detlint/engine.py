@@ -36,6 +36,7 @@ from detlint.readers.repository import PARALLEL_THRESHOLD, Repository, scan_file
 if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.compose.ci.analysis import CiAnalysis
+    from detlint.compose.ci.script_runs import ScriptLink
     from detlint.compose.test_gate import TestGate
     from detlint.readers.ci.facts import PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
@@ -104,6 +105,7 @@ class Composed(NamedTuple):
     configs: dict[Path, PytestConfig]  # by the directory of a linted file
     evidence: PluginEvidence | None
     problems: list[Problem]
+    scripts: list[ScriptLink]  # test modules' own pytest.main runs, with their tests
 
 
 def discover_files(paths: Sequence[Path], cwd: Path, settings: Settings) -> Discovery:
@@ -144,13 +146,14 @@ def analyse(
         extra = compose_tests(request, named, repository)
         read = read._replace(modules=[*read.modules, *ci.named])
         gates, mapped = [*composed.gates, *extra.gates], {**extra.configs, **composed.configs}
-        composed = composed._replace(gates=gates, configs=mapped)
+        scripts = [*composed.scripts, *extra.scripts]
+        composed = composed._replace(gates=gates, configs=mapped, scripts=scripts)
     configs = linted_configs(read, composed, repository)
     problems = unique_problems(
         [*discovery.problems, *read.problems, *composed.problems]
         + [problem for config in configs for problem in config.problems]
     )
-    findings = judge(request, composed.gates, configs, problems, ci)
+    findings = judge(request, composed, configs, problems, ci)
     if read.as_context:
         # The paths the run was given and could not read are its own business too.
         kept = display_paths(read.lint_files, repository.root, repository.cwd) | {
@@ -287,7 +290,8 @@ def compose_tests(request: Request, read: Read, repository: Repository) -> Compo
     project's plugin (which plugin reads `flaky` matters only once there is a marker
     to read, so nothing of the dependencies is read before that)."""
     if not read.modules and not read.pipelines:
-        return Composed([], {}, None, [])
+        return Composed([], {}, None, [], [])
+    from detlint.compose.ci.script_runs import link_scripts
     from detlint.compose.test_policy import link_tests
     from detlint.readers.project.collection import collects
     from detlint.readers.python.facts import hook_tests
@@ -300,6 +304,7 @@ def compose_tests(request: Request, read: Read, repository: Repository) -> Compo
             repository.projects.add_installed(working, requirement)
     configs: dict[Path, PytestConfig] = {}
     gates: list[TestGate] = []
+    scripts: list[ScriptLink] = []
     progress.phase("linking tests", len(read.modules))
     for module in read.modules:
         directory = Path(os.path.abspath(cwd / module.path)).parent
@@ -308,9 +313,11 @@ def compose_tests(request: Request, read: Read, repository: Repository) -> Compo
         for test in (*module.tests, *hook_tests(module)):
             if collects(config, test, cwd, module.named):
                 gates += link_tests(test, config, module_evidence)
+        if module.script_runs:
+            scripts += link_scripts(module, config, module_evidence, cwd)
         progress.advance()
     evidence = repository.projects.combined(request.paths or [cwd])
-    return Composed(gates, configs, evidence, list(evidence.problems))
+    return Composed(gates, configs, evidence, list(evidence.problems), scripts)
 
 
 def compose_ci(
@@ -355,12 +362,13 @@ def linted_configs(
 
 def judge(
     request: Request,
-    gates: list[TestGate],
+    composed: Composed,
     configs: tuple[PytestConfig, ...],
     problems: tuple[Problem, ...],
     ci: CiAnalysis | None,
 ) -> tuple[Finding, ...]:
     """Run the rules; imported only when there is something to judge."""
+    gates = composed.gates
     if not (gates or configs or problems or ci is not None):
         return ()
     from detlint.rules.context import RuleContext
@@ -376,6 +384,7 @@ def judge(
         tracking_pattern=settings.tracking_issue_pattern,
         selected=request.selected,
         quarantine_reason=settings.quarantine_reason,
+        scripts=tuple(composed.scripts),
     )
     if ci is not None:
         context = dataclasses.replace(

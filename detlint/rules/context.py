@@ -23,6 +23,7 @@ from detlint.rules.trial_advice import more_trials
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
+    from detlint.compose.ci.script_runs import ScriptLink
     from detlint.compose.ci.test_run import OtherRun, TestRun
     from detlint.compose.test_gate import Knob, TestGate
     from detlint.model import Policy
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from detlint.rules.plans import FixPlan
 
 QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
+# Where the options of a test module's own ``pytest.main`` act, as each finding on them says.
+SCRIPT_CONDITION = "when the file is run as a script (`python <file>`, as a Bazel py_test does)"
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class RuleContext:
     ci_others: tuple[OtherRun, ...] = ()  # tests steps run that are not linked test by test
     ci_steps: Callable[[CiKnob], Sequence[CiStep]] = lambda knob: ()  # the steps a knob is on
     quarantine_reason: str | None = None  # the configured placeholder for a tracking issue
+    scripts: tuple[ScriptLink, ...] = ()  # test modules' own pytest.main, with their tests
 
 
 def loss(gate: TestGate, context: RuleContext, policy: Policy | None = None) -> Loss:

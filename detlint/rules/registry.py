@@ -11,14 +11,18 @@ from collections.abc import Callable, Iterable, Iterator
 from detlint.base.span import Problem
 from detlint.rules.checks.ci_reruns_flag import ci_reruns_flag
 from detlint.rules.checks.ci_trial_override import ci_trial_override
-from detlint.rules.checks.global_reruns import global_reruns
+from detlint.rules.checks.global_reruns import global_reruns, script_reruns
 from detlint.rules.checks.job_retry import job_retry
 from detlint.rules.checks.low_trial_count import low_trial_count
 from detlint.rules.checks.marker_plugin_mismatch import marker_plugin_mismatch
 from detlint.rules.checks.masked_exit_status import masked_exit_status
 from detlint.rules.checks.retry_decorator import retry_decorator
 from detlint.rules.checks.retry_marker import retry_marker
-from detlint.rules.checks.skipped_flaky import deselected_flaky, skipped_flaky
+from detlint.rules.checks.skipped_flaky import (
+    deselected_flaky,
+    script_deselected,
+    skipped_flaky,
+)
 from detlint.rules.checks.soft_fail import soft_fail
 from detlint.rules.checks.stacked_retries import stacked_retries
 from detlint.rules.checks.unreadable_file import unreadable_file
@@ -32,9 +36,9 @@ RULE_FUNCTIONS: dict[str, Rule | tuple[Rule, ...]] = {
     "DET101": retry_marker,
     "DET102": marker_plugin_mismatch,
     "DET103": retry_decorator,
-    "DET104": global_reruns,
+    "DET104": (global_reruns, script_reruns),
     "DET201": untracked_quarantine,
-    "DET202": (skipped_flaky, deselected_flaky),
+    "DET202": (skipped_flaky, deselected_flaky, script_deselected),
     "DET301": low_trial_count,
     "DET302": ci_trial_override,
     "DET401": soft_fail,

@@ -136,11 +136,35 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
     return _session_options(options, setting, args, written)
 
 
+def args_options(args: PytestArgs, span: Span) -> RunOptions:
+    """The options of an argument list written in code (``pytest.main(args)``, at
+    ``span``): those of a command line that holds the same words."""
+    if _sets(args) != _RERUNS:
+        return _plugins_only(args, ())
+    options = _merge(
+        NO_OPTIONS,
+        args.reruns,
+        args.retries,
+        args.force_reruns,
+        args.force_flaky,
+        args.max_runs,
+        args.min_passes,
+        args.disabled_plugins,
+        span,
+        "the command line",
+        args.only_rerun,
+        args.rerun_except,
+    )
+    if args.fail_on_flaky:
+        options = dataclasses.replace(options, fail_on_flaky=True)
+    return _session_options(options, None, None, ((args, span),))
+
+
 def _session_options(
     options: RunOptions,
     setting: EnvSetting | None,
     args: PytestArgs | None,
-    written: Sequence[tuple[PytestRun, Span]],
+    written: Sequence[tuple[PytestRun | PytestArgs, Span]],
 ) -> RunOptions:
     """``options`` with the session-wide options of ``PYTEST_ADDOPTS`` and then the
     command lines: the last ``--reruns-mode`` and ``--max-suite-reruns`` win, every

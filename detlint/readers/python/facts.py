@@ -287,6 +287,26 @@ class TestFunction:
 
 
 @dataclass(frozen=True)
+class ScriptRun:
+    """A ``pytest.main(args)`` that a test module's ``if __name__ == "__main__":`` block
+    makes (itself, or through a function of the module it calls) with the module among
+    its targets: when the file is run as a script (``python test_x.py``, as a Bazel
+    ``py_test`` runs it), pytest runs the file's tests with these arguments.
+
+    ``words`` is the argument list as pytest gets it where detlint can read it: each
+    element it cannot read is kept as written, and ``dynamic`` marks it; ``unread``
+    holds, as written, what else goes into the list that detlint cannot read at all (a
+    joined ``sys.argv[1:]`` or variable, an ``args.append(...)``): it may add options
+    or override them.
+    """
+
+    span: Span  # the pytest.main call
+    words: tuple[str, ...]
+    dynamic: tuple[bool, ...]
+    unread: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ModuleFacts:
     """What one Python file holds: its tests, and marks that apply elsewhere."""
 
@@ -296,6 +316,8 @@ class ModuleFacts:
     # Collected whatever ``python_files`` says: a CI step names it on a pytest command
     # line, or it runs ``pytest.main([__file__])``.
     named: bool = False
+    # The ``pytest.main(...)`` calls its ``__main__`` block makes on the file itself.
+    script_runs: tuple[ScriptRun, ...] = ()
 
 
 def hook_tests(module: ModuleFacts) -> list[TestFunction]:

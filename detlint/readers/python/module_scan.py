@@ -23,13 +23,7 @@ from dataclasses import dataclass, replace
 from detlint.base.span import Span
 from detlint.readers.python.body_marks import BodyMarks
 from detlint.readers.python.definitions import DefinitionLookup, nowhere
-from detlint.readers.python.facts import (
-    Mark,
-    ModuleFacts,
-    NamedWrap,
-    TestFunction,
-    TrialCount,
-)
+from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TestFunction, TrialCount
 from detlint.readers.python.fixture_params import (
     ConftestFixtures,
     FixtureParams,
@@ -73,6 +67,7 @@ from detlint.readers.python.replays import (
     no_fixture_defined,
     no_fixture_replay,
 )
+from detlint.readers.python.script_runs import script_runs
 from detlint.readers.python.test_classes import ClassTree, class_pytestmark, methods
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
 
@@ -396,5 +391,6 @@ def scan_module(
         tests=tuple(scanner.tests()) if collected else (),
         hook_marks=(*scanner.body.in_hooks(), *unlisted(wraps)),
         named=named,
+        script_runs=script_runs(index) if collected else (),
     )
     return facts, exports

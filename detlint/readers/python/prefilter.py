@@ -247,7 +247,19 @@ def retried_helpers(data: bytes) -> bool:
     return _RETRIED_HELPER.search(data) is not None
 
 
+# What a module that may rerun its own tests when run as a script holds: its
+# ``__main__`` block calls ``pytest.main`` with a rerun option (``script_runs``).
+_SCRIPT_RERUNS = (b"--reruns", b"--force-reruns", b"--retries", b"--force-flaky")
+
+
+def reruns_itself(data: bytes) -> bool:
+    """Whether a module may hand its own ``pytest.main`` a rerun option: every test of
+    the file is then reached, the ones without a knob token too."""
+    return b"__main__" in data and any(token in data for token in _SCRIPT_RERUNS)
+
+
 def read_whole(data: bytes) -> bool:
     """Whether a test module is read whole, not narrowed: a loop or hook rewraps its
-    tests by name, it may seed, or it may define a retried function its tests call."""
-    return rewraps(data) or may_replay(data) or retried_helpers(data)
+    tests by name, it may seed, it may define a retried function its tests call, or
+    it may rerun its tests when run as a script."""
+    return rewraps(data) or may_replay(data) or retried_helpers(data) or reruns_itself(data)

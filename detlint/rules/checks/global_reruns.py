@@ -3,24 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
 from detlint.compose.plugins import RERUNFAILURES, RETRY
 from detlint.compose.rerun_layers import suite_cap_note
+from detlint.model import FlakyRuns, Layer, Policy, Reruns
 from detlint.readers.project.pytest_config import IntSetting, PytestConfig
+from detlint.rules.checks.skipped_flaky import deselects
+from detlint.rules.ci_costs import reruns_no_violation, reruns_visible
 from detlint.rules.context import (
+    SCRIPT_CONDITION,
     RuleContext,
+    covers,
     finding,
+    loss_phrase,
+    replay_clause,
 )
 from detlint.rules.finding import Finding, Loss
 from detlint.rules.fix_plans import config_reruns_plan
 
+if TYPE_CHECKING:
+    from detlint.compose.ci.run_options import RunOptions
+    from detlint.compose.ci.script_runs import ScriptGate, ScriptLink
+
 
 def global_reruns(context: RuleContext) -> Iterator[Finding]:
     """DET104: reruns for every unmarked test from pytest's configuration."""
-    from detlint.model import FlakyRuns, Layer, Policy, Reruns  # only with config to judge
-
     q, target = context.reference_rate, context.target
     knobs: dict[Span, tuple[str, Layer]] = {}
     sources: dict[Span, str] = {}  # how each setting is written ("addopts --reruns")
@@ -100,3 +110,151 @@ def _session(config: PytestConfig) -> str | None:
         return ""
     paths = ", ".join(f"`{path}`" for path in config.rerun_exclude_paths)
     return f" outside {paths} (--rerun-exclude-path)"
+
+
+def _unread_option(link: ScriptLink) -> str | None:
+    """The rerun option whose count detlint cannot read, when no count it can read
+    reruns the file's tests: ``--reruns`` with a computed value, or ``--force-flaky``
+    with a computed ``--max-runs``."""
+    dynamic, options = link.args.dynamic_options, link.options
+    if options.span is None:
+        return next((name for name in _COUNTS if name in dynamic), None)
+    if _option(options) == "--force-flaky":
+        return next((name for name in _FLAKY_COUNTS if name in dynamic), None)
+    return None
+
+
+_COUNTS = ("--force-reruns", "--reruns", "--retries")
+_FLAKY_COUNTS = ("--max-runs", "--min-passes")
+
+
+def script_reruns(context: RuleContext) -> Iterator[Finding]:
+    """DET104 for a test module's own ``pytest.main(["--reruns", "3", __file__])``: every
+    test of the file is rerun when the file is run as a script, as a command line's
+    ``--reruns`` would; a marker of a test's own wins as it does over the command line."""
+    for link in context.scripts:
+        if link.stopped is not None:
+            continue  # pytest refuses the arguments: no test runs, none is rerun
+        options = link.options
+        unread = _unread_option(link)
+        if unread is not None:
+            yield _unread_count(link, unread)
+            continue
+        if options.span is None or reruns_no_violation(options) or reruns_visible(options):
+            continue  # no count, or one that hides no assertion failure (--only-rerun OSError)
+        if options.max_suite_reruns is not None and options.max_suite_reruns.value <= 0:
+            continue
+        found = _quoted(link, context)
+        if found is None:
+            continue  # every test of the file keeps a knob of its own: the option reaches none
+        numbers, which, affected = found
+        message = (
+            f"`{', '.join(options.flags)}` in the file's own pytest.main reruns "
+            f"{_reach(_option(options), options)}, {SCRIPT_CONDITION}: {loss_phrase(numbers)} "
+            f"{which}"
+            f"{covers([gate.base for gate in affected])}{_unread_parts(link)}"
+        )
+        if affected:
+            message += replay_clause(affected[0].base.test, "rerun", "the option hides")
+        if options.max_suite_reruns is not None:
+            message += f"; {suite_cap_note(options.max_suite_reruns.value)}"
+        yield finding("DET104", link.run.span, message, _SCRIPT_HELP, numbers)
+
+
+_SCRIPT_HELP = (
+    "drop the rerun option from pytest.main; mark the few tests that need reruns, or "
+    "quarantine them visibly with xfail(strict=False) and a tracking issue"
+)
+
+
+def _quoted(link: ScriptLink, context: RuleContext) -> tuple[Loss, str, list[ScriptGate]] | None:
+    """The numbers of the test the option costs most (first in the list returned, with
+    every test it changes), or of a single-attempt test when the file has none linked;
+    None when it has tests and the option changes none of them."""
+    q = context.reference_rate
+    affected = [
+        gate
+        for gate in link.gates
+        if gate.inside.reported(q) < gate.own.reported(q)
+        and not deselects(link.args.markexpr, gate.base)
+    ]
+    if affected:
+        affected.sort(key=lambda g: (g.inside.reported(q) - g.own.reported(q), g.base.label))
+        gate = affected[0]
+        return _loss(gate.inside, gate.own, context, gate), f"in {gate.base.label}", affected
+    if link.gates:
+        return None
+    options = link.options
+    setting = options.force_reruns or options.reruns or options.retries
+    layer: Layer = FlakyRuns(options.max_runs or 2, options.min_passes or 1)
+    if setting is not None:
+        layer = Reruns(setting.value)
+    numbers = _loss(Policy(layers=(layer,)), Policy(), context)
+    return numbers, "in a single-attempt test", []
+
+
+def _loss(
+    inside: Policy, own: Policy, context: RuleContext, gate: ScriptGate | None = None
+) -> Loss:
+    q, target = context.reference_rate, context.target
+    return Loss(
+        reference_rate=q,
+        target=target,
+        trials=inside.trials,
+        trials_env=gate.base.test.trials.env if gate is not None else None,
+        reported=inside.reported(q),
+        reported_without=own.reported(q),
+        visible=inside.visible(q),
+        trials_needed=Policy(trials=own.trials, threshold=own.threshold).trials_needed(q, target),
+        instances=gate.base.instances if gate is not None else None,
+    )
+
+
+def _reach(option: str, options: RunOptions) -> str:
+    """Which failing tests of the file ``option`` reruns."""
+    if option == "--force-reruns":
+        return "every failing test of the file, whatever its marker says (--force-reruns)"
+    if option == "--reruns":
+        if options.reruns_mode == "append":
+            return (
+                "every failing test of the file, and adds to each `flaky` marker's own count "
+                "(--reruns-mode append)"
+            )
+        return "every failing test of the file without a `flaky` marker of its own"
+    if option == "--retries":
+        return "every failing test of the file, and those with a bare `flaky` marker too"
+    runs = f" (max_runs={options.max_runs or 2}, min_passes={options.min_passes or 1})"
+    if option != "--force-flaky":
+        runs = ""  # a --max-runs or --min-passes detlint cannot read
+    return f"every failing test of the file{runs} without a flaky marker or decorator of its own"
+
+
+def _option(options: RunOptions) -> str:
+    """The option of ``_reach`` that sets the count: the one that wins."""
+    if options.force_reruns is not None:
+        return "--force-reruns"
+    if options.reruns is not None:
+        return "--reruns"
+    return "--retries" if options.retries is not None else "--force-flaky"
+
+
+def _unread_parts(link: ScriptLink) -> str:
+    """What is joined to the argument list that detlint cannot read, named."""
+    if not link.unread:
+        return ""
+    parts = ", ".join(f"`{part}`" for part in link.unread)
+    return f"; detlint cannot read {parts}, which may add to these options or override them"
+
+
+def _unread_count(link: ScriptLink, name: str) -> Finding:
+    """DET104 for a rerun option whose count the file computes: named, not guessed."""
+    value = next(
+        (option.value for option in reversed(link.args.options) if option.name == name), ""
+    )
+    message = (
+        f"`{name} {value}` in the file's own pytest.main reruns "
+        f"{_reach(name, link.options)}, {SCRIPT_CONDITION}, with a count detlint cannot read "
+        f"(`{value}`): a violation in a rerun test is reported only when every attempt fails"
+        f"{_unread_parts(link)}"
+    )
+    return finding("DET104", link.run.span, message, _SCRIPT_HELP)

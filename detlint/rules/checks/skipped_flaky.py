@@ -24,7 +24,7 @@ from detlint.rules.quarantine_reasons import costliest_quarantined, mark_reason
 
 if TYPE_CHECKING:
     from detlint.compose.test_gate import TestGate
-from detlint.rules.context import QUARANTINE
+from detlint.rules.context import QUARANTINE, SCRIPT_CONDITION
 
 _NOT_MARK = re.compile(r"\bnot\s+([A-Za-z_]\w*)")
 
@@ -61,6 +61,42 @@ def deselected_flaky(context: RuleContext) -> Iterator[Finding]:
                 f"that selects them (`-m {tag}`) and reports its failures"
             )
             yield finding("DET202", run.span, message, help_text, numbers)
+
+
+def script_deselected(context: RuleContext) -> Iterator[Finding]:
+    """DET202 for a test module's own ``pytest.main(["-m", "not flaky", __file__])``: when
+    the file is run as a script, the tests it tags as flaky never run. A CI step that
+    runs the file without deselecting the tag makes it no finding."""
+    for link in context.scripts:
+        markexpr = link.args.markexpr or ""
+        path = link.run.span.path
+        for tag in _NOT_MARK.findall(markexpr):
+            gates = [g for g in context.gates if g.test.path == path and tagged_with(g, tag)]
+            if not gates or _run_elsewhere(tag, gates, context):
+                continue
+            gate, numbers = worst(gates, context)
+            q = percent_label(context.reference_rate)
+            message = (
+                f"`-m {markexpr!r}` in the file's own pytest.main deselects the tests marked "
+                f"{tag!r} {SCRIPT_CONDITION}: a {q} violation in {gate.label} is never "
+                f"reported there (was {percent(numbers.reported_without)}) and nothing shows "
+                f"it ({covers(gates).removeprefix('; ') or '1 test'})"
+            )
+            help_text = (
+                f"run them under a visible quarantine instead: {QUARANTINE}, or drop the "
+                "deselection so that the script reports their failures"
+            )
+            yield finding("DET202", link.run.span, message, help_text, numbers)
+
+
+def tagged_with(gate: TestGate, tag: str) -> bool:
+    """Whether a test carries the marker ``-m "not <tag>"`` deselects."""
+    return any(mark.kind in ("custom", "flaky") and mark.name == tag for mark in gate.test.marks)
+
+
+def deselects(markexpr: str | None, gate: TestGate) -> bool:
+    """Whether ``-m markexpr`` deselects the test by a ``not <tag>`` it names."""
+    return any(tagged_with(gate, tag) for tag in _NOT_MARK.findall(markexpr or ""))
 
 
 def _run_elsewhere(tag: str, gates: list[TestGate], context: RuleContext) -> bool:
