@@ -195,6 +195,36 @@ def test_an_alias_used_as_an_attribute_of_its_module(tmp_path):
     assert found[13]["message"].endswith("; covers 4 test instances)")
 
 
+def test_an_alias_imported_from_a_conftest(tmp_path):
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/__init__.py": "",
+            "tests/conftest.py": """\
+                import pytest
+
+                two_backends = pytest.mark.parametrize("backend", ["x", "y"])
+                """,
+            "tests/test_backends.py": """\
+                import pytest
+
+                from .conftest import two_backends
+
+
+                class TestBackends:
+                    @two_backends
+                    @pytest.mark.flaky(reruns=1)
+                    def test_backend(self, backend):
+                        assert backend
+                """,
+        },
+    )
+    found = only(document, "DET101")
+    assert (found["line"], found["numbers"]["instances"]) == (8, 2)
+    assert found["message"].endswith("; covers 2 test instances)")
+
+
 def test_aliases_in_a_module_pytestmark_reach_every_test(tmp_path):
     document = check(
         tmp_path,
