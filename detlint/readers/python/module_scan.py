@@ -156,6 +156,8 @@ class ModuleScanner:
         inherits it from another (its marks are read there)."""
         facts = (owner or self)._method(function)
         level = facts.applied.within(outer)
+        if unittest:  # pytest parametrizes no unittest.TestCase method, whatever its marks
+            level = replace(level, instances=1, param_marks=())
         instances = level.instances
         if instances is not None and not unittest:
             factor = self._fixture_factor(function, classes, level)

@@ -60,9 +60,9 @@ def test_a_relatively_imported_parametrize_alias_makes_the_instances_of_a_flaky_
     assert (found["path"], found["line"]) == ("test/low_level/test_setstatprofile.py", 5)
     assert found["message"] == (
         "flaky decorator hides intermittent failures: a 10% violation is reported <0.001% of "
-        "the time instead of 10.0% (max_runs=5, min_passes=1 where `\"CI\" in os.environ`; "
+        'the time instead of 10.0% (max_runs=5, min_passes=1 where `"CI" in os.environ`; '
         "through flaky_in_ci (..util.flaky_in_ci); 1 attempt, no trial loop recognised; "
-        "covers 2 test instances); elsewhere: not rerun where not `\"CI\" in os.environ` "
+        'covers 2 test instances); elsewhere: not rerun where not `"CI" in os.environ` '
         "(reported 10.0% there)"
     )
     assert found["numbers"]["instances"] == 2
@@ -251,7 +251,7 @@ def test_aliases_in_a_module_pytestmark_reach_every_test(tmp_path):
     )
     skipped = only(document, "DET202")
     assert (skipped["path"], skipped["line"]) == ("tests/test_marked.py", 5)
-    assert "where `sys.platform == \"win32\"`" in skipped["message"]
+    assert 'where `sys.platform == "win32"`' in skipped["message"]
     assert skipped["message"].endswith("covers 2 tests, 4 test instances)")
 
 
@@ -397,7 +397,7 @@ def test_an_alias_defined_under_an_if_in_the_helper(tmp_path):
     param = found["tests/helpers.py", 15]["message"]
     assert param.startswith(
         "rerun marker hides intermittent failures: a 10% violation is reported <0.001% of the "
-        "time instead of 10.0% (reruns=5 where not `sys.platform == \"win32\"`;"
+        'time instead of 10.0% (reruns=5 where not `sys.platform == "win32"`;'
     )
 
 
@@ -472,3 +472,36 @@ def test_local_aliases_of_parametrize(tmp_path):
     )
     found = {f["line"]: f["numbers"]["instances"] for f in findings(document, "DET101")}
     assert found == {7: 3, 13: 5, 21: 6}
+
+
+def test_a_module_parametrize_leaves_unittest_methods_alone(tmp_path):
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/__init__.py": "",
+            "tests/helpers.py": HELPERS,
+            "tests/test_mixed.py": """\
+                import unittest
+
+                import pytest
+
+                from tests.helpers import two_modes
+
+                pytestmark = [two_modes, pytest.mark.flaky(reruns=1)]
+
+
+                class TestCase(unittest.TestCase):
+                    def test_method(self):
+                        self.assertTrue(True)
+
+
+                def test_function(mode):
+                    assert mode
+                """,
+        },
+    )
+    # pytest collects TestCase::test_method once and test_function[1], test_function[2].
+    found = only(document, "DET101")
+    assert found["line"] == 7
+    assert found["message"].endswith("; covers 2 tests, 3 test instances)")
