@@ -1,9 +1,10 @@
 """What a name of a module stands for as marks, to a module that imports it.
 
-``from tests.helpers import skip_on_win`` then ``@skip_on_win``: the helper's
-assignment (an alias), its function (a wrapper or a mark factory), or each of its
-definitions in the branches of an ``if`` (``skip_on_win = pytest.mark.skip(...)`` on
-Windows, ``lambda f: f`` elsewhere), under its branch's guard.
+``from tests.helpers import skip_on_win`` then ``@skip_on_win`` (or
+``@parametrize_impl``, any mark at all): the helper's assignment (an alias), its
+function (a wrapper or a mark factory), or each of its definitions in the branches
+of an ``if`` (``skip_on_win = pytest.mark.skip(...)`` on Windows, ``lambda f: f``
+elsewhere), under its branch's guard.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def marks_named(resolver: MarkResolver, name: str) -> list[Mark]:
 
 def _defined_marks(resolver: MarkResolver, name: str, value: ast.expr | Function) -> list[Mark]:
     if isinstance(value, ast.expr):
-        return resolver.resolve(value, "function")
+        return resolver.applied(value, "function")
     if value.decorator_list or name.startswith("test"):
         return []
     return resolver.factory_marks(value, "function", resolver.index.name_span(value))

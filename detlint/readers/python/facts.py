@@ -47,6 +47,9 @@ MarkKind = Literal[
     "custom",  # a marker name the repository registered or uses (e.g. a flaky tag)
     "unittest-skip",  # @unittest.skip / skipIf / skipUnless
     "unittest-xfail",  # @unittest.expectedFailure: strict, an unexpected success fails
+    # Any other pytest.mark.<name> (parametrize, usefixtures, slow): no knob, but read for
+    # the instances and fixtures it gives a test. Never among a test's ``marks``.
+    "marker",
 ]
 
 Scope = Literal["function", "class", "module", "param", "body", "fixture", "hook"]
@@ -107,6 +110,9 @@ class Mark:
     among_checks: Literal["", "first", "last"] = ""
     # A decorator of the repository's own that calls the test again, as read from its code.
     retry: RetryReading | None = None
+    # What a ``pytest.mark.parametrize(...)`` makes of the tests it marks, read where the
+    # call is written (a helper module that binds it to a name, for an imported alias).
+    table: Parametrized | None = None
 
     def keyword(self, name: str) -> ArgValue | None:
         for argument in self.arguments:
@@ -119,6 +125,17 @@ class Mark:
 
     def positional(self) -> tuple[ArgValue, ...]:
         return tuple(argument.value for argument in self.arguments if argument.name is None)
+
+
+@dataclass(frozen=True)
+class Parametrized:
+    """The table of one ``pytest.mark.parametrize(...)``: the instances it makes of each
+    test it marks, the argument names it gives values to, and the marks its
+    ``pytest.param(..., marks=...)`` entries put on one instance each."""
+
+    instances: int | None  # the values its argvalues hold; None when they cannot be counted
+    names: tuple[str, ...] | None  # None when the argnames cannot be read
+    param_marks: tuple[Mark, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -58,16 +58,13 @@ def fixtures_of(index: ModuleIndex, class_node: ast.ClassDef | None) -> list[tup
     return found
 
 
-def used_fixtures(index: ModuleIndex, decorators: Iterable[ast.expr]) -> list[str]:
-    """Fixture names ``@pytest.mark.usefixtures("seeded")`` requests."""
-    names: list[str] = []
-    for decorator in decorators:
-        if isinstance(decorator, ast.Call) and (
-            index.imports.qualify(decorator.func) == "pytest.mark.usefixtures"
-        ):
-            names += [
-                arg.value
-                for arg in decorator.args
-                if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-            ]
-    return names
+def used_fixtures(marks: Iterable[Mark]) -> list[str]:
+    """Fixture names the ``usefixtures`` marks among ``marks`` request
+    (``@pytest.mark.usefixtures("seeded")``, or an alias of it)."""
+    return [
+        value
+        for mark in marks
+        if mark.kind == "marker" and mark.name == "usefixtures"
+        for value in mark.positional()
+        if isinstance(value, str)
+    ]

@@ -11,19 +11,19 @@ aliases statically and recording the path it took.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from detlint.base.span import Span
 from detlint.readers.python.definitions import DefinitionLookup, nowhere
-from detlint.readers.python.facts import Argument, Dynamic, Mark, MarkKind, Scope
+from detlint.readers.python.facts import Argument, Mark, MarkKind, Parametrized, Scope
 from detlint.readers.python.guards import negated, quoted
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
+from detlint.readers.python.parametrize import PARAMETRIZE, parametrized
 from detlint.readers.python.retry_libraries import LIBRARY_DECORATORS
 from detlint.readers.python.retry_marks import RetryReader, imported_retries, retry_marks
-from detlint.readers.python.returned_marks import returned_expressions
+from detlint.readers.python.returned_marks import factory_names, mentions, returned_expressions
 
 MARK_KINDS: dict[str, MarkKind] = {
     "flaky": "flaky",
@@ -121,7 +121,12 @@ class MarkResolver:
         )
 
     def resolve(self, expression: ast.expr, scope: Scope) -> list[Mark]:
-        """Every mark ``expression`` applies, with spans at the use site."""
+        """Every knob ``expression`` applies, with spans at the use site."""
+        return [mark for mark in self.applied(expression, scope) if mark.kind != "marker"]
+
+    def applied(self, expression: ast.expr, scope: Scope) -> list[Mark]:
+        """Every mark ``expression`` applies, knobs and plain markers (parametrize,
+        usefixtures) alike: each is reached the same way, whatever its name."""
         return self._resolve(expression, scope, self.index.span(expression), (), 0)
 
     def _resolve(
@@ -178,15 +183,17 @@ class MarkResolver:
         definition = self.index.span(expression) if via else None
         comment = self.index.comment_on(use.line)
 
-        def make(kind: MarkKind, name: str) -> list[Mark]:
-            return [Mark(kind, name, arguments, call is None, use, scope, via, definition, comment)]
+        def make(kind: MarkKind, name: str, table: Parametrized | None = None) -> list[Mark]:
+            mark = Mark(kind, name, arguments, call is None, use, scope, via, definition, comment)
+            return [mark if table is None else replace(mark, table=table)]
 
-        qualified = self.qualify(target)
+        qualified = self.qualify(target) or self._earlier(target, via)
         if qualified is not None:
             if qualified.startswith("pytest.mark."):
                 name = qualified[len("pytest.mark.") :]
-                kind = mark_kind(name) if "." not in name else None
-                return make(kind, name) if kind is not None else []
+                if "." in name:
+                    return []
+                return make(mark_kind(name) or "marker", name, self._table(name, call))
             if qualified in UNITTEST_DECORATORS:
                 name = "unittest." + qualified.rsplit(".", 1)[-1]
                 return make(UNITTEST_DECORATORS[qualified], name)
@@ -218,6 +225,14 @@ class MarkResolver:
         if "." in local:
             return []
         return self._alias(local, call, arguments, use, scope, via, depth)
+
+    def _earlier(self, target: ast.expr, via: tuple[str, ...]) -> str | None:
+        """What a name meant before the module bound it again, read inside its own new
+        value (``from tests.utils import flaky`` then ``flaky = flaky(max_runs=3)``)."""
+        name = dotted(target) or ""
+        head, _, rest = name.partition(".")
+        earlier = self.index.shadowed.get(head) if head in via else None
+        return None if earlier is None else f"{earlier}.{rest}" if rest else earlier
 
     def _own_retry(
         self,
@@ -315,9 +330,9 @@ class MarkResolver:
             # A wrapper's decorator read with the factory's defaults says so.
             step = (f"{function.name} with its default {', '.join(defaults)}",) if defaults else ()
             marks += self._resolve(returned, scope, use, (*via, *step), depth + 1)
-        bound = _bound_names(function)
+        bound = factory_names(function)
         return [
-            replace(mark, written=written or function.name) if _mentions(mark, bound) else mark
+            replace(mark, written=written or function.name) if mentions(mark, bound) else mark
             for mark in marks
         ]
 
@@ -347,42 +362,28 @@ class MarkResolver:
                 comment=comment,
             )
             if call is not None and mark.bare and arguments:
-                updated = replace(updated, arguments=arguments, bare=False)
+                table = self._table(mark.name, call) if mark.kind == "marker" else None
+                updated = replace(updated, arguments=arguments, bare=False, table=table)
             result.append(updated)
         return result
+
+    def _table(self, name: str, call: ast.Call | None) -> Parametrized | None:
+        """What a ``parametrize`` call of this module makes of the tests it marks."""
+        if name != PARAMETRIZE or call is None:
+            return None
+        return parametrized(self.index, call, lambda marks: self.resolve(marks, "param"))
 
 
 def _kind_of(qualified: str) -> MarkKind:
     return "flaky-decorator" if qualified == FLAKY_PACKAGE_DECORATOR else "retry-decorator"
 
 
-def _bound_names(function: Function) -> set[str]:
-    """The parameters and local names of a mark factory (``RunIf(**kwargs)``)."""
-    arguments = function.args
-    names = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
-    names |= {arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None}
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-    return names
-
-
-_WORD = re.compile(r"[A-Za-z_]\w*")
-
-
-def _mentions(mark: Mark, names: set[str]) -> bool:
-    """Whether a mark's arguments use names bound inside the factory that made it:
-    its condition then says nothing at the use site (``len(reasons) > 0``)."""
-    return any(
-        isinstance(argument.value, Dynamic)
-        and names.intersection(_WORD.findall(argument.value.source))
-        for argument in mark.arguments
-    )
-
-
 def _defaulted(mark: Mark, call: ast.Call) -> bool:
     """Whether a mark was read with a default of the decorator's that ``call`` may set
-    (``@retry_failed(extended=True)`` where ``extended=False`` was read)."""
+    (``@retry_failed(extended=True)`` where ``extended=False`` was read); a plain
+    marker (a parametrize the wrapper applies) is no knob to count."""
+    if mark.kind == "marker":
+        return False
     for step in mark.via:
         _, found, defaults = step.partition(" with its default ")
         if found:

@@ -45,6 +45,9 @@ class ModuleIndex:
     # each definition with the guard of its branch. A name defined in one branch
     # only is not here: a module that uses it fails to import where it is missing.
     alternatives: dict[str, list[tuple[ast.expr | Function, str]]] = field(default_factory=dict)
+    # Imported names the module binds again at its top level: what each was imported as,
+    # which is what the name means inside its own new value (``flaky = flaky(...)``).
+    shadowed: dict[str, str] = field(default_factory=dict)
     # The guard of each module-level ``pytestmark`` assignment, when it sits in a branch.
     pytestmark_guards: dict[int, str] = field(default_factory=dict)
     _bodies: dict[int, list[ast.AST]] = field(default_factory=dict)
@@ -184,6 +187,7 @@ def _index_statement(
     if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
         index.functions[statement.name] = statement
         _note_definition(index, statement.name, statement, guard)
+        _shadow_import(index, statement.name, None, guard)
     elif isinstance(statement, ast.ClassDef):
         index.classes.append(statement)
     elif isinstance(statement, ast.Import | ast.ImportFrom):
@@ -210,6 +214,7 @@ def _index_statement(
                 _add_pytestmark(index, value, marks, replace=True)
             index.assignments[name] = value
             _note_definition(index, name, value, guard)
+            _shadow_import(index, name, value, guard)
 
 
 def _and(guard: str | None, branch: str | None) -> str | None:
@@ -257,6 +262,18 @@ def _add_pytestmark(index: ModuleIndex, value: ast.expr, guard: str | None, repl
     index.pytestmark.append(value)
     if guard is not None:
         index.pytestmark_guards[id(value)] = guard
+
+
+def _shadow_import(
+    index: ModuleIndex, name: str, value: ast.expr | None, guard: str | None
+) -> None:
+    """A name the module binds at its top level after importing it is its own from
+    there on (``from .util import cases`` then ``cases = pytest.mark.parametrize(...)``):
+    the import no longer says what it stands for, but inside the new value it still
+    does (``flaky = flaky(max_runs=3)``). A binding in one branch leaves the import to
+    the others."""
+    if guard is None and name in index.imports.names:
+        index.shadowed[name] = index.imports.names.pop(name)
 
 
 def _note_definition(

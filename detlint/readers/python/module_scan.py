@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
+from detlint.readers.python.applied_marks import Applied
 from detlint.readers.python.body_marks import BodyMarks
 from detlint.readers.python.definitions import DefinitionLookup, nowhere
 from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TestFunction, TrialCount
@@ -32,12 +33,7 @@ from detlint.readers.python.fixture_params import (
     no_conftest_fixtures,
     requested,
 )
-from detlint.readers.python.fixtures import (
-    FixtureMarksLookup,
-    is_fixture,
-    no_fixture_marks,
-    used_fixtures,
-)
+from detlint.readers.python.fixtures import FixtureMarksLookup, is_fixture, no_fixture_marks
 from detlint.readers.python.helper_retries import Helper, HelperRetries
 from detlint.readers.python.marks import (
     ExternalLookup,
@@ -60,7 +56,6 @@ from detlint.readers.python.options import (
     is_test_module,
     matches_name,
 )
-from detlint.readers.python.parametrize import Parametrization
 from detlint.readers.python.replays import (
     FixtureReplayLookup,
     ReplayFinder,
@@ -74,12 +69,11 @@ from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixtu
 
 @dataclass(frozen=True)
 class _Method:
-    """A test function's own facts, before a class collects it."""
+    """A test function's own facts, before a class collects it: its decorators' marks
+    and the skips and xfails of its body."""
 
     span: Span
-    instances: int | None
-    param_marks: tuple[tuple[int, Mark], ...]
-    marks: tuple[Mark, ...]
+    applied: Applied
     trials: TrialCount
 
 
@@ -108,55 +102,65 @@ class ModuleScanner:
         self.trials = TrialResolver(index, fixtures, options.env_readers)
         self.body = BodyMarks(index, self.marks, fixture_marks)
         self.classes: ClassTree[ModuleScanner] = ClassTree(index, self, self._foreign_class)
-        self.parametrized = Parametrization(index, self.marks)
         self.foreign = foreign
         self.replays = ReplayFinder(index, fixture_replays, fixture_defined)
         self.fixture_params = FixtureParams(index, conftest_fixtures)
         self._methods: dict[int, _Method] = {}
+        self._classes: dict[int, list[Mark]] = {}
         self.helper_retries = HelperRetries()
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
+        """Every mark the decorators apply, plain markers (parametrize) included."""
         marks: list[Mark] = []
         for decorator in decorators:
-            marks += self.marks.resolve(decorator, "function" if scope == "function" else "class")
+            marks += self.marks.applied(decorator, "function" if scope == "function" else "class")
         return marks
 
-    def _module_marks(self) -> list[Mark]:
+    def _module_marks(self) -> Applied:
         marks: list[Mark] = []
         for expression in self.index.pytestmark:
-            found = self.marks.resolve(expression, "module")
+            found = self.marks.applied(expression, "module")
             guard = self.index.pytestmark_guards.get(id(expression))
             if guard is not None:
                 found = [replace(mark, guards=(*mark.guards, guard)) for mark in found]
             marks += found
-        return marks
+        return Applied.of(marks)
+
+    def _class_marks(self, klass: ast.ClassDef) -> list[Mark]:
+        """The marks a class of this module applies (its decorators and ``pytestmark``),
+        read once though each subclass's lineage holds it."""
+        found = self._classes.get(id(klass))
+        if found is None:
+            found = self._decorator_marks(klass.decorator_list, "class")
+            for expression in class_pytestmark(klass):
+                found += self.marks.applied(expression, "class")
+            self._classes[id(klass)] = found
+        return found
 
     def _test(
         self,
         function: Function,
         classes: list[ast.ClassDef],
-        outer_marks: list[Mark],
-        class_instances: int | None,
-        class_params: list[tuple[int, Mark]],
+        outer: Applied,
         unittest: bool = False,
         owner: ModuleScanner | None = None,
         class_wraps: Sequence[NamedWrap] = (),
     ) -> TestFunction:
-        """``function`` as a test of this module; ``owner`` is the module that defines it,
-        when a class here inherits it from another (its marks are read there)."""
+        """``function`` as a test of this module, under the marks of its classes and
+        module (``outer``); ``owner`` is the module that defines it, when a class here
+        inherits it from another (its marks are read there)."""
         facts = (owner or self)._method(function)
-        instances = facts.instances
-        if instances is not None and class_instances is not None:
-            instances *= class_instances
-        elif class_instances is None:
-            instances = None
+        level = facts.applied.within(outer)
+        if unittest:  # pytest parametrizes no unittest.TestCase method, whatever its marks
+            level = replace(level, instances=1, param_marks=())
+        instances = level.instances
         if instances is not None and not unittest:
-            factor = self._fixture_factor(function, classes, owner or self)
+            factor = self._fixture_factor(function, classes, level)
             instances = None if factor is None else instances * factor
         class_name = "::".join(node.name for node in classes) if classes else None
         own = [
             *self.named.marks(function.name, class_name, facts.span, class_wraps),
-            *facts.marks,
+            *facts.applied.knobs,
             *self.body.of_fixtures(function, classes[-1] if classes else None),
         ]
         # What fixes a test's draws is read in the module that defines it: a test a class
@@ -175,34 +179,32 @@ class ModuleScanner:
             class_name=class_name,
             span=facts.span,
             instances=instances,
-            marks=tuple(own + outer_marks),
-            param_marks=(*facts.param_marks, *class_params),
+            marks=(*own, *outer.knobs),
+            param_marks=level.param_marks,
             trials=facts.trials,
             unittest=unittest,
-            replays=reader.replays.of_test(function, classes if reader is self else [], lineage),
+            replays=reader.replays.of_test(
+                function, classes if reader is self else [], lineage, facts.applied
+            ),
         )
 
     def _fixture_factor(
-        self, function: Function, classes: list[ast.ClassDef], owner: ModuleScanner
+        self, function: Function, classes: list[ast.ClassDef], level: Applied
     ) -> int | None:
         """The instances the parametrized fixtures a test requests make of it: looked up
-        from the module that collects it, its classes innermost first (with their bases)."""
-        names = list(requested(function, bool(classes)))
-        names += used_fixtures(owner.index, function.decorator_list)
-        given = owner.parametrized.given(function.decorator_list)
+        from the module that collects it, its classes innermost first (with their bases);
+        ``level`` holds the fixtures its marks use and the names they give values to."""
+        names = [*requested(function, bool(classes)), *level.fixtures]
         scopes: list[Scope] = []
         for node in reversed(classes):
             scope: Scope = {}
             for klass, tree in self.classes.lineage(node):
                 index = tree.owner.index
-                names += used_fixtures(index, klass.decorator_list)
-                found = tree.owner.parametrized.given(klass.decorator_list)
-                given = None if given is None or found is None else given | found
                 members = [m for m in klass.body if isinstance(m, Function)]
                 for name, definition in fixture_scope(index, members).items():
                     scope.setdefault(name, definition)
             scopes.append(scope)
-        return self.fixture_params.factor(names, scopes, given)
+        return self.fixture_params.factor(names, scopes, level.given)
 
     def _through_helpers(
         self, function: Function, classes: list[ast.ClassDef], reader: ModuleScanner
@@ -224,22 +226,18 @@ class ModuleScanner:
         return self.helper_retries.of(function, decorated, functions)
 
     def _function_marks(self, decorators: Sequence[ast.expr]) -> list[Mark]:
-        return self._decorator_marks(decorators, "function")
+        """The knobs of a function's decorators."""
+        return [m for m in self._decorator_marks(decorators, "function") if m.kind != "marker"]
 
     def _method(self, function: Function) -> _Method:
         """What a test function says of itself, whatever class runs it: a base class's
         test is read once, though each subclass that inherits it collects it."""
         found = self._methods.get(id(function))
         if found is None:
-            instances, param_marks = self.parametrized.of(function.decorator_list)
-            marks = self._decorator_marks(function.decorator_list, "function")
-            marks += self.body.of(function)
+            applied = Applied.of(self._decorator_marks(function.decorator_list, "function"))
+            applied = replace(applied, knobs=(*applied.knobs, *self.body.of(function)))
             found = self._methods[id(function)] = _Method(
-                self.index.name_span(function),
-                instances,
-                tuple(param_marks),
-                tuple(marks),
-                self.trials.trials_of(function),
+                self.index.name_span(function), applied, self.trials.trials_of(function)
             )
         return found
 
@@ -256,45 +254,29 @@ class ModuleScanner:
             self.index.assignments["__test__"]
         ):
             return []
-        module_marks = self._module_marks()
+        module = self._module_marks()
         options = self.options
         tests = []
         for name, function in self.index.functions.items():
             if matches_name(name, options.python_functions) and not is_fixture(
                 self.index, function
             ):
-                tests.append(self._test(function, [], module_marks, 1, []))
+                tests.append(self._test(function, [], module))
         # A class defined twice is the one written last, as for functions.
         for node in {node.name: node for node in self.index.classes}.values():
-            tests += self._class_tests([node], module_marks, 1, [])
+            tests += self._class_tests([node], module)
         return tests
 
-    def _class_tests(
-        self,
-        chain: list[ast.ClassDef],
-        outer_marks: list[Mark],
-        outer_instances: int | None,
-        outer_params: list[tuple[int, Mark]],
-    ) -> list[TestFunction]:
+    def _class_tests(self, chain: list[ast.ClassDef], outer: Applied) -> list[TestFunction]:
         node = chain[-1]
         collected = self.classes.collected(node, self.options.python_classes)
         if collected is False:
             return []
         unittest = collected is None
         lineage = [(klass, tree.owner) for klass, tree in self.classes.lineage(node)]
-        class_marks: list[Mark] = []
-        for klass, owner in lineage:
-            class_marks += owner._decorator_marks(klass.decorator_list, "class")
-            for expression in class_pytestmark(klass):
-                class_marks += owner.marks.resolve(expression, "class")
-        class_instances, class_params = self.parametrized.of(node.decorator_list)
-        instances = (
-            None
-            if class_instances is None or outer_instances is None
-            else class_instances * outer_instances
-        )
-        params = class_params + outer_params
-        marks = class_marks + outer_marks
+        level = Applied.of(
+            [mark for klass, owner in lineage for mark in owner._class_marks(klass)]
+        ).within(outer)
         wraps = self.named.of_classes([klass for klass, owner in lineage if owner is self])
         tests = []
         seen: set[str] = set()
@@ -309,13 +291,11 @@ class ModuleScanner:
                     else matches_name(method.name, self.options.python_functions)
                 )
                 if collected and not is_fixture(owner.index, method):
-                    tests.append(
-                        self._test(method, chain, marks, instances, params, unittest, owner, wraps)
-                    )
+                    tests.append(self._test(method, chain, level, unittest, owner, wraps))
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):
-                    tests += self._class_tests([*chain, statement], marks, instances, params)
+                    tests += self._class_tests([*chain, statement], level)
         return tests
 
     def _foreign_class(

@@ -1,97 +1,115 @@
-"""What ``@pytest.mark.parametrize`` makes of a test: how many instances, and the marks
-``pytest.param(..., marks=...)`` puts on some of them.
+"""What ``@pytest.mark.parametrize`` makes of a test: how many instances, the argument
+names it gives values to, and the marks ``pytest.param(..., marks=...)`` puts on some
+of them.
 
-The argvalues table is often written once at the top of the module and passed by
-name (``CASES = [pytest.param(1, marks=pytest.mark.flaky(reruns=2)), 2, 3]`` then
-``parametrize("x", CASES)``), or built from such names (``[*BASE, ...]``,
+A parametrize call is read where it is written: in the test's own decorator, or in
+the module that binds it to a name (``parametrize_impl = pytest.mark.parametrize(...)``
+in a helper, then ``@parametrize_impl`` in the tests that import it), since the names
+its table uses are that module's. The argvalues table is often written once at the
+top of the module and passed by name (``CASES = [pytest.param(1, marks=...), 2, 3]``
+then ``parametrize("x", CASES)``), or built from such names (``[*BASE, ...]``,
 ``A + B``): the names are followed to their module assignments.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 
-from detlint.readers.python.facts import Mark
+from detlint.readers.python.facts import Mark, Parametrized
 from detlint.readers.python.locations import call_args
-from detlint.readers.python.marks import MarkResolver
 from detlint.readers.python.module_index import ModuleIndex
 from detlint.readers.python.names import dotted, literal
 from detlint.readers.python.walk import find_all
 
+PARAMETRIZE = "parametrize"
 
-class Parametrization:
-    """The parametrizations of one module's tests and classes."""
 
-    def __init__(self, index: ModuleIndex, marks: MarkResolver) -> None:
-        self.index = index
-        self.marks = marks
+def parametrized(
+    index: ModuleIndex, call: ast.Call, param_marks: Callable[[ast.expr], list[Mark]]
+) -> Parametrized:
+    """The table of a ``pytest.mark.parametrize(...)`` call of ``index``'s module;
+    ``param_marks`` resolves a ``pytest.param``'s ``marks=`` there."""
+    args = call_args(call)
+    values = [arg for arg in args if arg.keyword is None]
+    candidates = values[1:2] or [arg for arg in args if arg.keyword == "argvalues"]
+    first = values[:1] or [arg for arg in args if arg.keyword == "argnames"]
+    names = argnames(first[0].value) if first else None
+    if not candidates:
+        return Parametrized(None, None if names is None else tuple(names))
+    table = candidates[0].value
+    marks = [
+        mark
+        for found in (c for node in _tables(index, table) for c in find_all(node, ast.Call))
+        if index.imports.qualify(found.func) == "pytest.param"
+        for arg in call_args(found)
+        if arg.keyword == "marks"
+        for mark in param_marks(arg.value)
+    ]
+    return Parametrized(
+        count_values(index, table), None if names is None else tuple(names), tuple(marks)
+    )
 
-    def of(self, decorators: Sequence[ast.expr]) -> tuple[int | None, list[tuple[int, Mark]]]:
-        """(instances, [(instances covered, mark)]) from parametrize decorators."""
-        total: int | None = 1
-        param_marks: list[tuple[int, Mark]] = []
-        for call in decorators:
-            if not isinstance(call, ast.Call):
-                continue
-            if self.index.imports.qualify(call.func) != "pytest.mark.parametrize":
-                continue
-            args = call_args(call)
-            values = [arg for arg in args if arg.keyword is None]
-            keyword = [arg for arg in args if arg.keyword == "argvalues"]
-            candidates = values[1:2] or keyword
-            argvalues = candidates[0] if candidates else None
-            size = count_values(self.index, argvalues.value) if argvalues is not None else None
-            total = None if total is None or size is None else total * size
-            if argvalues is not None:
-                param_marks += self._param_marks(argvalues.value)
-        return total, param_marks
 
-    def given(self, decorators: Sequence[ast.expr]) -> frozenset[str] | None:
-        """The argument names parametrize decorators give values to (a fixture of that
-        name is then not the test's); None where a name cannot be read."""
-        found: set[str] = set()
-        for call in decorators:
-            if not isinstance(call, ast.Call):
-                continue
-            if self.index.imports.qualify(call.func) != "pytest.mark.parametrize":
-                continue
-            args = call_args(call)
-            first = [a for a in args if a.keyword is None][:1] or [
-                a for a in args if a.keyword == "argnames"
-            ]
-            names = argnames(first[0].value) if first else None
-            if names is None:
-                return None
-            found.update(names)
-        return frozenset(found)
+def instances(marks: Iterable[Mark]) -> tuple[int | None, list[tuple[int, Mark]]]:
+    """(instances, [(instances covered, mark)]) from the parametrize marks among
+    ``marks``. A parametrize that applies only under a condition (an alias defined in
+    each branch of an ``if``) makes a number of instances that depends on where the
+    test runs: unknown; its ``pytest.param`` marks apply under that condition too."""
+    total: int | None = 1
+    found: list[tuple[int, Mark]] = []
+    for mark in _tables_of(marks):
+        table = mark.table
+        assert table is not None
+        size = None if mark.guards else table.instances
+        total = None if total is None or size is None else total * size
+        found += [(1, _under(param, mark.guards)) for param in table.param_marks]
+    return total, found
 
-    def _param_marks(self, node: ast.expr) -> list[tuple[int, Mark]]:
-        found: list[tuple[int, Mark]] = []
-        for call in (call for table in self._tables(node) for call in find_all(table, ast.Call)):
-            if self.index.imports.qualify(call.func) != "pytest.param":
-                continue
-            for arg in call_args(call):
-                if arg.keyword == "marks":
-                    found += [(1, mark) for mark in self.marks.resolve(arg.value, "param")]
-        return found
 
-    def _tables(self, node: ast.expr, depth: int = 0) -> list[ast.expr]:
-        """The expressions an argvalues table is written in: itself, and the module
-        lists it names (``CASES = [pytest.param(..., marks=...), ...]`` then
-        ``parametrize("x", CASES)``, ``[*BASE, pytest.param(...)]``, ``A + B``)."""
-        if isinstance(node, ast.Name):
-            value = self.index.assignments.get(node.id)
-            return [] if value is None or depth > 4 else self._tables(value, depth + 1)
-        found = [node]
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-            return [*self._tables(node.left, depth + 1), *self._tables(node.right, depth + 1)]
-        if isinstance(node, ast.List | ast.Tuple):
-            for element in node.elts:
-                inner = element.value if isinstance(element, ast.Starred) else element
-                if isinstance(inner, ast.Name):
-                    found += self._tables(inner, depth + 1)
-        return found
+def given(marks: Iterable[Mark]) -> frozenset[str] | None:
+    """The argument names the parametrize marks among ``marks`` give values to (a
+    fixture of that name is then not the test's); None where a name cannot be read."""
+    found: set[str] = set()
+    for mark in _tables_of(marks):
+        assert mark.table is not None
+        if mark.table.names is None:
+            return None
+        found.update(mark.table.names)
+    return frozenset(found)
+
+
+def _tables_of(marks: Iterable[Mark]) -> list[Mark]:
+    """The parametrize calls among ``marks`` (a bare ``pytest.mark.parametrize`` gives
+    no values: pytest rejects it)."""
+    return [
+        mark
+        for mark in marks
+        if mark.kind == "marker" and mark.name == PARAMETRIZE and mark.table is not None
+    ]
+
+
+def _under(mark: Mark, guards: tuple[str, ...]) -> Mark:
+    return mark if not guards else replace(mark, guards=(*mark.guards, *guards))
+
+
+def _tables(index: ModuleIndex, node: ast.expr, depth: int = 0) -> list[ast.expr]:
+    """The expressions an argvalues table is written in: itself, and the module
+    lists it names (``CASES = [pytest.param(..., marks=...), ...]`` then
+    ``parametrize("x", CASES)``, ``[*BASE, pytest.param(...)]``, ``A + B``)."""
+    if isinstance(node, ast.Name):
+        value = index.assignments.get(node.id)
+        return [] if value is None or depth > 4 else _tables(index, value, depth + 1)
+    found = [node]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [*_tables(index, node.left, depth + 1), *_tables(index, node.right, depth + 1)]
+    if isinstance(node, ast.List | ast.Tuple):
+        for element in node.elts:
+            inner = element.value if isinstance(element, ast.Starred) else element
+            if isinstance(inner, ast.Name):
+                found += _tables(index, inner, depth + 1)
+    return found
 
 
 def count_values(index: ModuleIndex, node: ast.expr, depth: int = 0) -> int | None:

@@ -36,6 +36,9 @@ KNOB_TOKENS = (
     b"quarantin",
 )
 TRIAL_TOKENS = (b"getenv", b"environ")
+# What a helper or conftest.py that exports more than a knob holds: a trial count read
+# from the environment, a skip, a parametrize or usefixtures mark (``may_export``).
+_EXPORT_TOKENS = (*TRIAL_TOKENS, b"skip", b"parametrize", b"usefixtures")
 # What code that skips or xfails while it runs holds (a test body, a fixture, a hook).
 IMPERATIVE_TOKENS = (
     b"skip(",
@@ -216,10 +219,12 @@ class Prefilter:
         """Whether a helper or conftest.py can define a mark alias or a trial fixture.
 
         A skip or xfail alias, a mark factory (``RunIf``) or a fixture that skips counts
-        too: it says where a test does not run. Such a module is read only when a test
-        file imports it or runs under it, so the broader test costs little.
+        too: it says where a test does not run; so does a ``parametrize`` or
+        ``usefixtures`` alias, which says how many instances a test has and which
+        fixtures it uses. Such a module is read only when a test file imports it or runs
+        under it, so the broader test costs little.
         """
-        return self._knob(data) or any(token in data for token in TRIAL_TOKENS) or b"skip" in data
+        return self._knob(data) or any(token in data for token in _EXPORT_TOKENS)
 
     def wants_block(self, text: str) -> bool:
         """Whether one block of a candidate file must be parsed.

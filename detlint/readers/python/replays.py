@@ -27,6 +27,7 @@ import ast
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
+from detlint.readers.python.applied_marks import NO_MARKS, Applied
 from detlint.readers.python.facts import Replay, ReplayKind, ReplayReach
 from detlint.readers.python.fixtures import (
     AUTOUSE,
@@ -34,7 +35,6 @@ from detlint.readers.python.fixtures import (
     fixtures_of,
     is_autouse,
     is_fixture,
-    used_fixtures,
 )
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted, literal
@@ -87,10 +87,16 @@ class ReplayFinder:
         self._fixtures: dict[int, Replay | None] = {}
 
     def of_test(
-        self, function: Function, classes: Sequence[ast.ClassDef], lineage: Sequence[ast.ClassDef]
+        self,
+        function: Function,
+        classes: Sequence[ast.ClassDef],
+        lineage: Sequence[ast.ClassDef],
+        own: Applied = NO_MARKS,
     ) -> Replay | None:
         """The first thing that fixes what the test draws, in the order pytest sets it up:
-        marks, then fixtures (autouse ones first), then ``setUp``, then its body."""
+        marks, then fixtures (autouse ones first), then ``setUp``, then its body. ``own``:
+        what the test's decorators apply (the fixtures ``usefixtures`` requests, the
+        arguments ``parametrize`` gives values to)."""
         decorators = [
             *function.decorator_list,
             *(d for klass in lineage for d in klass.decorator_list),
@@ -99,7 +105,7 @@ class ReplayFinder:
         if found is not None:
             return found
         class_node = classes[-1] if classes else None
-        for name in self._fixture_names(function, class_node):
+        for name in self._fixture_names(function, class_node, own):
             found = self._fixture(name, class_node, function)
             if found is not None:
                 return found
@@ -153,7 +159,9 @@ class ReplayFinder:
             return Replay("seed", name, self.index.name_span(test), "setup", via, plugin)
         return found
 
-    def _fixture_names(self, function: Function, class_node: ast.ClassDef | None) -> list[str]:
+    def _fixture_names(
+        self, function: Function, class_node: ast.ClassDef | None, own: Applied
+    ) -> list[str]:
         """The fixtures a test uses, autouse ones first (pytest sets those up first)."""
         autouse = [
             name
@@ -163,9 +171,9 @@ class ReplayFinder:
         arguments = function.args
         requested = [arg.arg for arg in (*arguments.posonlyargs, *arguments.args)]
         requested += [arg.arg for arg in arguments.kwonlyargs]
-        requested += used_fixtures(self.index, function.decorator_list)
+        requested += own.fixtures
         # A parametrized argument is a value, not the fixture of that name.
-        skipped = {"self", "cls", "request", *_parametrized(self.index, function.decorator_list)}
+        skipped = {"self", "cls", "request", *(own.given or ())}
         names = [*autouse, AUTOUSE, *requested]
         return [n for n in dict.fromkeys(names) if n not in skipped]
 
@@ -335,20 +343,3 @@ def _local_fixture(
                 return statement if is_fixture(index, statement) else None
     function = index.functions.get(name)
     return function if function is not None and is_fixture(index, function) else None
-
-
-def _parametrized(index: ModuleIndex, decorators: Iterable[ast.expr]) -> list[str]:
-    """Argument names ``@pytest.mark.parametrize("seed", [0, 1])`` gives values to."""
-    names: list[str] = []
-    for decorator in decorators:
-        if (
-            isinstance(decorator, ast.Call)
-            and index.imports.qualify(decorator.func) == "pytest.mark.parametrize"
-            and decorator.args
-        ):
-            first = literal(decorator.args[0])
-            if isinstance(first, str):
-                names += [name.strip() for name in first.split(",")]
-            elif isinstance(first, tuple):
-                names += [name for name in first if isinstance(name, str)]
-    return names

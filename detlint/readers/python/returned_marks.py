@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import copy
+import re
 
+from detlint.readers.python.facts import Dynamic, Mark
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 
@@ -179,3 +181,27 @@ def _applied_to(value: ast.expr, wrapped: str | None, local: dict[str, ast.expr]
     if isinstance(value, ast.Name) and value.id == wrapped:
         return found
     return []
+
+
+def factory_names(function: Function) -> set[str]:
+    """The parameters and local names of a mark factory (``RunIf(**kwargs)``)."""
+    arguments = function.args
+    names = {arg.arg for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
+    names |= {arg.arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def mentions(mark: Mark, names: set[str]) -> bool:
+    """Whether a mark's arguments use names bound inside the factory that made it:
+    its condition then says nothing at the use site (``len(reasons) > 0``)."""
+    return any(
+        isinstance(argument.value, Dynamic)
+        and names.intersection(_WORD.findall(argument.value.source))
+        for argument in mark.arguments
+    )
