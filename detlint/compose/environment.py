@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from detlint.compose.conditions import Applies, mark_applies
+from detlint.compose.decorator_layers import decorator_knob, decorator_layer
 from detlint.compose.filters import (
     Filtered,
     decorator_filter,
@@ -232,21 +233,26 @@ class Composition:
         return True
 
     def _retry_decorator(self, mark: Mark) -> list[Layer]:
-        """A retry decorator's attempts as reruns; one that returns after its last failed
-        attempt too swallows the failure: the test's gate then never blocks."""
+        """A retry decorator's layer (``decorator_layers``); one that returns after its
+        last failed attempt too swallows the failure: the test's gate then never blocks.
+        One that wants every run to pass is a repeat, which applies where its guards
+        hold: a conditional one gives no layer (its count elsewhere is another)."""
         attempts, origin = retry_decorator_attempts(mark)
-        description = f"{mark.name} ({attempts} attempts)" if attempts else mark.name
-        self.knobs.append(Knob("retry-decorator", mark.span, description, mark))
+        layer = decorator_layer(mark, attempts) if attempts is not None and attempts > 0 else None
+        kind = "repeat" if isinstance(layer, Repeat) else "retry-decorator"
+        self.knobs.append(Knob(kind, mark.span, decorator_knob(mark, attempts), mark))
         filtered = decorator_filter(mark)
-        if attempts is None or attempts < 1:
+        if layer is None:
             if filtered.masks is not False:
                 self.notes.append(f"{mark.name}: {origin or 'no literal attempt limit'}")
             return []
+        if isinstance(layer, Repeat):
+            return [layer] if mark_applies(mark).always else []
         if not self._keeps(mark, filtered):
             return []
         if mark.retry is not None and mark.retry.swallows:
             self.swallowed = True
-        return [Reruns(attempts - 1, decorator_label(mark))]
+        return [layer]
 
     def _marker(self, marker: Mark) -> list[Layer]:
         self.rerun_mark = marker
@@ -359,15 +365,6 @@ class Composition:
             self.notes.append("an xfailed failure is not rerun: the first one shows as XFAIL")
         trials = self.test.trials
         return Policy(trials.count, tuple(layers), gate, trials.threshold)
-
-
-def decorator_label(mark: Mark) -> str:
-    """What a retry decorator's reruns are credited to: the library (``tenacity``), or
-    the repository's own decorator and where it is defined."""
-    if mark.retry is None:
-        return mark.name.split(".")[0]
-    definition = mark.retry.definition
-    return f"{mark.name} at {definition.path}:{definition.line}"
 
 
 def is_registered_tag(mark: Mark, config: PytestConfig, choice: PluginChoice) -> bool:

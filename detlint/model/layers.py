@@ -111,6 +111,9 @@ class FlakyRuns:
 
     max_runs: int = 2
     min_passes: int = 1
+    # What applies the rule: the flaky package, or a decorator of the repository's own
+    # read as behaving as it does ("repeat_with_success_at_least at tests/x.py:17").
+    source: str = "flaky"
 
     def __post_init__(self) -> None:
         _check_count("max_runs", self.max_runs, 1)
@@ -139,7 +142,7 @@ class FlakyRuns:
         return None
 
     def describe(self) -> str:
-        return f"max_runs={self.max_runs}, min_passes={self.min_passes} (flaky)"
+        return f"max_runs={self.max_runs}, min_passes={self.min_passes} ({self.source})"
 
 
 @dataclass(frozen=True)

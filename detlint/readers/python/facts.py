@@ -59,7 +59,7 @@ Scope = Literal["function", "class", "module", "param", "body", "fixture", "hook
 class RetryReading:
     """What a decorator defined in the repository does to a test that fails every time,
     read from its code (``retry_wrappers``): how many times it calls the test, what it
-    catches, and where that count comes from.
+    catches, where that count comes from, and how many passes it wants.
 
     A count detlint cannot read is None, and ``origin`` then says why.
     """
@@ -75,6 +75,13 @@ class RetryReading:
     assertions: bool | None = True
     # It returns after the last failed attempt too: the test passes whatever it asserts.
     swallows: bool = False
+    # Passes it wants: above 1 it behaves as flaky's ``max_runs=attempts`` with this
+    # ``min_passes`` (runs until so many passed, or until too many failed to get there);
+    # equal to ``attempts``, every run must pass: a repeat, no retry.
+    min_passes: int = 1
+    # False for a decorator detlint could not read but whose name or parameters say it
+    # retries: ``origin`` then says what it could not follow, and no figure is given.
+    judged: bool = True
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from detlint.readers.python.facts import Mark
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.trial_checks import holds_checks
+from detlint.readers.python.unread_retries import RECORDS
 
 # What a test calls a method of its own class through.
 _RECEIVERS = frozenset({"self", "cls"})
@@ -98,6 +99,7 @@ class HelperRetries:
                     mark
                     for mark in helper.marks(helper.function.decorator_list)
                     if mark.kind == "retry-decorator"
+                    and (mark.retry is None or mark.retry.shape != RECORDS)
                 ]
             if found and not holds_checks(helper.index, helper.function):
                 found = []

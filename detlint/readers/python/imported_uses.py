@@ -48,3 +48,18 @@ def applied_imports(data: bytes) -> list[tuple[str, str, str, bool]]:
 
 def _text(name: bytes) -> str:
     return name.decode("ascii", "replace")
+
+
+def imported_from(data: bytes, local: str) -> str | None:
+    """What ``from module import name [as local]`` at the top of a file binds ``local``
+    to ("._flaky.flaky"), read without parsing: a package's ``__init__.py`` that
+    re-exports a name may be code this Python does not parse (Python 2)."""
+    wanted = local.encode()
+    if wanted not in data:
+        return None
+    for module, names in _FROM_IMPORT.findall(data):
+        for name, alias in _ALIAS.findall(names.strip(b"()")):
+            if (alias or name) == wanted:
+                joined = module + name if module.strip(b".") == b"" else module + b"." + name
+                return _text(joined)
+    return None

@@ -200,11 +200,15 @@ class MarkResolver:
             if qualified in RETRY_DECORATORS:
                 return make("retry-decorator", qualified)
             own = self._own_retry(qualified, target, arguments, call is None, use, scope, via)
-            if own is not None:
+            # A decorator read without a figure yields to the marks it applies, if any.
+            unread = bool(own) and all(
+                m.retry is not None and not m.retry.judged for m in own or ()
+            )
+            if own is not None and not unread:
                 return own or make(_kind_of(qualified), qualified)
             imported = self.external(qualified, self.index.path)
             if imported is None:
-                return []
+                return own or []
             if call is not None and any(_defaulted(mark, call) for mark in imported):
                 return make("retry-decorator", qualified)  # read with defaults the call sets
             label = f"{dotted(target)} ({qualified})"
@@ -214,7 +218,7 @@ class MarkResolver:
                 for mark in self._applied(
                     imported, call, arguments, use, scope, (*via, label), comment
                 )
-            ]
+            ] or (own or [])
         local = dotted(target)
         if local is None:
             return []

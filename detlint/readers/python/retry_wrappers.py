@@ -17,7 +17,7 @@ import ast
 import copy
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from detlint.base.span import Span
 from detlint.readers.python.definitions import Guarded
@@ -28,28 +28,21 @@ from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.retry_libraries import (
     ASSERTION,
     LIBRARY_DECORATORS,
-    exception_names,
     library_attempts,
     library_catching,
 )
+from detlint.readers.python.unread_retries import says_retry, unread_reading
+from detlint.readers.python.wrapper_results import Result
+from detlint.readers.python.wrapper_results import result as result_of
 from detlint.readers.python.wrapper_runs import Run
 from detlint.readers.python.wrapper_statements import ANY
+from detlint.readers.python.wrapper_thresholds import Passes, Read, passes_wanted
+from detlint.readers.python.wrapper_unittest import RUNNER_NAMES
 from detlint.readers.python.wrapper_values import (
-    TEST,
-    Break,
-    Closure,
-    Continue,
     ExceptionClass,
-    GiveUp,
     Library,
-    LibraryCalled,
     Number,
-    Partial,
-    Raised,
-    Returned,
     Scope,
-    Unknown,
-    Value,
 )
 
 MAX_RUNS = 32  # ways of deciding the unknown conditions read, at most
@@ -58,50 +51,62 @@ MAX_RUNS = 32  # ways of deciding the unknown conditions read, at most
 PASSES_AGAIN = "it calls a passing test"
 
 
-@dataclass(frozen=True)
-class _Result:
-    """How one run ended: the test called ``calls`` times, then failed or passed."""
-
-    kind: str  # "plain" (no retry on this path), "retry", "library", "unread"
-    calls: int = 0
-    escapes: bool = True
-    reason: str = ""
-    loop: bool = False  # unread at a retry loop's bound: a retry with an unknown limit
-    library: Library | None = None
-
-
 def read_retries(
     index: ModuleIndex, function: Function, arguments: Sequence[Argument], bare: bool
 ) -> tuple[Guarded, ...]:
     """What ``function`` does to the test it decorates (``@name`` when ``bare``, else
     ``@name(arguments)``): a reading per way it retries, with the guards it needs;
-    nothing when it calls the test once on every path, or cannot be read."""
-    if not _may_retry(index, function):
+    nothing when it calls the test once on every path. One it cannot read is nothing
+    too, unless its name or parameters say it retries (``unread_retries``): it is then
+    named, with what detlint could not follow."""
+    named = says_retry(function)
+    if not named and not _may_retry(index, function):
         return ()
-    readings = _readings(index, function, arguments, bare, ASSERTION)
+    runs = _explore(index, function, arguments, bare, ASSERTION)
+    readings = _readings(index, function, arguments, bare, ASSERTION, runs)
     if readings:
         return readings
-    return tuple(
+    readings = tuple(
         (replace(reading, assertions=False), guards)
-        for reading, guards in _readings(index, function, arguments, bare, ANY)
+        for reading, guards in _readings(
+            index, function, arguments, bare, ANY, _explore(index, function, arguments, bare, ANY)
+        )
     )
+    if readings or not named:
+        return readings
+    unread = unread_reading(index, function, arguments, runs)
+    return ((unread, ()),) if unread is not None else ()
 
 
 def _may_retry(index: ModuleIndex, function: Function, depth: int = 0) -> bool:
-    """A cheap look before the read: a retry needs a ``try`` or a retry library, here
-    or in a function of the module it calls (``def retry(times): return
-    repeat(times, 1)``)."""
+    """A cheap look before the read: a retry needs a ``try``, a retry library or
+    unittest's runner, here or in a function or class of the module it calls (``def
+    retry(times): return repeat(times, 1)``)."""
     for node in ast.walk(function):
         if isinstance(node, ast.Try):
             return True
         named = isinstance(node, ast.Name | ast.Attribute)
-        if named and index.imports.qualify(node) in LIBRARY_DECORATORS:
+        qualified = index.imports.qualify(node) if named else None
+        if qualified in LIBRARY_DECORATORS or qualified in RUNNER_NAMES:
             return True
         if depth < 2 and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            called = index.functions.get(node.func.id)
-            if called not in (None, function) and _may_retry(index, called, depth + 1):
-                return True
+            for called in _called(index, node.func.id):
+                if called is not function and _may_retry(index, called, depth + 1):
+                    return True
     return False
+
+
+def _called(index: ModuleIndex, name: str) -> list[Function]:
+    """The module's function ``name``, or the methods of its class ``name``."""
+    if name in index.functions:
+        return [index.functions[name]]
+    return [
+        statement
+        for klass in index.classes
+        if klass.name == name
+        for statement in klass.body
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
+    ]
 
 
 def _readings(
@@ -110,20 +115,14 @@ def _readings(
     arguments: Sequence[Argument],
     bare: bool,
     failure: str,
+    runs: list[tuple[Run, Result]],
 ) -> tuple[Guarded, ...]:
-    runs = _explore(index, function, arguments, bare, failure)
     definition = index.name_span(function)
     found: dict[RetryReading, list[frozenset[str]]] = {}
     for run, result in runs:
-        if result.kind in ("retry", "library") or (result.kind == "unread" and result.loop):
-            reading = _reading(run, result, definition, failure)
-            again = _passing_calls(index, function, arguments, bare, failure, run)
-            if result.kind != "library" and again > 1:
-                reading = replace(
-                    reading,
-                    attempts=None,
-                    origin=f"{PASSES_AGAIN} {again} times, so it is no plain retry",
-                )
+        read = Read(index, function, arguments, bare, failure, {m.key: m.value for m in run.met})
+        reading = _reading_of(read, run, result, definition)
+        if reading is not None:
             found.setdefault(reading, []).append(_guards(run))
     everywhere = len(found) == 1 and sum(map(len, found.values())) == len(runs)
     ordered = sorted(found.items(), key=lambda item: -(item[0].attempts or 0))
@@ -133,20 +132,61 @@ def _readings(
     )
 
 
+def _reading_of(read: Read, run: Run, result: Result, definition: Span) -> RetryReading | None:
+    """What one run says: a retry (with its count, or why there is none), a threshold
+    of passes, a repeat that wants every run to pass, or nothing (one call)."""
+    if result.kind == "plain" and result.escapes and result.calls == 1:
+        passes = passes_wanted(read, 1)
+        if passes.max_runs is None:
+            return None  # it calls the test once, or wants passes in a way not modelled
+        return _threshold(run, passes, definition, "every run must pass")
+    if result.kind not in ("retry", "library") and not (result.kind == "unread" and result.loop):
+        return None
+    reading = _reading(run, result, definition, read.failure)
+    if result.kind == "library":
+        return reading
+    passes = passes_wanted(read, result.calls if result.kind == "retry" else 0)
+    if passes.calls < 2:
+        return reading
+    if passes.max_runs is not None and result.escapes:
+        return replace(
+            _threshold(run, passes, definition, reading.shape),
+            catches=reading.catches,
+            assertions=reading.assertions,
+        )
+    return replace(
+        reading,
+        attempts=None,
+        origin=f"{PASSES_AGAIN} {passes.calls} times, so it is no plain retry",
+    )
+
+
+def _threshold(run: Run, passes: Passes, definition: Span, shape: str) -> RetryReading:
+    """A decorator read as flaky's ``max_runs`` and ``min_passes``."""
+    origins = " and ".join(sorted(run.origins | passes.origins))
+    return RetryReading(
+        definition,
+        passes.max_runs,
+        origins or "literal bounds in the decorator",
+        shape,
+        min_passes=passes.calls,
+    )
+
+
 def _explore(
     index: ModuleIndex,
     function: Function,
     arguments: Sequence[Argument],
     bare: bool,
     failure: str,
-) -> list[tuple[Run, _Result]]:
+) -> list[tuple[Run, Result]]:
     """One run per way of deciding the unknown conditions met (depth first)."""
     pending: list[dict[int, bool]] = [{}]
-    runs: list[tuple[Run, _Result]] = []
+    runs: list[tuple[Run, Result]] = []
     while pending and len(runs) < MAX_RUNS:
         decisions = pending.pop()
         run = Run(index, decisions, failure)
-        runs.append((run, _result(run, function, arguments, bare)))
+        runs.append((run, result_of(run, function, arguments, bare)))
         for place, met in enumerate(run.met):
             if met.key not in decisions:
                 branch = {earlier.key: earlier.value for earlier in run.met[:place]}
@@ -155,80 +195,13 @@ def _explore(
     return runs
 
 
-def _passing_calls(
-    index: ModuleIndex,
-    function: Function,
-    arguments: Sequence[Argument],
-    bare: bool,
-    failure: str,
-    failing: Run,
-) -> int:
-    """How often the decorator calls a test that passes, decided as ``failing`` was.
-
-    A retry calls a passing test once; a decorator that wants several passes
-    (``while passes < min_passes``) calls it again, and how often it then reports a
-    failure depends on the order of passes and failures, which the always-failing
-    read does not see: such a decorator gets no figure.
-    """
-    decisions = {met.key: met.value for met in failing.met}
-    run = Run(index, decisions, failure, passing=True)
-    _result(run, function, arguments, bare)
-    return run.calls
-
-
-def _result(run: Run, function: Function, arguments: Sequence[Argument], bare: bool) -> _Result:
-    top = Closure(function, run.module, top=True)
-    args, keywords = _call_values(arguments)
-    try:
-        if bare:
-            decorated = run.invoke(top, (TEST,), {})
-        else:
-            decorated = run.invoke(run.invoke(top, args, keywords), (TEST,), {})
-        if decorated is TEST:
-            return _Result("plain")
-        if isinstance(decorated, Library):
-            return _Result("library", library=decorated)
-        if not isinstance(decorated, Closure | Partial):
-            return _Result("unread", reason="it returns no function")
-        try:
-            run.invoke(decorated, (), {})
-        except Raised:
-            return _Result("retry" if run.calls > 1 else "plain", run.calls)
-        return _Result("retry" if run.calls > 1 else "plain", run.calls, escapes=False)
-    except LibraryCalled as called:
-        return _Result("library", library=called.library)
-    except GiveUp as given:
-        return _Result("unread", run.calls, reason=given.reason, loop=given.loop)
-    except (Raised, Returned, Break, Continue, RecursionError):
-        return _Result("unread", reason="it leaves early")
-
-
-def _call_values(arguments: Sequence[Argument]) -> tuple[tuple[Value, ...], dict[str, Value]]:
-    """The arguments at the call, as the read takes them."""
-    args = tuple(_value(a.value) for a in arguments if a.name is None)
-    keywords = {a.name: _value(a.value) for a in arguments if a.name is not None}
-    return args, keywords
-
-
-def _value(value: ArgValue) -> Value:
-    if isinstance(value, Dynamic):
-        names = exception_names(value)
-        if names and all(isinstance(v, str) for v in names):
-            classes = tuple(ExceptionClass(name.rsplit(".", 1)[-1]) for name in names)
-            return classes[0] if len(classes) == 1 and "(" not in value.source else classes
-        return Unknown(value.source)
-    if isinstance(value, tuple):
-        return tuple(_value(item) for item in value)  # type: ignore[arg-type]
-    return value
-
-
 def _guards(run: Run) -> frozenset[str]:
     return frozenset(
         quoted(met.text) if met.value else negated(met.text) for met in run.met if not met.filters
     )
 
 
-def _reading(run: Run, result: _Result, definition: Span, failure: str) -> RetryReading:
+def _reading(run: Run, result: Result, definition: Span, failure: str) -> RetryReading:
     filters = [met.text for met in run.met if met.filters]
     catches = ", ".join(f"`{text}`" for text in dict.fromkeys(filters or run.caught_by))
     if result.kind == "library" and result.library is not None:

@@ -3,7 +3,7 @@
 What is evaluated: constants, names (the running functions' scopes, then the
 module's functions, constants and imports, then Python's builtins), arithmetic and
 comparisons of known numbers, ``and``/``or``/``not``, conditional expressions,
-tuples, and calls (``calls`` on the run). Anything else is ``Unknown`` with its
+tuples, lambdas, and calls (``calls`` on the run). Anything else is ``Unknown`` with its
 code, and a condition that is unknown is decided by the run (``decide``).
 """
 
@@ -97,6 +97,7 @@ class Expressions:
         self.counting = False  # reading a loop bound or a condition: Numbers read count
         self.origins: set[str] = set()
         self._globals: set[str] = set()  # module names being evaluated (no cycles)
+        self._lambdas: dict[int, ast.FunctionDef] = {}
 
     # -- what a run adds ---------------------------------------------------
 
@@ -108,6 +109,14 @@ class Expressions:
 
     def step(self) -> None:
         raise NotImplementedError
+
+    def defined_class(self, name: str) -> Value | None:
+        """A class the module defines, by name (``Classes`` reads them)."""
+        return None
+
+    def member(self, base: Value, name: str, text: str) -> Value:
+        """An attribute of a value that is not an imported name (``text`` as written)."""
+        return Unknown(text)
 
     def deciding_retries(self) -> bool:
         """Whether a condition read now can decide how many times the test runs (its
@@ -166,6 +175,8 @@ class Expressions:
                 found = Unknown(name)
         elif name in index.imports.names:
             found = Qualified(index.imports.names[name])
+        elif (klass := self.defined_class(name)) is not None:
+            found = klass
         elif EXCEPTION_NAME.fullmatch(name) or name in _OTHER_EXCEPTIONS:
             found = ExceptionClass(name)
         elif name in _BUILTINS:
@@ -179,7 +190,7 @@ class Expressions:
             return Qualified(f"{base.name}.{expression.attr}")
         if EXCEPTION_NAME.fullmatch(expression.attr):
             return ExceptionClass(expression.attr)
-        return Unknown(self.text(expression))
+        return self.member(base, expression.attr, self.text(expression))
 
     def arithmetic(self, expression: ast.BinOp, scope: Scope) -> Value:
         left, right = self.value(expression.left, scope), self.value(expression.right, scope)
@@ -258,6 +269,21 @@ class Expressions:
             return base[key]
         return Unknown(self.text(expression))
 
+    def anonymous(self, expression: ast.Lambda, scope: Scope) -> Value:
+        """A lambda, as the function ``def <lambda>(...): return body`` (made once per
+        lambda, so that a recursion through it is seen)."""
+        function = self._lambdas.get(id(expression))
+        if function is None:
+            body = ast.copy_location(ast.Return(expression.body), expression.body)
+            function = ast.copy_location(
+                ast.FunctionDef(
+                    name="<lambda>", args=expression.args, body=[body], decorator_list=[]
+                ),
+                expression,
+            )
+            self._lambdas[id(expression)] = function
+        return Closure(function, scope)
+
     def assigned(self, expression: ast.NamedExpr, scope: Scope) -> Value:
         found = self.value(expression.value, scope)
         scope.assign(expression.target.id, found)
@@ -333,4 +359,5 @@ _EXPRESSIONS: dict[type[ast.expr], _Method] = {
     ast.Set: Expressions.sequence,  # type: ignore[dict-item]
     ast.Subscript: Expressions.subscript,  # type: ignore[dict-item]
     ast.NamedExpr: Expressions.assigned,  # type: ignore[dict-item]
+    ast.Lambda: Expressions.anonymous,  # type: ignore[dict-item]
 }

@@ -32,23 +32,30 @@ from detlint.readers.python.retry_libraries import (
     LIBRARY_DECORATORS,
     catches_assertion,
 )
+from detlint.readers.python.wrapper_classes import carries_test, holds_test
 from detlint.readers.python.wrapper_expressions import is_callable, plain
-from detlint.readers.python.wrapper_statements import Statements
+from detlint.readers.python.wrapper_unittest import RUNNER_NAMES, UnitTests
 from detlint.readers.python.wrapper_values import (
     IDENTITY,
     TEST,
+    TEST_ARGUMENTS,
+    Case,
     Caught,
+    ClassValue,
     Closure,
     ExceptionClass,
     GiveUp,
+    Instance,
     Library,
     LibraryCalled,
+    Member,
     Number,
     Partial,
     Qualified,
     Raised,
     Returned,
     Scope,
+    Suite,
     Unknown,
     Value,
 )
@@ -65,8 +72,25 @@ _KINDS: dict[str, Callable[[Value], Value]] = {
     "inspect.isfunction": lambda value: True if value is TEST else Unknown("isfunction"),
     "builtins.callable": lambda value: True if is_callable(value) else Unknown("callable"),
 }
+# Modules whose functions look at a function given them and do not run it.
+_LOOKS_AT = ("builtins.", "inspect.", "functools.", "typing.", "asyncio.iscoroutinefunction")
 # Calls after which detlint cannot tell what happens to the test.
 _OPAQUE = frozenset({"os.fork", "os._exit", "pytest.skip", "pytest.xfail", "pytest.exit"})
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """Whether each call of the stand-in test passes: ``first`` in order, then ``then``."""
+
+    first: tuple[bool, ...] = ()
+    then: bool = False
+
+    def passes(self, call: int) -> bool:
+        return self.first[call] if call < len(self.first) else self.then
+
+
+FAILING = Outcomes()
+PASSING = Outcomes(then=True)
 
 
 @dataclass(frozen=True)
@@ -79,21 +103,27 @@ class Met:
     filters: bool  # it reads the caught exception: it decides what is retried
 
 
-class Run(Statements):
+class Run(UnitTests):
     """One read of a decorator, with each unknown condition decided as ``decisions`` say
-    (True for one not among them)."""
+    (True for one not among them), and the stand-in test's calls passing as ``outcomes``
+    say."""
 
     def __init__(
-        self, index: ModuleIndex, decisions: dict[int, bool], failure: str, passing: bool = False
+        self,
+        index: ModuleIndex,
+        decisions: dict[int, bool],
+        failure: str,
+        outcomes: Outcomes = FAILING,
     ) -> None:
         super().__init__(index, failure)
-        self.passing = passing  # the stand-in test passes instead of failing
+        self.outcomes = outcomes
         self.decisions = decisions
         self.met: list[Met] = []
         self.calls = 0
         self.steps = 0
         self.active: list[Function] = []
         self.shapes: list[str] = []  # how each call of the test after the first was reached
+        self.handed: list[str] = []  # calls not followed that were given the test
 
     # -- decisions and limits ----------------------------------------------
 
@@ -131,7 +161,15 @@ class Run(Statements):
             if len(args) == 1 and not keywords and is_callable(args[0]):
                 return Library(function.name, None, scope, args[0])  # `tenacity.retry(f)`
             return Library(function.name, expression, scope)
-        return self.invoke(function, tuple(args), keywords, expression)
+        found = self.invoke(function, tuple(args), keywords, expression)
+        looks = isinstance(function, Qualified) and function.name.startswith(_LOOKS_AT)
+        if (
+            isinstance(found, Unknown)
+            and not looks
+            and any(map(holds_test, (*args, *keywords.values())))
+        ):
+            self.handed.append(self.text(expression))  # the test given to code not followed
+        return found
 
     def invoke(
         self,
@@ -149,6 +187,12 @@ class Run(Statements):
         if isinstance(function, Partial):
             merged = {**function.keywords, **keywords}
             return self.invoke(function.target, function.args + args, merged, expression)
+        if isinstance(function, ClassValue):
+            return self.instantiate(function, args, keywords)
+        if isinstance(function, Member):
+            return self.call_member(function, args)
+        if isinstance(function, Suite | Case | Instance):
+            return self.call_object(function, args, keywords)
         if isinstance(function, Library):
             if function.wrapped is None and args:
                 return Library(function.name, function.call, function.scope, args[0])
@@ -168,7 +212,7 @@ class Run(Statements):
         self.calls += 1
         if self.calls > MAX_CALLS:
             raise GiveUp(f"it calls the test more than {MAX_CALLS} times", loop=True)
-        if self.passing:
+        if self.outcomes.passes(self.calls - 1):
             return Unknown("the test's result")
         if self.calls > 1:
             recursion = len(self.active) != len(set(map(id, self.active)))
@@ -193,7 +237,17 @@ class Run(Statements):
             return True
         if any(isinstance(node, Function) for node in closure.function.body):
             return True
-        return any(is_callable(value) for value in (*args, *keywords.values()))
+        return any(carries_test(value) for value in (*args, *keywords.values()))
+
+    def call_object(
+        self, target: Suite | Case | Instance, args: tuple[Value, ...], keywords: dict[str, Value]
+    ) -> Value:
+        """A suite, a case or an object called: a test case runs, ``__call__`` is followed."""
+        if isinstance(target, Instance):
+            method = self.member(target, "__call__", "__call__")
+            if not isinstance(method, Unknown):
+                return self.invoke(method, args, keywords)
+        return self.call_member(Member(target, "__call__"), args)
 
     def imported(self, name: str, args: tuple[Value, ...], keywords: dict[str, Value]) -> Value:
         if name in _KINDS:
@@ -202,6 +256,10 @@ class Run(Statements):
             raise Raised(name)
         if name in _OPAQUE:
             raise GiveUp(f"`{name}()`")
+        if name in RUNNER_NAMES:
+            return self.construct(name, args, keywords)
+        if name in ("builtins.setattr", "builtins.getattr") and len(args) >= 2:
+            return self.attribute_call(name, args)
         if name in ("functools.wraps", "functools.update_wrapper"):
             return IDENTITY if name.endswith("wraps") else (args[0] if args else IDENTITY)
         if name == "functools.partial" and args:
@@ -276,6 +334,8 @@ class Run(Statements):
             origin = f"{name}={{}} at the call"
             if place < len(positional) and place < len(args):
                 value = args[place]
+            elif args and args[-1] is TEST_ARGUMENTS and place < len(positional):
+                value = Unknown(name)
             elif name in keywords:
                 value = keywords[name]
             elif default is not None:
@@ -284,7 +344,10 @@ class Run(Statements):
                 value = Number(value, frozenset({origin.format(value)}))
             scope.names[name] = value
         if parameters.vararg is not None:
-            scope.names[parameters.vararg.arg] = tuple(args[len(positional) :])
+            rest: Value = tuple(args[len(positional) :])
+            if args and args[-1] is TEST_ARGUMENTS:
+                rest = TEST_ARGUMENTS
+            scope.names[parameters.vararg.arg] = rest
         if parameters.kwarg is not None:
             scope.names[parameters.kwarg.arg] = Unknown(parameters.kwarg.arg)
 

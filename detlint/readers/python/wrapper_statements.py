@@ -4,7 +4,8 @@
 ``range`` of known bounds, a literal list); ``while`` runs while its condition is
 known to hold; ``try`` catches what its clauses name (an AssertionError is caught by
 ``AssertionError``, ``Exception`` and ``BaseException``, and not by other exception
-classes); ``raise``, ``return``, ``break`` and ``continue`` leave as Python's do. A
+classes); ``raise``, ``return``, ``break`` and ``continue`` leave as Python's do; ``class``
+defines a class and ``x.name = ...`` sets an attribute (``wrapper_classes``). A
 loop whose bound or condition is code detlint does not evaluate ends the read, and so
 does any statement not listed here.
 """
@@ -52,6 +53,12 @@ class Statements(Expressions):
     def define(self, function: Function, scope: Scope) -> Value:
         raise NotImplementedError
 
+    def define_class(self, node: ast.ClassDef, scope: Scope) -> Value:
+        raise NotImplementedError
+
+    def set_attribute(self, base: Value, name: str, value: Value) -> None:
+        raise NotImplementedError
+
     def deciding_retries(self) -> bool:
         """Conditions in a loop or an except clause decide whether the test runs again;
         one the decorator reads before (a check of its delay) does not."""
@@ -86,6 +93,8 @@ class Statements(Expressions):
             scope.shared.update(statement.names)
         elif isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             scope.names[statement.name] = self.define(statement, scope)
+        elif isinstance(statement, ast.ClassDef):
+            scope.names[statement.name] = self.define_class(statement, scope)
         elif isinstance(statement, ast.With | ast.AsyncWith):
             for item in statement.items:
                 self.value(item.context_expr, scope)
@@ -125,6 +134,8 @@ class Statements(Expressions):
     def bind_target(self, target: ast.expr, value: Value, scope: Scope) -> None:
         if isinstance(target, ast.Name):
             scope.assign(target.id, value)
+        elif isinstance(target, ast.Attribute):
+            self.set_attribute(self.value(target.value, scope), target.attr, value)
         elif isinstance(target, ast.Tuple | ast.List):
             items = value if isinstance(value, tuple) else ()
             for place, element in enumerate(target.elts):

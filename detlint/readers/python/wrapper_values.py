@@ -141,6 +141,72 @@ class Identity:
 
 IDENTITY = Identity()
 
+# What the runner calls the wrapper with: the test's arguments, not known (``self`` for
+# a method, fixtures for a function). Given last, it leaves the parameters it reaches,
+# and ``*args``, unknown.
+TEST_ARGUMENTS = Unknown("the test's arguments")
+
+
+@dataclass(eq=False)
+class ClassValue:
+    """A class the decorator's module or code defines; ``bases`` as evaluated
+    (``Qualified("unittest.TestCase")``, another ``ClassValue``)."""
+
+    node: ast.ClassDef
+    scope: Scope
+    bases: tuple[Value, ...]
+    names: dict[str, Value] = field(default_factory=dict)  # its simple assignments
+
+
+@dataclass(eq=False)
+class Instance:
+    """An object of a ``ClassValue``, with the attributes set on it; ``method`` is the
+    test method a ``unittest.TestCase`` was made for (``runTest`` by default)."""
+
+    klass: ClassValue
+    attributes: dict[str, Value] = field(default_factory=dict)
+    method: str = "runTest"
+
+
+@dataclass(eq=False)
+class Suite:
+    """``unittest.TestSuite()``: the cases it runs, in order."""
+
+    cases: list[Value] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Case:
+    """``unittest.FunctionTestCase(test, setUp=..., tearDown=...)``."""
+
+    test: Value
+    set_up: Value = None
+    tear_down: Value = None
+
+
+@dataclass(eq=False)
+class Outcome:
+    """``unittest.TestResult()``: what the cases run with it did."""
+
+    runs: int = 0
+    failures: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Runner:
+    """``unittest.TextTestRunner(...)``: ``run(suite)`` runs it with a fresh result."""
+
+
+@dataclass(eq=False)
+class Member:
+    """A method of a unittest object, not yet called: ``suite.addTest``."""
+
+    owner: Suite | Case | Outcome | Runner | Instance
+    name: str
+
+
 Value = Union[  # noqa: UP007 (a runtime alias: `|` of a string annotation does not evaluate)
     int,
     float,
@@ -158,6 +224,13 @@ Value = Union[  # noqa: UP007 (a runtime alias: `|` of a string annotation does 
     Library,
     Partial,
     Identity,
+    ClassValue,
+    Instance,
+    Suite,
+    Case,
+    Outcome,
+    Runner,
+    Member,
 ]
 
 

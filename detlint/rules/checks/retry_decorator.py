@@ -14,6 +14,7 @@ from detlint.compose.retry_counts import retry_decorator_attempts
 from detlint.readers.python.helper_retries import helper_step
 from detlint.readers.python.options import HOOK_TEST
 from detlint.readers.python.retry_wrappers import PASSES_AGAIN
+from detlint.readers.reasons import tracking_reference
 from detlint.rules.context import (
     RuleContext,
     alternatives,
@@ -50,6 +51,10 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
             continue
         attempts, origin = retry_decorator_attempts(mark)
         named = _named(mark)
+        reading = mark.retry
+        if reading is not None and not reading.judged:
+            yield _unread(span, mark, named, gates, context)
+            continue
         if any(gate.test.name == HOOK_TEST for gate in gates) and _unlisted(mark):
             yield _not_judged(span, mark, named, attempts, origin)
             continue
@@ -57,7 +62,10 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
         if attempts is None:
             yield _without_limit(span, mark, origin, gates, context)
             continue
-        counted = f"{attempts} attempts" + (f" from {origin}" if origin else "")
+        passes = reading.min_passes if reading is not None else 1
+        if passes >= attempts > 1:
+            continue  # every run must pass: a repeat, which hides nothing
+        counted = _counted(attempts, passes, origin)
         swallowing = [gate for gate in gates if gate.policy.gate.kind == _SWALLOWED]
         masking = swallowing or [
             gate
@@ -93,6 +101,18 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
 
 
 _SWALLOWED = "failure swallowed by a decorator"
+
+
+def _counted(attempts: int, passes: int, origin: str) -> str:
+    """The count: "3 attempts from max_runs=3 at the call", or for a threshold of passes
+    the flaky package's rule it follows."""
+    where = f" from {origin}" if origin else ""
+    if passes == 1:
+        return f"{attempts} attempts{where}"
+    return (
+        f"up to {attempts} runs, passing once {passes} have passed, as flaky's "
+        f"max_runs={attempts}, min_passes={passes}{',' if where else ''}{where}"
+    )
 
 
 def _without_limit(
@@ -160,6 +180,37 @@ def _not_judged(span: Span, mark: Mark, named: str, attempts: int | None, origin
     return finding("DET103", span, message, help_text)
 
 
+def _unread(
+    span: Span, mark: Mark, named: str, gates: list[TestGate], context: RuleContext
+) -> Finding:
+    """A decorator whose name or parameters say it retries, which detlint could not
+    read: named, with what it could not follow, and no figure."""
+    reason = mark.retry.origin if mark.retry is not None else ""
+    details = [*_tracked(mark, context.tracking_pattern), *_through(mark, figure=False)]
+    shown = f" ({'; '.join(details)}{covers(gates)})" if details else _covered(gates)
+    message = f"retry decorator {named} not judged: {reason}, so no figure{shown}"
+    help_text = f"{HELP} or keep the retry where detlint can read its count"
+    return finding("DET103", span, message, help_text)
+
+
+def _covered(gates: list[TestGate]) -> str:
+    """ " (covers 3 tests)", or nothing for one test."""
+    text = covers(gates)
+    return f" ({text.removeprefix('; ')})" if text else ""
+
+
+def _tracked(mark: Mark, pattern: str) -> list[str]:
+    """The tracking keys the decorator's arguments give ("tracked as FLOC-3346")."""
+    keys: list[str] = []
+    for argument in mark.arguments:
+        values = argument.value if isinstance(argument.value, tuple) else (argument.value,)
+        for value in values:
+            key = tracking_reference(value, pattern) if isinstance(value, str) else None
+            if key is not None and key not in keys:
+                keys.append(key)
+    return [f"tracked as {', '.join(keys)}"] if keys else []
+
+
 def _named_by(mark: Mark) -> list[str]:
     """How a test was picked by name: "`FLAKY` (tests/conftest.py:4) names it"."""
     return [step for step in mark.via if step.endswith(" names it") or step.startswith("hook ")]
@@ -172,6 +223,8 @@ def _named(mark: Mark) -> str:
         return mark.name
     definition = mark.retry.definition
     shape = mark.retry.shape
+    if not shape or not mark.retry.judged:
+        return f"{mark.name} ({definition.path}:{definition.line})"
     how = f"through {shape}" if "." in shape else shape
     return f"{mark.name} ({definition.path}:{definition.line}, {how})"
 
