@@ -14,7 +14,7 @@ from pathlib import Path
 
 from detlint.base.source import read_bytes
 from detlint.base.span import Problem
-from detlint.readers.python.imported_uses import applied_imports
+from detlint.readers.python.imported_uses import applied_imports, imported_from
 from detlint.readers.python.prefilter import Prefilter
 
 
@@ -52,6 +52,13 @@ class ImportedModules:
                 if self.exists(path):
                     return path
         return None
+
+    def reexported(self, path: Path, name: str) -> str | None:
+        """What a module imports as ``name`` (``from ._flaky import flaky`` in a package's
+        ``__init__.py``), read from its bytes: for one this Python cannot parse (its
+        syntax is Python 2's), whose re-exports are followed all the same."""
+        data = read_bytes(path, "")
+        return None if isinstance(data, Problem) else imported_from(data, name)
 
     def knob_imports(self, path: Path, data: bytes) -> frozenset[str]:
         """The names a file imports from repository modules whose bytes hold a knob and

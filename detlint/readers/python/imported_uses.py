@@ -51,9 +51,8 @@ def _text(name: bytes) -> str:
 
 
 def imported_from(data: bytes, local: str) -> str | None:
-    """What ``from module import name [as local]`` at the top of a file binds ``local``
-    to ("._flaky.flaky"), read without parsing: a package's ``__init__.py`` that
-    re-exports a name may be code this Python does not parse (Python 2)."""
+    """What ``from module import name [as local]`` in a file's bytes binds ``local`` to
+    ("._flaky.flaky"), read without parsing."""
     wanted = local.encode()
     if wanted not in data:
         return None

@@ -270,18 +270,18 @@ class PythonRepository:
         """The module that defines a decorator an importer names, when its bytes hold a
         knob (a retry decorator of the repository's own is read there). A package that
         re-exports it (``from torchrl.testing import retry``, whose ``__init__.py`` says
-        ``from .utils import retry``) is followed to the module that defines it."""
+        ``from .utils import retry``, parsed or not) is followed to where it is defined."""
         for _ in range(3):  # a package may re-export from another package
             found = self._defining(qualified, importer_display)
             if found is None or len(found[1]) != 1:
                 return None
             path, (name,) = found
             exports = self.exports(path) or self._importing(path, name)
-            if exports is None or name in exports.scanner.index.functions:
-                return None if exports is None else (exports, name)
-            base = exports.imported(name)
-            if base is None:
+            if exports is not None and name in exports.scanner.index.functions:
                 return exports, name
+            base = exports.imported(name) if exports else self.modules.reexported(path, name)
+            if base is None:
+                return None if exports is None else (exports, name)
             qualified, importer_display = base, display_path(path, self.cwd)
         return None
 

@@ -190,7 +190,10 @@ class Expressions:
             return Qualified(f"{base.name}.{expression.attr}")
         if EXCEPTION_NAME.fullmatch(expression.attr):
             return ExceptionClass(expression.attr)
-        return self.member(base, expression.attr, self.text(expression))
+        found = self.member(base, expression.attr, self.text(expression))
+        if self.counting and isinstance(found, Number):
+            self.origins |= found.origins  # `range(self.times)`: the count kept on an object
+        return found
 
     def arithmetic(self, expression: ast.BinOp, scope: Scope) -> Value:
         left, right = self.value(expression.left, scope), self.value(expression.right, scope)

@@ -23,6 +23,7 @@ from detlint.readers.python.wrapper_values import (
     Continue,
     ExceptionClass,
     GiveUp,
+    Instance,
     Library,
     LibraryCalled,
     Partial,
@@ -60,7 +61,7 @@ def result(run: Run, function: Function, arguments: Sequence[Argument], bare: bo
             return Result("itself")
         if isinstance(decorated, Library):
             return Result("library", library=decorated)
-        if not isinstance(decorated, Closure | Partial):
+        if not isinstance(decorated, Closure | Partial | Instance):
             return Result("unread", reason="it returns no function")
         try:
             run.invoke(decorated, (TEST_ARGUMENTS,), {})
