@@ -58,6 +58,7 @@ TESTTOOLS_INIT = """\
 
 OTHERS = """\
     import functools
+    import inspect
     from concurrent.futures import ThreadPoolExecutor
 
     HANDLERS = []
@@ -105,11 +106,34 @@ OTHERS = """\
     def no_retry(func):
         func._no_retry = True
         return func
+
+
+    def is_flaky(max_attempts=5, description=None):
+        def decorator(obj):
+            if inspect.isclass(obj):
+                for attr_name, attr_value in list(obj.__dict__.items()):
+                    if callable(attr_value) and attr_name.startswith("test"):
+                        setattr(obj, attr_name, decorator(attr_value))
+                return obj
+
+            @functools.wraps(obj)
+            def wrapper(*args, **kwargs):
+                retry_count = 1
+                while retry_count < max_attempts:
+                    try:
+                        return obj(*args, **kwargs)
+                    except Exception:
+                        retry_count += 1
+                return obj(*args, **kwargs)
+
+            return wrapper
+
+        return decorator
     """
 
 TESTS = """\
     from ..testtools import flaky
-    from ..others import log_attempts, no_retry, retry_generator, retry_in_threads
+    from ..others import is_flaky, log_attempts, no_retry, retry_generator, retry_in_threads
     from ..product import fetch
 
 
@@ -136,6 +160,14 @@ TESTS = """\
 
         @no_retry
         def test_not_retried(self):
+            assert fetch()
+
+        @is_flaky
+        def test_flaky_bare(self):
+            assert fetch()
+
+        @is_flaky()
+        def test_flaky_called(self):
             assert fetch()
     """
 
@@ -187,20 +219,32 @@ def test_a_decorator_that_only_records_counts_on_the_test_is_not_judged(tmp_path
 def test_a_decorator_whose_code_goes_where_the_read_does_not_is_not_judged(tmp_path):
     found = _by_line(tmp_path)
     assert found[15]["message"] == (
-        "retry decorator retry_in_threads (pkg/others.py:7) not judged: it hands the test "
+        "retry decorator retry_in_threads (pkg/others.py:8) not judged: it hands the test "
         "to `executor.submit(func, *args, **kwargs)`, which detlint does not follow, so no "
         "figure"
     )
     assert found[19]["message"] == (
-        "retry decorator retry_generator (pkg/others.py:23) not judged: it calls the test "
+        "retry decorator retry_generator (pkg/others.py:24) not judged: it calls the test "
         "in a loop detlint cannot follow (a generator), so no figure"
     )
+
+
+def test_a_factory_applied_without_a_call_is_named_with_what_it_takes(tmp_path):
+    """diffusers' `@is_flaky` written bare: the test becomes `max_attempts`, and what the
+    runner then calls recurses where the read stops. Called, it is 5 attempts."""
+    found = _by_line(tmp_path)
+    assert found[31]["message"] == (
+        "retry decorator is_flaky (pkg/others.py:52) not judged: applied without a call, it "
+        "takes the test as `max_attempts`; detlint cannot follow its code from there (it "
+        "calls itself too deep to follow), so no figure"
+    )
+    assert "(5 attempts from the default max_attempts=5;" in found[35]["message"]
 
 
 def test_decorators_that_call_the_test_once_or_say_no_retry_are_silent(tmp_path):
     """`log_attempts` has a loop but calls the test once; `no_retry` records an attribute
     but says it is no retry; `fetch`'s decorator is on product code."""
-    assert set(_by_line(tmp_path)) == {7, 11, 15, 19}
+    assert set(_by_line(tmp_path)) == {7, 11, 15, 19, 31, 35}
 
 
 def test_the_audit_lists_the_knob_without_a_figure(tmp_path):

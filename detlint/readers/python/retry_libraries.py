@@ -35,6 +35,8 @@ LIBRARY_DECORATORS = frozenset(
 ASSERTION = "AssertionError"
 ASSERTION_CATCHERS = frozenset({ASSERTION, "Exception", "BaseException"})
 EXCEPTION_NAME = re.compile(r"(?:\w+\.)*\w*(?:Error|Exception|Exit|Interrupt|Warning|Failure)")
+# Exception classes no AssertionError is: unittest's and pytest's skips, iteration's end.
+OTHER_EXCEPTIONS = frozenset({"SkipTest", "Skipped", "StopIteration", "StopAsyncIteration"})
 _NAME = re.compile(r"[A-Za-z_][\w.]*")
 _STOP_AFTER = re.compile(r"stop_after_attempt\(\s*(\d+)\s*\)")
 
@@ -65,7 +67,7 @@ def catches_assertion(names: Iterable[str], subclasses: bool = True) -> bool | N
     listed = [name.rsplit(".", 1)[-1] for name in names]
     if (ASSERTION_CATCHERS if subclasses else {ASSERTION}).intersection(listed):
         return True
-    if all(EXCEPTION_NAME.fullmatch(name) for name in listed):
+    if all(EXCEPTION_NAME.fullmatch(name) or name in OTHER_EXCEPTIONS for name in listed):
         return False
     return None
 

@@ -8,7 +8,10 @@ the ``except`` clauses take, and under which conditions it retries at all (``if 
 IS_CI: return f`` in the decorator retries only where ``IS_CI`` holds). A decorator
 that calls the test once on every path is no retry and gives nothing; one that retries
 only exceptions an assertion is not (``except ConnectionError``) is read with
-``assertions=False``, so that the link step can say it hides no violation.
+``assertions=False``, so that the link step can say it hides no violation. One that
+calls a passing test again wants several passes: read as flaky's threshold where it
+behaves as one (``wrapper_thresholds``), a repeat when every run must pass, else
+without a figure.
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ def read_retries(
     )
     if readings or not named:
         return readings
-    unread = unread_reading(index, function, arguments, runs)
+    unread = unread_reading(index, function, arguments, bare, runs)
     return ((unread, ()),) if unread is not None else ()
 
 
@@ -154,10 +157,12 @@ def _reading_of(read: Read, run: Run, result: Result, definition: Span) -> Retry
             catches=reading.catches,
             assertions=reading.assertions,
         )
+    often = f"{passes.calls} times"
+    if passes.bound:
+        said = passes.bound if passes.bound.startswith("`") else "code detlint does not follow"
+        often = f"again, as often as {said} says"
     return replace(
-        reading,
-        attempts=None,
-        origin=f"{PASSES_AGAIN} {passes.calls} times, so it is no plain retry",
+        reading, attempts=None, origin=f"{PASSES_AGAIN} {often}, so it is no plain retry"
     )
 
 
@@ -167,7 +172,7 @@ def _threshold(run: Run, passes: Passes, definition: Span, shape: str) -> RetryR
     return RetryReading(
         definition,
         passes.max_runs,
-        origins or "literal bounds in the decorator",
+        origins or "a literal bound in the decorator",
         shape,
         min_passes=passes.calls,
     )

@@ -87,6 +87,7 @@ def unread_reading(
     index: ModuleIndex,
     function: Function,
     arguments: Sequence[Argument],
+    bare: bool,
     runs: Sequence[tuple[Run, Result]],
 ) -> RetryReading | None:
     """A reading without a figure for a decorator that says it retries and that the read
@@ -109,8 +110,25 @@ def unread_reading(
     for _, result in runs:
         if result.kind == "unread" and calls_in_loop(index, function):
             origin = f"it calls the test in a loop detlint cannot follow ({result.reason})"
+            taken = _taken(function) if bare else None
+            if taken is not None:
+                origin = (
+                    f"applied without a call, it takes the test as `{taken}`; detlint cannot "
+                    f"follow its code from there ({result.reason})"
+                )
             return RetryReading(definition, None, origin, "", judged=False)
     return None
+
+
+def _taken(function: Function) -> str | None:
+    """The parameter a decorator factory applied bare (``@is_flaky``, not
+    ``@is_flaky()``) takes the test as, when that one defaults to a number: the factory
+    was meant to be called (one defaulting to None may be meant for the function)."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if not positional or len(function.args.defaults) != len(positional):
+        return None
+    default = literal(function.args.defaults[0])
+    return positional[0].arg if isinstance(default, int | float) else None
 
 
 def calls_in_loop(index: ModuleIndex, function: Function, depth: int = 0) -> bool:

@@ -317,8 +317,27 @@ class Expressions:
         return self.decide(expression, scope)
 
     def exception_names(self, expression: ast.expr, scope: Scope) -> list[str] | None:
-        """The exception classes an ``except`` clause names, or None when they are code."""
-        return _names(self.value(expression, scope))
+        """The exception classes an ``except`` clause names, or None when they are code.
+        A module name defined in several branches (``if HAS_PYTEST: SKIPS = (...) else:
+        SKIPS = (...)``) names the classes of them all, when each is known."""
+        found = _names(self.value(expression, scope))
+        if found is not None or not isinstance(expression, ast.Name):
+            return found
+        branches = self.index.alternatives.get(expression.id)
+        bound = scope.lookup(expression.id)  # a module name's reading is kept at module scope
+        if not branches or not (
+            isinstance(bound, Missing) or self.module.names.get(expression.id) is bound
+        ):
+            return None
+        every: list[str] = []
+        for value, _ in branches:
+            names = (
+                None if not isinstance(value, ast.expr) else _names(self.value(value, self.module))
+            )
+            if names is None:
+                return None
+            every += names
+        return every
 
     def reads_caught(self, expression: ast.expr, scope: Scope) -> bool:
         """Whether code reads a caught exception (``is_retryable(e)``): it then decides

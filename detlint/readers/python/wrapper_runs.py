@@ -9,10 +9,13 @@ calls what it returns once, and counts the calls of the stand-in until the failu
 leaves the wrapper (the test fails) or the wrapper returns (the failure was
 swallowed). Only a small part of Python is followed (``wrapper_expressions``):
 integers, names, comparisons, ``if``, ``for`` over ``range``, ``while``, ``try``,
-``raise``, ``return``, nested functions, recursion and ``functools.partial``. A call
-whose result is not known (``time.sleep``, a log line) is taken to do nothing; other
-constructs end the read, which then says nothing. Nothing of the scanned code is
-imported or executed.
+``raise``, ``return``, nested functions, lambdas, recursion, ``functools.partial``,
+classes and their objects (``wrapper_classes``) and unittest's runner
+(``wrapper_unittest``). A call whose result is not known (``time.sleep``, a log line)
+is taken to do nothing, and one given the test is noted (``handed``: code not followed
+may run it); other constructs end the read. Nothing of the scanned code is imported or
+executed. A run can also have the stand-in pass, always or as a sequence says
+(``Outcomes``), to see what the decorator does to a test that passes.
 
 A condition on code detlint does not evaluate (``os.environ.get("CI")``) is decided
 one way by a run and kept so for the rest of it, since an environment does not change
@@ -72,8 +75,16 @@ _KINDS: dict[str, Callable[[Value], Value]] = {
     "inspect.isfunction": lambda value: True if value is TEST else Unknown("isfunction"),
     "builtins.callable": lambda value: True if is_callable(value) else Unknown("callable"),
 }
-# Modules whose functions look at a function given them and do not run it.
-_LOOKS_AT = ("builtins.", "inspect.", "functools.", "typing.", "asyncio.iscoroutinefunction")
+# Functions that look at a function given them and do not run it, and pytest's marks
+# (``pytest.mark.parametrize(...)(f)``: a mark that is a knob is read as a mark).
+_LOOKS_AT = (
+    "builtins.",
+    "inspect.",
+    "functools.",
+    "typing.",
+    "asyncio.iscoroutinefunction",
+    "pytest.mark.",
+)
 # Calls after which detlint cannot tell what happens to the test.
 _OPAQUE = frozenset({"os.fork", "os._exit", "pytest.skip", "pytest.xfail", "pytest.exit"})
 
@@ -162,7 +173,9 @@ class Run(UnitTests):
                 return Library(function.name, None, scope, args[0])  # `tenacity.retry(f)`
             return Library(function.name, expression, scope)
         found = self.invoke(function, tuple(args), keywords, expression)
-        looks = isinstance(function, Qualified) and function.name.startswith(_LOOKS_AT)
+        called = function.name if isinstance(function, Qualified) else ""
+        called = function.text if isinstance(function, Unknown) else called
+        looks = called.startswith(_LOOKS_AT)
         if (
             isinstance(found, Unknown)
             and not looks
@@ -208,18 +221,23 @@ class Run(UnitTests):
         return Unknown(self.text(expression) if expression is not None else "a call")
 
     def fail(self) -> Value:
-        """A call of the test: it fails (or, in a passing run, returns)."""
+        """A call of the test: it fails, or returns where ``outcomes`` says it passes. A
+        second call in a loop whose bound is code not evaluated ends the read: how often
+        the test runs is then that code's to say."""
         self.calls += 1
         if self.calls > MAX_CALLS:
             raise GiveUp(f"it calls the test more than {MAX_CALLS} times", loop=True)
-        if self.outcomes.passes(self.calls - 1):
-            return Unknown("the test's result")
+        passes = self.outcomes.passes(self.calls - 1)
         if self.calls > 1:
-            recursion = len(self.active) != len(set(map(id, self.active)))
-            self.shapes.append(self.loops[-1] if self.loops else "recursion" if recursion else "")
+            if not passes:
+                recursion = len(self.active) != len(set(map(id, self.active)))
+                shape = self.loops[-1] if self.loops else "recursion" if recursion else ""
+                self.shapes.append(shape)
             unknown = [bound for bound in self.bounds if bound]
             if unknown:
                 raise GiveUp(unknown[-1], loop=True)  # a retry whose limit is that code
+        if passes:
+            return Unknown("the test's result")
         raise Raised(self.failure)
 
     def follows(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from detlint.readers.python.facts import Argument
 from detlint.readers.python.module_index import Function, ModuleIndex
-from detlint.readers.python.wrapper_results import result
+from detlint.readers.python.wrapper_results import Result, result
 from detlint.readers.python.wrapper_runs import PASSING, Outcomes, Run
 
 MAX_CHECKED_RUNS = 100  # a threshold with more runs is not checked (and gets no figure)
@@ -34,9 +34,10 @@ _EVERY_SEQUENCE = 6  # runs up to which every sequence of passes and failures is
 class Passes:
     """What a decorator does to a passing test, decided as a failing run was."""
 
-    calls: int  # calls of an always-passing test
+    calls: int  # calls of an always-passing test (until the read stopped)
     max_runs: int | None  # flaky's max_runs it behaves as, with min_passes = calls
     origins: frozenset[str]  # where the numbers read while passing came from
+    bound: str = ""  # the code that says how often, where the read stopped at it
 
 
 def flaky_ends(max_runs: int, min_passes: int, outcomes: Outcomes) -> tuple[int, bool]:
@@ -79,28 +80,31 @@ class Read:
     failure: str
     decisions: dict[int, bool]
 
-    def ends(self, outcomes: Outcomes) -> tuple[Run, tuple[int, bool] | None]:
-        """The run on ``outcomes``, and its calls and whether it reports a failure (None
-        when it ends otherwise: unread, or through a retry library)."""
+    def run(self, outcomes: Outcomes) -> tuple[Run, Result]:
         run = Run(self.index, dict(self.decisions), self.failure, outcomes)
-        found = result(run, self.function, self.arguments, self.bare)
-        if found.kind not in ("plain", "retry"):
-            return run, None
-        return run, (found.calls, found.escapes)
+        return run, result(run, self.function, self.arguments, self.bare)
+
+    def ends(self, outcomes: Outcomes) -> tuple[int, bool] | None:
+        """The calls of the run on ``outcomes`` and whether it reports a failure (None
+        when it ends otherwise: unread, or through a retry library)."""
+        found = self.run(outcomes)[1]
+        return (found.calls, found.escapes) if found.kind in ("plain", "retry") else None
 
 
 def passes_wanted(read: Read, failing_calls: int) -> Passes:
     """How often the decorator calls a passing test, and the flaky threshold it behaves
     as, given that it calls an always-failing test ``failing_calls`` times."""
-    run, ended = read.ends(PASSING)
+    run, found = read.run(PASSING)
     calls = run.calls
     origins = frozenset(run.origins)
-    if ended is None or ended[1] or calls < 2 or failing_calls < 1:
+    if found.kind == "unread" and found.loop:
+        return Passes(calls, None, origins, found.reason)
+    if found.kind not in ("plain", "retry") or found.escapes or calls < 2 or failing_calls < 1:
         return Passes(calls, None, origins)
     max_runs = failing_calls + calls - 1
     if max_runs > MAX_CHECKED_RUNS:
         return Passes(calls, None, origins)
     for outcomes in sequences(max_runs, calls):
-        if read.ends(outcomes)[1] != flaky_ends(max_runs, calls, outcomes):
+        if read.ends(outcomes) != flaky_ends(max_runs, calls, outcomes):
             return Passes(calls, None, origins)
     return Passes(calls, max_runs, origins)

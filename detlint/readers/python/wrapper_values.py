@@ -5,7 +5,9 @@ numbers, strings, booleans, None and tuples; ``Number``, an integer that came fr
 the decorator's arguments or a module constant and remembers where; ``TEST``, the
 stand-in for the wrapped test, which fails whenever it is called; functions the
 decorator defines (``Closure``); names it imports (``Qualified``); exception
-classes; and ``Unknown``, code detlint does not evaluate, kept as written.
+classes; classes of its code and their objects (``ClassValue``, ``Instance``);
+unittest's suites, cases, results and runners; and ``Unknown``, code detlint does not
+evaluate, kept as written.
 """
 
 from __future__ import annotations

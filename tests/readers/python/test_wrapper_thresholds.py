@@ -250,3 +250,54 @@ def test_which_names_and_parameters_say_retry(source, says):
 def test_parameters_that_count_runs():
     index = index_module("t.py", "def f(func, max_runs=3, min_passes=1, jira_keys=(), n=2): pass")
     assert retry_parameters(index.functions["f"]) == ["max_runs", "min_passes"]
+
+
+DTYPE_LOOP = """
+    import unittest
+
+    if HAS_PYTEST:
+        import _pytest.outcomes
+
+        SKIPS = (unittest.SkipTest, _pytest.outcomes.Skipped)
+    else:
+        SKIPS = (unittest.SkipTest,)
+
+
+    def for_dtypes(dtypes, name="dtype"):
+        def decorator(impl):
+            def test_func(*args, **kw):
+                for dtype in dtypes:
+                    try:
+                        kw[name] = dtype
+                        impl(*args, **kw)
+                    except SKIPS as e:
+                        print("skipped", e)
+                    except Exception:
+                        print(name, "is", dtype)
+                        raise
+
+            return test_func
+
+        return decorator
+    """
+
+
+def test_a_loop_over_values_that_fails_at_the_first_failure_is_a_repeat():
+    """cupy's dtype loops: the skips of either branch take no AssertionError, so a failing
+    test fails at its first value; every value must pass: a repeat over the 3 values."""
+    assert read(DTYPE_LOOP, "for_dtypes", (None, ("f", "d", "e"))) == [
+        (3, 3, "a literal bound in the decorator", True, ())
+    ]
+
+
+def test_a_repeat_over_values_not_known_gets_no_count():
+    """`@for_dtypes("ifdFD")`: a string detlint does not go over; how many runs is not
+    claimed. What goes on to the next value is a skip, never an assertion: the one
+    reading says it hides no violation."""
+    index = index_module("tests/helpers.py", textwrap.dedent(DTYPE_LOOP))
+    given = (Argument(None, "ifdFD", AT),)
+    ((reading, guards),) = read_retries(index, index.functions["for_dtypes"], given, False)
+    assert (reading.attempts, reading.assertions, guards) == (None, False, ())
+    assert reading.origin == (
+        "it calls a passing test again, as often as `dtypes` says, so it is no plain retry"
+    )
