@@ -141,6 +141,19 @@ class FlakyRuns:
             return all_fail_inverse(failing, self.max_runs)
         return None
 
+    def break_even(self) -> float | None:
+        """The failure rate of one run at which the layer reports a failure as often as
+        one run would: below it less often, above it more often. None with one pass
+        wanted (less often at every rate) or every run wanted (more often at every rate).
+        """
+        if self.min_passes == 1 or self.min_passes >= self.max_runs:
+            return None
+        low, high = 0.0, 1.0
+        for _ in range(60):  # apply(x) - x is below 0 under the root and above it over
+            middle = (low + high) / 2
+            low, high = (middle, high) if self.apply(middle) < middle else (low, middle)
+        return low
+
     def describe(self) -> str:
         return f"max_runs={self.max_runs}, min_passes={self.min_passes} ({self.source})"
 

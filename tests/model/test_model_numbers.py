@@ -114,6 +114,22 @@ def test_flaky_min_passes_hides_rare_violations_and_exposes_frequent_ones():
     assert policy.reported(0.2) < 0.2
     assert policy.reported(0.5) == pytest.approx(0.5)
     assert policy.reported(0.8) > 0.8
+    assert FlakyRuns(3, 2).break_even() == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(("max_runs", "min_passes"), [(10, 9), (10, 3), (5, 2)])
+def test_the_break_even_rate_is_where_flaky_reports_as_one_run_would(max_runs, min_passes):
+    layer = FlakyRuns(max_runs, min_passes)
+    even = layer.break_even()
+    assert even is not None
+    assert layer.apply(even) == pytest.approx(even)
+    assert layer.apply(even * 0.9) < even * 0.9
+    assert layer.apply(min(even * 1.1, 0.999)) > min(even * 1.1, 0.999)
+
+
+def test_no_break_even_for_a_plain_retry_or_a_repeat():
+    assert FlakyRuns(5, 1).break_even() is None
+    assert FlakyRuns(4, 4).break_even() is None
 
 
 def test_exact_job_retry_and_gate_formulas():

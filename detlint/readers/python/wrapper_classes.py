@@ -28,6 +28,7 @@ from detlint.readers.python.wrapper_values import (
     Member,
     Partial,
     Qualified,
+    Raised,
     Scope,
     Suite,
     Unknown,
@@ -165,7 +166,10 @@ class Classes(Statements):
                 targets = statement.targets if isinstance(statement, ast.Assign) else []
                 if isinstance(statement, ast.AnnAssign):
                     targets = [statement.target]
-                found = self.value(statement.value, scope)
+                try:
+                    found = self.value(statement.value, scope)
+                except Raised:
+                    found = Unknown(self.text(statement.value))  # raised at class creation
                 for target in targets:
                     if isinstance(target, ast.Name):
                         klass.names[target.id] = found

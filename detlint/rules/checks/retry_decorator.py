@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from detlint.base.percentages import percent, percent_label
 from detlint.compose.filters import decorator_filter
 from detlint.compose.retry_counts import retry_decorator_attempts
+from detlint.model import FlakyRuns
 from detlint.readers.python.helper_retries import helper_step
 from detlint.readers.python.options import HOOK_TEST
 from detlint.readers.python.retry_wrappers import PASSES_AGAIN
@@ -28,7 +29,7 @@ from detlint.rules.context import (
     trials_phrase,
     worst,
 )
-from detlint.rules.finding import Finding
+from detlint.rules.finding import Finding, Loss
 
 if TYPE_CHECKING:
     from detlint.base.span import Span
@@ -87,7 +88,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
             )
             replay = ""  # every attempt is swallowed, the replayed ones too
         else:
-            cost = f"hides intermittent failures: {loss_phrase(numbers)}{where}"
+            cost = _hides(numbers, where, attempts, passes)
             replay = replay_clause(gate.test, "retry", "the decorator hides", ("body",), several)
             if helper_step(mark) is not None:
                 replay = ""  # a seed the test sets before the call is not set again
@@ -101,6 +102,20 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
 
 
 _SWALLOWED = "failure swallowed by a decorator"
+
+
+def _hides(numbers: Loss, where: str, attempts: int, passes: int) -> str:
+    """What the decorator hides. One that wants several passes reports a frequent
+    violation more often than a single run would, and hides only rarer ones: the rate
+    where that turns is quoted."""
+    even = FlakyRuns(attempts, passes).break_even() if passes > 1 else None
+    if even is None or numbers.reported <= numbers.reported_without:
+        return f"hides intermittent failures: {loss_phrase(numbers)}{where}"
+    return (
+        f"hides only rare intermittent failures: a violation that fails fewer than "
+        f"{percent(even)} of runs is reported less often than without it, while "
+        f"{loss_phrase(numbers)}{where}"
+    )
 
 
 def _counted(attempts: int, passes: int, origin: str) -> str:
