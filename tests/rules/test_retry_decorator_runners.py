@@ -283,3 +283,48 @@ def test_a_test_case_class_and_a_text_runner_are_followed(tmp_path):
     )
     assert "runs a passing one again (it calls a passing test 2 times" in found[9]
     assert "no figure is given" in found[9]
+
+
+HELPER_TESTS = """\
+    import unittest
+
+    from pkg.testing import _condition
+
+
+    class TestInv(unittest.TestCase):
+
+        @_condition.retry(10)
+        def check_x(self, shape):
+            assert self.invert(shape) is not None
+
+        def test_inv(self):
+            self.check_x((3, 3))
+            self.check_x((4, 4))
+            self.check_x((0, 0))
+
+        def test_once(self):
+            self.check_x((2, 2))
+    """
+
+
+INV = "tests/test_inv.py"
+
+
+def test_a_retried_check_the_test_calls_several_times_is_named_not_judged(tmp_path):
+    """cupy's TestInv.check_x under `retry(10)`, called 3 times by `test_inv`: each call is
+    retried on its own, which one attempt count does not describe. Alone, the finding
+    says so; with a test that calls it once, that test's figure is the finding."""
+    alone = {**REPOSITORY, "tests/test_inv.py": HELPER_TESTS.replace("def test_once", "def x")}
+    (found,) = [f for f in findings(check(tmp_path / "a", alone), "DET103") if f["path"] == INV]
+    assert found["message"] == (
+        f"retry decorator _condition.retry ({DEFINED}:68) not judged: it retries each call of "
+        "check_x on its own, and the test calls it 3 times: one attempt count does not "
+        "describe the test, so no figure (on check_x (line 9), which the test calls: it "
+        "retries the checks that function holds)"
+    )
+    both = {**REPOSITORY, "tests/test_inv.py": HELPER_TESTS}
+    (found,) = [f for f in findings(check(tmp_path / "b", both), "DET103") if f["path"] == INV]
+    assert found["message"].startswith(
+        f"retry decorator _condition.retry ({DEFINED}:68, a loop) hides intermittent failures: "
+        "a 10% violation is reported <0.001% of the time instead of 10.0% (10 attempts"
+    )

@@ -11,8 +11,9 @@ Only the plain case is modelled, where the attempt count means what it says for 
 test: exactly one call of one such function, directly in the test's body and not in
 a loop, in a test without a trial loop of its own. A call in a loop retries each
 call on its own, and several retried functions each guard a different part of the
-test: stacking their attempts as one retry of the test would give a wrong figure,
-so those tests get no mark from them.
+test: stacking their attempts as one retry of the test would give a wrong figure, so
+those tests get the marks without a figure (``RetryReading.judged`` False), which say
+why.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from detlint.readers.python.facts import Mark
+from detlint.readers.python.facts import Mark, RetryReading
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.trial_checks import holds_checks
 from detlint.readers.python.unread_retries import RECORDS
@@ -72,8 +73,9 @@ class HelperRetries:
         self, test: Function, methods: dict[str, Helper], functions: dict[str, Helper]
     ) -> list[Mark]:
         """The marks of the one retried function ``test`` calls (``self.name(...)``
-        for ``methods``, ``name(...)`` for ``functions``), none unless the call is the
-        plain case the module docstring describes."""
+        for ``methods``, ``name(...)`` for ``functions``) in the plain case the module
+        docstring describes; in any other case, each retried function's marks without a
+        figure, saying why (a retry is named, never silent)."""
         if not methods and not functions:
             return []
         found: list[tuple[Helper, bool]] = []
@@ -81,13 +83,26 @@ class HelperRetries:
             helper = _callee(call, methods, functions)
             if helper is not None and self._retries(helper):
                 found.append((helper, looped))
-        if len(found) != 1 or found[0][1]:
-            return []
-        helper = found[0][0]
-        step = (
-            f"through {helper.function.name} (line {helper.index.name_span(helper.function).line})"
-        )
-        return [replace(mark, via=(*mark.via, step)) for mark in self._retries(helper)]
+        if len(found) == 1 and not found[0][1]:
+            return [
+                replace(mark, via=(*mark.via, _step(found[0][0])))
+                for mark in self._retries(found[0][0])
+            ]
+        marks: list[Mark] = []
+        for helper in {id(helper.function): helper for helper, _ in found}.values():
+            calls = [looped for called, looped in found if called is helper]
+            how = "in a loop" if any(calls) else f"{len(calls)} times"
+            if len(calls) == 1 and not any(calls):
+                how = "beside other retried functions"
+            why = (
+                f"it retries each call of {helper.function.name} on its own, and the test "
+                f"calls it {how}: one attempt count does not describe the test"
+            )
+            for mark in self._retries(helper):
+                reading = mark.retry or RetryReading(mark.definition or mark.span, None, "", "")
+                unjudged = replace(reading, attempts=None, origin=why, judged=False)
+                marks.append(replace(mark, via=(*mark.via, _step(helper)), retry=unjudged))
+        return marks
 
     def _retries(self, helper: Helper) -> list[Mark]:
         key = id(helper.function)
@@ -105,6 +120,11 @@ class HelperRetries:
                 found = []
             self._read[key] = found
         return found
+
+
+def _step(helper: Helper) -> str:
+    """The ``via`` step of a mark reached through ``helper``: "through check_x (line 12)"."""
+    return f"through {helper.function.name} (line {helper.index.name_span(helper.function).line})"
 
 
 def _callee(

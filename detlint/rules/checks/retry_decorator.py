@@ -48,6 +48,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
     """
     groups = group_by_mark(context.gates, ("retry-decorator",))
     for span, (mark, gates) in sorted(groups.items()):
+        mark, gates = _judged_first(span, mark, gates)
         if decorator_filter(mark).masks is False:
             continue
         attempts, origin = retry_decorator_attempts(mark)
@@ -193,6 +194,21 @@ def _not_judged(span: Span, mark: Mark, named: str, attempts: int | None, origin
     )
     help_text = f"{HELP} and keep the list of retried tests where a reviewer sees it"
     return finding("DET103", span, message, help_text)
+
+
+def _judged_first(span: Span, mark: Mark, gates: list[TestGate]) -> tuple[Mark, list[TestGate]]:
+    """A decorator judged for some tests and not for others (a function one test calls
+    once and another in a loop): the finding is the judged one, over those tests."""
+    if mark.retry is None or mark.retry.judged:
+        return mark, gates
+    judged = [
+        (knob.mark, gate)
+        for gate in gates
+        for knob in gate.knobs
+        if knob.span == span and knob.kind == "retry-decorator" and knob.mark is not None
+        if knob.mark.retry is None or knob.mark.retry.judged
+    ]
+    return (judged[0][0], [gate for _, gate in judged]) if judged else (mark, gates)
 
 
 def _unread(
