@@ -26,7 +26,7 @@ def decorator_layer(mark: Mark, attempts: int) -> Layer:
     """The layer of a decorator that runs a failing test ``attempts`` times (>= 1)."""
     passes = mark.retry.min_passes if mark.retry is not None else 1
     label = decorator_label(mark)
-    if passes > 1 and passes >= attempts:
+    if mark.retry is not None and mark.retry.repeats:
         return Repeat(attempts, label)
     if passes > 1:
         return FlakyRuns(attempts, passes, label)
@@ -39,7 +39,7 @@ def decorator_knob(mark: Mark, attempts: int | None) -> str:
     passes = mark.retry.min_passes if mark.retry is not None else 1
     if not attempts:
         return mark.name
-    if passes > 1 and passes >= attempts:
+    if mark.retry is not None and mark.retry.repeats:
         return f"{mark.name} ({attempts} runs, every one must pass)"
     if passes > 1:
         return f"{mark.name} (up to {attempts} runs, {passes} passes needed)"

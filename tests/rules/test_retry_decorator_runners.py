@@ -304,6 +304,14 @@ HELPER_TESTS = """\
 
         def test_once(self):
             self.check_x((2, 2))
+
+        @_condition.repeat(3)
+        def check_all(self, shape):
+            assert self.invert(shape) is not None
+
+        def test_all(self):
+            self.check_all((1, 1))
+            self.check_all((2, 2))
     """
 
 
@@ -313,7 +321,8 @@ INV = "tests/test_inv.py"
 def test_a_retried_check_the_test_calls_several_times_is_named_not_judged(tmp_path):
     """cupy's TestInv.check_x under `retry(10)`, called 3 times by `test_inv`: each call is
     retried on its own, which one attempt count does not describe. Alone, the finding
-    says so; with a test that calls it once, that test's figure is the finding."""
+    says so; with a test that calls it once, that test's figure is the finding. A
+    function under `repeat(3)` is no retry, however often the test calls it."""
     alone = {**REPOSITORY, "tests/test_inv.py": HELPER_TESTS.replace("def test_once", "def x")}
     (found,) = [f for f in findings(check(tmp_path / "a", alone), "DET103") if f["path"] == INV]
     assert found["message"] == (
@@ -324,6 +333,7 @@ def test_a_retried_check_the_test_calls_several_times_is_named_not_judged(tmp_pa
     )
     both = {**REPOSITORY, "tests/test_inv.py": HELPER_TESTS}
     (found,) = [f for f in findings(check(tmp_path / "b", both), "DET103") if f["path"] == INV]
+    assert found["line"] == 8
     assert found["message"].startswith(
         f"retry decorator _condition.retry ({DEFINED}:68, a loop) hides intermittent failures: "
         "a 10% violation is reported <0.001% of the time instead of 10.0% (10 attempts"

@@ -83,6 +83,11 @@ class RetryReading:
     # retries: ``origin`` then says what it could not follow, and no figure is given.
     judged: bool = True
 
+    @property
+    def repeats(self) -> bool:
+        """Every run must pass: a repeat, which makes a violation show more often."""
+        return self.attempts is not None and 1 < self.attempts <= self.min_passes
+
 
 @dataclass(frozen=True)
 class Mark:

@@ -114,7 +114,10 @@ class HelperRetries:
                     mark
                     for mark in helper.marks(helper.function.decorator_list)
                     if mark.kind == "retry-decorator"
-                    and (mark.retry is None or mark.retry.shape != RECORDS)
+                    and (
+                        mark.retry is None
+                        or not (mark.retry.shape == RECORDS or mark.retry.repeats)
+                    )
                 ]
             if found and not holds_checks(helper.index, helper.function):
                 found = []

@@ -65,7 +65,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
             yield _without_limit(span, mark, origin, gates, context)
             continue
         passes = reading.min_passes if reading is not None else 1
-        if passes >= attempts > 1:
+        if reading is not None and reading.repeats:
             continue  # every run must pass: a repeat, which hides nothing
         counted = _counted(attempts, passes, origin)
         swallowing = [gate for gate in gates if gate.policy.gate.kind == _SWALLOWED]
@@ -82,11 +82,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
         details.append(trials_phrase(gate.test))
         where = " where the test runs" if runs_somewhere_else(gate) else ""
         if swallowing:
-            cost = (
-                "catches the failure of its last attempt too and returns: the test passes "
-                f"whatever it asserts, so a {percent_label(numbers.reference_rate)} violation "
-                f"is never reported (was {percent(numbers.reported_without)})"
-            )
+            cost = _swallows(numbers)
             replay = ""  # every attempt is swallowed, the replayed ones too
         else:
             cost = _hides(numbers, where, attempts, passes)
@@ -103,6 +99,14 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
 
 
 _SWALLOWED = "failure swallowed by a decorator"
+
+
+def _swallows(numbers: Loss) -> str:
+    return (
+        "catches the failure of its last attempt too and returns: the test passes "
+        f"whatever it asserts, so a {percent_label(numbers.reference_rate)} violation "
+        f"is never reported (was {percent(numbers.reported_without)})"
+    )
 
 
 def _hides(numbers: Loss, where: str, attempts: int, passes: int) -> str:
