@@ -22,7 +22,7 @@ from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 from detlint.readers.python.parametrize import PARAMETRIZE, parametrized
 from detlint.readers.python.retry_libraries import LIBRARY_DECORATORS
-from detlint.readers.python.retry_marks import RetryReader, imported_retries, retry_marks
+from detlint.readers.python.retry_marks import RetryReader, imported_retries, judged, retry_marks
 from detlint.readers.python.returned_marks import factory_names, mentions, returned_expressions
 
 MARK_KINDS: dict[str, MarkKind] = {
@@ -200,11 +200,7 @@ class MarkResolver:
             if qualified in RETRY_DECORATORS:
                 return make("retry-decorator", qualified)
             own = self._own_retry(qualified, target, arguments, call is None, use, scope, via)
-            # A decorator read without a figure yields to the marks it applies, if any.
-            unread = bool(own) and all(
-                m.retry is not None and not m.retry.judged for m in own or ()
-            )
-            if own is not None and not unread:
+            if own is not None and judged(own):
                 return own or make(_kind_of(qualified), qualified)
             imported = self.external(qualified, self.index.path)
             if imported is None:

@@ -120,6 +120,12 @@ def retry_marks(
     ]
 
 
+def judged(marks: Sequence[Mark]) -> bool:
+    """Whether a decorator's retry marks stand on their own: ones read without a figure
+    (its code could not be read) yield to the marks it applies, if it applies any."""
+    return not marks or any(mark.retry is None or mark.retry.judged for mark in marks)
+
+
 def imported_retries(
     defined: tuple[Definitions, str] | None,
     names: tuple[str, str, bool],
