@@ -62,6 +62,8 @@ _BINDINGS = (
     re.compile(r"^\s*ENV\s+([A-Za-z_]\w*)\s+()([^\s=$]+)\s*$", re.M),
     re.compile(r"^([A-Za-z_]\w*)\s*[:?]?=\s*()([^\s$]+)\s*$", re.M),
 )
+# A pipeline's ``env:`` entry, ``NAME: literal``.
+_YAML_BINDING = re.compile(r"^\s*([A-Za-z_]\w*):\s*([\"']?)([^\s\"'$]+)\2\s*$", re.M)
 _REFERENCE = re.compile(r"\$(?:\{(\w+)\}|\((\w+)\)|(\w+))")
 
 
@@ -146,10 +148,10 @@ def _logical_lines(text: str) -> Iterator[str]:
         yield logical
 
 
-def _bindings(text: str) -> dict[str, str]:
-    """Variables the file binds exactly once, to a literal: only their value is known."""
+def _bindings(text: str, yaml: bool) -> dict[str, str]:
+    """Variables the file binds to one literal (however often): only their value is known."""
     values: dict[str, list[str]] = {}
-    for pattern in _BINDINGS:
+    for pattern in (*_BINDINGS, _YAML_BINDING) if yaml else _BINDINGS:
         for match in pattern.finditer(text):
             values.setdefault(match[1], []).append(match[3])
     return {name: found[0] for name, found in values.items() if len(set(found)) == 1}
@@ -188,8 +190,8 @@ def _install_targets(line: str, bindings: dict[str, str]) -> Iterator[str]:
 
 def _installed_by(path: Path, root: Path, text: str) -> Iterator[Path]:
     """Candidate files an installer names, resolved where its tool runs."""
-    bindings = _bindings(text)
     name = path.name.lower()
+    bindings = _bindings(text, yaml=name.endswith((".yml", ".yaml")))
     if name.startswith("dockerfile") or name.endswith(".dockerfile"):
         yield from _docker_installs(path, root, text, bindings)
         return
@@ -211,17 +213,16 @@ def _docker_installs(path: Path, root: Path, text: str, bindings: dict[str, str]
     ``COPY``/``ADD`` lines to the build context, tried as the repository root and as the
     Dockerfile's folder (the build context is set where the image is built)."""
     workdir = PurePosixPath("/")
-    copies: list[tuple[list[str], PurePosixPath, bool]] = []
+    copies: list[_Copy] = []
     for line in _logical_lines(text):
         instruction, _, rest = line.strip().partition(" ")
         instruction = instruction.upper()
         if instruction == "WORKDIR":
             workdir = workdir / (_substituted(rest.strip(), bindings) or "/nowhere")
         elif instruction in ("COPY", "ADD"):
-            words = [w for w in rest.split() if not w.startswith("--")]
-            if len(words) >= 2 and "--from" not in rest and not rest.lstrip().startswith("["):
-                destination = workdir / words[-1]
-                copies.append((words[:-1], destination, words[-1].endswith("/")))
+            copy = _copy(rest, workdir, bindings)
+            if copy is not None:
+                copies.append(copy)
         elif instruction == "RUN":
             for target in _install_targets(rest, bindings):
                 image = workdir / target
@@ -231,6 +232,28 @@ def _docker_installs(path: Path, root: Path, text: str, bindings: dict[str, str]
                 for source in sources:
                     yield root / source
                     yield path.parent / source
+
+
+_Copy = tuple[list[str], PurePosixPath, bool]
+
+
+def _copy(rest: str, workdir: PurePosixPath, bindings: dict[str, str]) -> _Copy | None:
+    """A ``COPY``/``ADD``'s sources, its destination in the image and whether that is a
+    folder (a trailing ``/``); None for one from another stage, in JSON form, or with a
+    variable not bound to a literal."""
+    if "--from" in rest or rest.lstrip().startswith("["):
+        return None
+    words: list[str] = []
+    for word in rest.split():
+        if word.startswith("--"):
+            continue
+        value = _substituted(word, bindings)
+        if value is None:
+            return None
+        words.append(value)
+    if len(words) < 2:
+        return None
+    return words[:-1], workdir / words[-1], words[-1].endswith("/")
 
 
 def _copied(
