@@ -171,6 +171,11 @@ INSTALLERS = {
         BOTH[1:],
     ),
     "Makefile beside it": ("ci/Makefile", "VENV := x\ndeps:\n\tpip install -r one\n", ONE),
+    "tox commands beside tox.ini": (
+        "ci/tox.ini",
+        "[testenv]\ncommands =\n    pip install -r two\n    pytest\n",
+        BOTH[1:],
+    ),
 }
 
 

@@ -26,8 +26,8 @@ from pathlib import Path, PurePosixPath
 from detlint.base.source import decode_text, read_bytes
 from detlint.base.span import Problem
 
-# Where install commands live, as git pathspecs (tox.ini and requirements files are
-# listed as dependency files already).
+# Where install commands live, as git pathspecs (tox.ini's ``commands``, as well as
+# its ``deps`` read as includes).
 INSTALLER_PATHSPECS: tuple[str, ...] = tuple(
     f":(glob)**/{pattern}"
     for pattern in (
@@ -37,6 +37,7 @@ INSTALLER_PATHSPECS: tuple[str, ...] = tuple(
         "*.sh",
         "Makefile",
         "*.mk",
+        "tox.ini",
         ".gitlab-ci*.yml",
         ".github/workflows/*",
         ".buildkite/**",
@@ -199,8 +200,8 @@ def _installed_by(path: Path, root: Path, text: str) -> Iterator[Path]:
         for target in _install_targets(line, bindings):
             if target.startswith("/"):
                 continue  # a path on the machine running the job, not in the checkout
-            if name in ("makefile",) or name.endswith(".mk"):
-                yield path.parent / target  # make runs beside the Makefile
+            if name in ("makefile", "tox.ini") or name.endswith(".mk"):
+                yield path.parent / target  # make and tox run beside their files
             elif name.endswith(".sh"):
                 yield root / target  # run from the checkout, or from its own folder
                 yield path.parent / target
