@@ -66,10 +66,12 @@ class PluginChoice:
     inferred: bool  # decided from the marker's arguments, not the dependencies
     # The project declares its dependencies: an undeclared plugin is then missing.
     declares: bool = True
+    # Several plugins are declared but read this marker the same way (``agree``).
+    agreed: bool = False
 
     @property
     def conflict(self) -> bool:
-        return len(self.declared) > 1
+        return len(self.declared) > 1 and not self.agreed
 
 
 def all_declared(plugins: Iterable[str]) -> str:
@@ -137,6 +139,15 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
     if len(declared) == 1:
         (plugin,) = declared
         return PluginChoice(plugin, _declared_evidence(evidence, plugin), declared, False)
+    if agree(mark, declared, config):
+        evidence_text = " and ".join(_declared_evidence(evidence, p) for p in sorted(declared))
+        return PluginChoice(
+            FLAKY,
+            f"{evidence_text} are both declared: whichever takes it, a bare marker runs twice",
+            declared,
+            False,
+            agreed=True,
+        )
     if len(declared) > 1:
         # Each registers `flaky`; the last one loaded wins and load order is
         # the environment's directory order. Use the arguments as the best guess.
@@ -164,6 +175,28 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
         declared,
         True,
         evidence.declares,
+    )
+
+
+def agree(mark: Mark, declared: frozenset[str], config: PytestConfig) -> bool:
+    """Whether pytest-rerunfailures and flaky, both installed, do the same with this marker.
+
+    Whichever registers last takes the test, but a bare marker is 1 rerun for one and
+    ``max_runs=2`` for the other: 2 runs either way, a call failure hidden as p². That
+    holds only without arguments (each reads them differently, flaky rejects ``reruns=``)
+    and without rerunfailures' own options, which the winning flaky would ignore.
+    """
+    return (
+        declared == frozenset({RERUNFAILURES, FLAKY})
+        and not mark.arguments
+        and config.reruns is None
+        and config.force_reruns is None
+        and config.force_flaky is None
+        and not config.only_rerun
+        and not config.rerun_except
+        and config.fail_on_flaky is None
+        and config.max_suite_reruns is None
+        and not config.rerun_exclude_paths
     )
 
 

@@ -80,10 +80,11 @@ class Repository:
         """The projects among the repository's dependency files (placed once, when a
         test's plugin evidence is first needed): each test reads its own project's."""
         if self._projects is None:
-            from detlint.readers.dependencies.declarations import dependency_files
+            from detlint.readers.dependencies.listing import dependency_listing
             from detlint.readers.project.projects import Projects
 
-            self._projects = Projects(self.root, dependency_files(self.root, self.files), self.cwd)
+            listing = dependency_listing(self.root, self.files)
+            self._projects = Projects(self.root, listing.paths, self.cwd, listing.installed)
         return self._projects
 
     def evidence_for(self, path: str | Path) -> PluginEvidence:

@@ -158,10 +158,13 @@ class PluginEvidence:
 _Reader = Callable[[str, str, frozenset[str]], list[Declared]]
 
 
-def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> PluginEvidence:
+def read_plugin_evidence(
+    root: Path, files: Iterable[Path], cwd: Path, installed: frozenset[Path] = frozenset()
+) -> PluginEvidence:
     """`root` is the repository root, `files` every file of the repository (absolute paths; the
     caller has already applied .gitignore and excludes), `cwd` is used for display paths via
-    span.display_path.
+    span.display_path; `installed` the files read as requirements files whatever their names
+    (:mod:`detlint.readers.dependencies.installed_files`).
 
     Never raises: a file that cannot be read or parsed becomes a Problem and the rest are read.
     """
@@ -171,7 +174,7 @@ def read_plugin_evidence(root: Path, files: Iterable[Path], cwd: Path) -> Plugin
     seen: set[Path] = set()
     enabler: tuple[int, str] | None = None  # the shallowest pyproject's table, by depth
     for path in files:
-        reader = _reader_for(path, root)
+        reader = _reader_for(path, root, installed)
         if reader is None or path in seen:
             continue
         seen.add(path)
@@ -219,13 +222,23 @@ def _relative(path: Path, root: Path) -> str:
         return Path(os.path.abspath(path)).as_posix()
 
 
-def is_dependency_file(path: Path, root: Path) -> bool:
-    """Whether detlint reads ``path`` for dependencies (by its name and folder)."""
-    return _reader_for(path, root) is not None
+def is_dependency_file(path: Path, root: Path, installed: frozenset[Path] = frozenset()) -> bool:
+    """Whether detlint reads ``path`` for dependencies (by its name and folder, or because
+    it is in ``installed``: the files the project installs with ``pip install -r``)."""
+    return _reader_for(path, root, installed) is not None
 
 
-def _reader_for(path: Path, root: Path) -> _Reader | None:
-    """The reader for a dependency file, chosen by name; None for every other file."""
+def _reader_for(path: Path, root: Path, installed: frozenset[Path] = frozenset()) -> _Reader | None:
+    """The reader for a dependency file, chosen by name (or, for a file a project installs
+    with ``pip install -r`` whatever its name, the requirements reader); None otherwise."""
+    reader = _named_reader(path, root)
+    if reader is None and path in installed:
+        return read_requirements_txt
+    return reader
+
+
+def _named_reader(path: Path, root: Path) -> _Reader | None:
+    """The reader for a dependency file by its name and folder."""
     name = path.name
     if name in _READERS:
         return _READERS[name]
@@ -300,72 +313,9 @@ _LOCK_READERS = frozenset(
 )
 
 
-# Where dependency declarations live, as git pathspecs (any depth).
-_DEPENDENCY_PATHSPECS = (
-    *(
-        f":(glob)**/{pattern}"
-        for pattern in (
-            "*requirements*",
-            "*constraints*",
-            "*.in",
-            "requirements/**",
-            "pyproject.toml",
-            "setup.cfg",
-            "setup.py",
-            "noxfile.py",
-            "tox.ini",
-            "Pipfile",
-            "Pipfile.lock",
-            "poetry.lock",
-            "uv.lock",
-            "pdm.lock",
-            "pylock*.toml",
-            "pixi.toml",
-            "pixi.lock",
-        )
-    ),
-    # conda's YAML files: all YAML, sorted out by name and folder below (a pathspec per
-    # name and folder, case-insensitive, would double the time git takes to answer).
-    "*.[yY][mM][lL]",
-    "*.[yY][aA][mM][lL]",
-)
-
-
-def dependency_files(project: Path, every_file: Callable[[], Sequence[str]]) -> list[Path]:
-    """The files under ``project`` that can declare dependencies.
-
-    In a git work tree one ``git ls-files`` with pathspecs answers in a few
-    milliseconds; listing the whole repository (the fallback) costs tens.
-    """
-    import subprocess  # only when a marker needs its plugin
-
-    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
-    try:
-        listed = subprocess.run(
-            [*command, *_DEPENDENCY_PATHSPECS],
-            cwd=project,
-            capture_output=True,
-            timeout=20,
-            check=True,
-            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        every = map(Path, every_file())
-        return [path for path in every if project in path.parents or path.parent == project]
-    names = listed.decode("utf-8", "surrogateescape").split("\0")
-    found = []
-    for name in names:
-        if not name:
-            continue
-        path = project / name
-        if name.lower().endswith((".yml", ".yaml")) and _reader_for(path, project) is None:
-            continue  # a workflow, a manifest: YAML that is no conda environment
-        if path.is_file():
-            found.append(path)
-    return found
-
-
-def declares_dependencies(project: Path, files: Sequence[Path]) -> bool:
+def declares_dependencies(
+    project: Path, files: Sequence[Path], installed: frozenset[Path] = frozenset()
+) -> bool:
     """Whether the project declares its dependencies anywhere detlint reads.
 
     Only then does "no rerun plugin declared" mean a `flaky` marker is inert;
@@ -373,12 +323,12 @@ def declares_dependencies(project: Path, files: Sequence[Path]) -> bool:
     in a ``ci/`` folder (or named like an environment) counts only when it is a conda
     environment, as its top-level ``dependencies:`` key shows.
     """
-    return any(_declares(path, project) for path in files)
+    return any(_declares(path, project, installed) for path in files)
 
 
-def _declares(path: Path, project: Path) -> bool:
+def _declares(path: Path, project: Path, installed: frozenset[Path]) -> bool:
     """Whether one file declares dependencies: by its name, or for YAML by its top level."""
-    reader = _reader_for(path, project)
+    reader = _reader_for(path, project, installed)
     if reader is not read_conda_environment:
         return reader is not None
     data = read_bytes(path, str(path))

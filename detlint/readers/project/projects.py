@@ -32,12 +32,20 @@ from detlint.readers.dependencies.declarations import (
 class Projects:
     """The projects among a repository's dependency files, and each one's evidence."""
 
-    def __init__(self, root: Path, files: Sequence[Path], cwd: Path) -> None:
+    def __init__(
+        self,
+        root: Path,
+        files: Sequence[Path],
+        cwd: Path,
+        installed: frozenset[Path] = frozenset(),
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self.cwd = cwd
+        # Files read as requirements files because something installs them with -r.
+        self.installed = installed
         by_directory: dict[Path, list[Path]] = {}
         for path in files:
-            if not is_dependency_file(path, self.root):
+            if not is_dependency_file(path, self.root, installed):
                 continue  # a listing without git holds every file
             by_directory.setdefault(_owner(Path(os.path.abspath(path)), self.root), []).append(path)
         # A directory is a project when one of its own dependency files names pytest.
@@ -78,10 +86,11 @@ class Projects:
         found = self._evidence.get(project)
         if found is None:
             files = self._files.get(project, [])
-            found = read_plugin_evidence(self.root, files, self.cwd)
+            found = read_plugin_evidence(self.root, files, self.cwd, self.installed)
             # Only a project that declares its dependencies somewhere (and whose
             # files could all be read) says a missing plugin is missing.
-            declares = declares_dependencies(project, files) and not found.problems
+            declares = declares_dependencies(project, files, self.installed)
+            declares = declares and not found.problems
             installed = tuple(self._installed.get(project, ()))
             found = PluginEvidence(
                 (*found.requirements, *installed),

@@ -20,9 +20,9 @@ from detlint.readers.dependencies.conda_files import parse_match_spec
 from detlint.readers.dependencies.declarations import (
     PluginEvidence,
     declares_dependencies,
-    dependency_files,
     read_plugin_evidence,
 )
+from detlint.readers.dependencies.listing import dependency_files
 from detlint.readers.dependencies.text_files import normalize_name
 
 Row = tuple[str, str, str, tuple[int, int, int, int]]

@@ -1,0 +1,127 @@
+"""Which files of a repository can declare its dependencies, found by one ``git ls-files``.
+
+Dependency files are picked by name (:mod:`detlint.readers.dependencies.declarations`) and,
+whatever their names, by being installed with ``pip install -r`` somewhere
+(:mod:`detlint.readers.dependencies.installed_files`); both sets come from one listing.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from detlint.readers.dependencies.declarations import is_dependency_file
+from detlint.readers.dependencies.installed_files import (
+    INSTALLER_PATHSPECS,
+    installed_requirement_files,
+)
+
+# Where dependency declarations live, as git pathspecs (any depth).
+_DEPENDENCY_PATHSPECS = (
+    *(
+        f":(glob)**/{pattern}"
+        for pattern in (
+            "*requirements*",
+            "*constraints*",
+            "*.in",
+            "requirements/**",
+            "pyproject.toml",
+            "setup.cfg",
+            "setup.py",
+            "noxfile.py",
+            "tox.ini",
+            "Pipfile",
+            "Pipfile.lock",
+            "poetry.lock",
+            "uv.lock",
+            "pdm.lock",
+            "pylock*.toml",
+            "pixi.toml",
+            "pixi.lock",
+        )
+    ),
+    # conda's YAML files: all YAML, sorted out by name and folder below (a pathspec per
+    # name and folder, case-insensitive, would double the time git takes to answer).
+    "*.[yY][mM][lL]",
+    "*.[yY][aA][mM][lL]",
+)
+
+
+@dataclass(frozen=True)
+class DependencyFiles:
+    """A repository's dependency files: ``paths`` holds every one (absolute), those
+    picked by name and the ``installed`` ones, read as requirements files because a
+    pipeline, Dockerfile, script, Makefile, tox.ini or requirements file installs them."""
+
+    paths: tuple[Path, ...]
+    installed: frozenset[Path]
+
+
+def dependency_files(project: Path, every_file: Callable[[], Sequence[str]]) -> list[Path]:
+    """The files under ``project`` that can declare dependencies (:func:`dependency_listing`)."""
+    return list(dependency_listing(project, every_file).paths)
+
+
+def dependency_listing(project: Path, every_file: Callable[[], Sequence[str]]) -> DependencyFiles:
+    """The files under ``project`` that can declare dependencies, and which of them are
+    installed ones.
+
+    In a git work tree one ``git ls-files`` with pathspecs answers in a few
+    milliseconds; listing the whole repository (the fallback) costs tens.
+    """
+    project = Path(os.path.abspath(project))
+    names = _listed(project)
+    if names is None:
+        every = (Path(os.path.abspath(path)) for path in every_file())
+        names = [
+            path.relative_to(project).as_posix()
+            for path in every
+            if project in path.parents and path.is_file()
+        ]
+    found: list[Path] = []
+    installers: list[Path] = []
+    for name in names:
+        path = project / name
+        if is_installer(name):
+            installers.append(path)
+        if is_dependency_file(path, project) and path.is_file():
+            found.append(path)
+    installed = installed_requirement_files(project, installers, found)
+    return DependencyFiles((*found, *sorted(installed)), installed)
+
+
+def _listed(project: Path) -> list[str] | None:
+    """The candidate files git lists (relative names), or None outside a git work tree."""
+    import subprocess  # only when a marker needs its plugin
+
+    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
+    try:
+        listed = subprocess.run(
+            [*command, *_DEPENDENCY_PATHSPECS, *INSTALLER_PATHSPECS],
+            cwd=project,
+            capture_output=True,
+            timeout=20,
+            check=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return [name for name in listed.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
+_INSTALLER_GLOBS = tuple(spec.removeprefix(":(glob)**/") for spec in INSTALLER_PATHSPECS)
+
+
+def is_installer(name: str) -> bool:
+    """Whether a file (relative name, ``/``-separated) may install requirements files:
+    a pipeline file, a Dockerfile, a shell script or a Makefile."""
+    base = name.rsplit("/", 1)[-1]
+    return any(
+        fnmatch.fnmatchcase(base, glob)
+        or fnmatch.fnmatchcase(name, glob)
+        or fnmatch.fnmatchcase(name, f"*/{glob}")
+        for glob in _INSTALLER_GLOBS
+    )
