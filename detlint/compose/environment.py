@@ -245,7 +245,9 @@ class Composition:
         self.knobs.append(Knob(kind, mark.span, decorator_knob(mark, attempts), mark))
         filtered = decorator_filter(mark)
         if layer is None:
-            if filtered.masks is not False:
+            if filtered.masks is False:
+                self.notes.append(filtered.what)
+            else:
                 self.notes.append(f"{mark.name}: {origin or 'no literal attempt limit'}")
             return []
         if isinstance(layer, Repeat):
