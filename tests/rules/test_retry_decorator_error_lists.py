@@ -115,3 +115,34 @@ def test_a_decorator_given_assertion_catchers_keeps_its_numbers(tmp_path, decora
     found = only(check(tmp_path, _files(decorator)), "DET103")
     assert found["numbers"]["reported"] == pytest.approx(0.1**attempts)
     assert f"{attempts} attempts" in found["message"]
+
+
+def test_a_decorator_whose_filter_is_code_conditions_the_headline(tmp_path):
+    """A handler that asks code detlint does not run (``should_retry(e)``) whether to
+    retry: the figure holds only if that code lets an assertion failure be retried."""
+    files = _files("@retry_if(tries=3)")
+    files["tests/helpers.py"] += """
+    def retry_if(tries=3):
+        def decorate(func):
+            def call(*args, **kwargs):
+                for attempt in range(tries):
+                    try:
+                        return func(*args, **kwargs)
+                    except Exception as e:
+                        if not should_retry(e) or attempt == tries - 1:
+                            raise
+
+            return call
+
+        return decorate
+    """
+    files["tests/test_fetch.py"] = files["tests/test_fetch.py"].replace(
+        "import retry, retry_on", "import retry_if"
+    )
+    found = only(check(tmp_path, files), "DET103")
+    assert found["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert found["message"].startswith(
+        "retry decorator retry_if (tests/helpers.py:50, a loop) hides intermittent failures: "
+        "a 10% violation is reported 0.10% of the time instead of 10.0% if `should_retry(e)` "
+        "lets an assertion failure be retried ("
+    ), found["message"]
