@@ -100,6 +100,7 @@ class Composition:
     rerun_mark: Mark | None = None
     swallowed: bool = False  # a retry decorator returns after its last failed attempt
     ignored: str | None = None  # where --ignore-flaky comes from, when it reads the marker
+    undecided: list[str] = field(default_factory=list)  # filters that may let a violation by
 
     def applies(self, mark: Mark, plugin: str | None = None) -> Applies:
         if mark is self.force:
@@ -227,6 +228,7 @@ class Composition:
             ]
         if filtered.masks is None:
             self.notes.append(f"{filtered.what} (detlint does not evaluate it)")
+            self.undecided.append(filtered.label)
             self.alternatives.append(
                 Alternative(f"{filtered.label} rejects the failure", "not rerun", drop=mark)
             )
@@ -243,7 +245,9 @@ class Composition:
         self.knobs.append(Knob(kind, mark.span, decorator_knob(mark, attempts), mark))
         filtered = decorator_filter(mark)
         if layer is None:
-            if filtered.masks is not False:
+            if filtered.masks is False:
+                self.notes.append(filtered.what)
+            else:
                 self.notes.append(f"{mark.name}: {origin or 'no literal attempt limit'}")
             return []
         if isinstance(layer, Repeat):

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from detlint.compose.rerun_callables import reruns_assertions
 from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 from detlint.readers.python.retry_libraries import (
     LIBRARY_DECORATORS,
@@ -151,7 +152,8 @@ def retry_filter(mark: Mark) -> Filtered:
 
 
 def flaky_filter(mark: Mark) -> Filtered:
-    """The flaky package: ``rerun_filter`` is a callable detlint does not run."""
+    """The flaky package: ``rerun_filter`` is a callable detlint does not run; an inline
+    lambda testing the failure's class is read (``rerun_callables``)."""
     value = mark.keyword("rerun_filter")
     if value is None:
         positional = mark.positional()
@@ -159,6 +161,15 @@ def flaky_filter(mark: Mark) -> Filtered:
     if value is None:
         return PASSES
     label = f"rerun_filter={_shown(value)}"
+    reruns = reruns_assertions(value.source) if isinstance(value, Dynamic) else None
+    if reruns is False:
+        return Filtered(
+            False,
+            f"{label} reruns only the failures it accepts, and an assertion failure is not "
+            "one: an assertion violation is not rerun",
+        )
+    if reruns is True:
+        return PASSES
     return Filtered(None, f"{label} decides what is rerun", label)
 
 

@@ -60,6 +60,7 @@ def link_test(
         rerun_mark=primary.rerun_mark,
         notes=tuple(dict.fromkeys(primary.notes)),
         environments=tuple(environments),
+        undecided=tuple(dict.fromkeys(primary.undecided)),
     )
 
 

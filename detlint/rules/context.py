@@ -167,6 +167,15 @@ def loss_phrase(numbers: Loss) -> str:
     return f"a {q} violation is reported {with_knob} of the time instead of {without}"
 
 
+def undecided_clause(gate: TestGate) -> str:
+    """ " if rerun_filter=`check` retries an assertion failure": the condition a headline
+    figure rests on when a filter detlint cannot decide stands between the violation and
+    the retry (the figure where it does not is the message's "elsewhere")."""
+    if not gate.undecided:
+        return ""
+    return f" if {' and '.join(gate.undecided)} lets an assertion failure be retried"
+
+
 def distinct_percents(first: float, second: float) -> tuple[str, str]:
     """Two probabilities as percentages with enough digits to differ, when they do.
 

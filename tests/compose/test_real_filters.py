@@ -105,7 +105,7 @@ def test_a_rerun_filter_detlint_cannot_evaluate_gives_both_outcomes(tmp_path):
                 from flaky import flaky
 
 
-                @flaky(max_runs=3, min_passes=1, rerun_filter=lambda err, *a: True)
+                @flaky(max_runs=3, min_passes=1, rerun_filter=lambda err, *a: worth_it(err))
                 def test_mcmc_dragging():
                     assert chain_mean() == 0.0
                 """,
@@ -114,6 +114,11 @@ def test_a_rerun_filter_detlint_cannot_evaluate_gives_both_outcomes(tmp_path):
     found = only(document, "DET101")
     assert found["numbers"]["reported"] == pytest.approx(0.1**3)
     message = found["message"]
+    assert message.startswith(
+        "flaky decorator hides intermittent failures: a 10% violation is reported 0.10% of "
+        "the time instead of 10.0% if rerun_filter=`lambda err, *a: worth_it(err)` lets an "
+        "assertion failure be retried ("
+    )
     assert "decides what is rerun (detlint does not evaluate it)" in message
     assert "elsewhere: not rerun where rerun_filter=" in message
     assert "rejects the failure (reported 10.0% there)" in message
@@ -238,3 +243,79 @@ def test_a_module_constant_count_is_read(tmp_path):
         },
     )
     assert only(document, "DET101")["numbers"]["reported"] == pytest.approx(0.1**3)
+
+
+def _flaky_filtered(rerun_filter: str) -> dict[str, str]:
+    return {
+        **FLAKY,
+        "tests/test_mcmc.py": f"""\
+            from flaky import flaky
+
+
+            @flaky(max_runs=3, min_passes=1, rerun_filter={rerun_filter})
+            def test_mcmc_dragging():
+                assert chain_mean() == 0.0
+            """,
+    }
+
+
+@pytest.mark.parametrize(
+    "rerun_filter",
+    [
+        "lambda err, *args: issubclass(err[0], RetryTestError)",
+        "lambda err, *args: isinstance(err[1], (TimeoutError, OSError))",
+        "lambda err, name, test, plugin: err[0] in (ConnectionError, TimeoutError)",
+        "lambda err, *a: not issubclass(err[0], AssertionError)",
+        "lambda err, *a: err[0] is not AssertionError and issubclass(err[0], Exception)",
+        "lambda err, *a: issubclass(err[0], OSError) or err[0] == TimeoutError",
+    ],
+)
+def test_a_lambda_filter_that_turns_assertions_away_hides_no_violation(tmp_path, rerun_filter):
+    """raiden: a hook adds `flaky(max_runs=3, rerun_filter=lambda err, *args:
+    issubclass(err[0], RetryTestError))`; flaky calls the filter with err = (type, value,
+    traceback), and an AssertionError is no RetryTestError."""
+    document = audit(tmp_path, _flaky_filtered(rerun_filter))
+    assert [f for f in document["findings"] if f["code"] == "DET101"] == []
+    test = one_test(document, "test_mcmc_dragging")
+    assert test["numbers"]["reported"] == pytest.approx(0.1)
+    assert f"rerun_filter=`{rerun_filter}` reruns only the failures it accepts" in " ".join(
+        test["notes"]
+    )
+
+
+@pytest.mark.parametrize(
+    "rerun_filter",
+    [
+        "lambda err, *args: issubclass(err[0], AssertionError)",
+        "lambda err, *args: isinstance(err[1], Exception)",
+        "lambda err, *a: err[0] in (AssertionError, TimeoutError)",
+        "lambda err, *a: not issubclass(err[0], KeyboardInterrupt)",
+        "lambda err, *a: True",
+    ],
+)
+def test_a_lambda_filter_that_reruns_assertions_keeps_the_numbers(tmp_path, rerun_filter):
+    found = only(check(tmp_path, _flaky_filtered(rerun_filter)), "DET101")
+    assert found["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert found["message"].startswith(
+        "flaky decorator hides intermittent failures: a 10% violation is reported 0.10% of "
+        "the time instead of 10.0% (max_runs=3, min_passes=1;"
+    )
+    assert "rerun_filter" not in found["message"]
+
+
+@pytest.mark.parametrize(
+    "rerun_filter",
+    [
+        "only_timeouts",
+        "lambda err, *a: issubclass(err[0], RetryTestError) or flaky_enough()",
+        "lambda err, *a: err[0] in RETRIED",
+        "lambda err, *a: err[0] is Retried",
+    ],
+)
+def test_a_filter_detlint_cannot_decide_conditions_the_headline(tmp_path, rerun_filter):
+    found = only(check(tmp_path, _flaky_filtered(rerun_filter)), "DET101")
+    assert found["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert (
+        "reported 0.10% of the time instead of 10.0% if "
+        f"rerun_filter=`{rerun_filter}` lets an assertion failure be retried ("
+    ) in found["message"]

@@ -18,6 +18,7 @@ from typing import Any
 from detlint.readers.python.module_index import ModuleIndex
 from detlint.readers.python.names import COMPARISONS, literal
 from detlint.readers.python.retry_libraries import EXCEPTION_NAME
+from detlint.readers.python.wrapper_comprehensions import Comprehension, comprehension
 from detlint.readers.python.wrapper_values import (
     TEST,
     Caught,
@@ -287,6 +288,9 @@ class Expressions:
             self._lambdas[id(expression)] = function
         return Closure(function, scope)
 
+    def comprehension(self, expression: Comprehension, scope: Scope) -> Value:
+        return comprehension(self, expression, scope, truth)
+
     def assigned(self, expression: ast.NamedExpr, scope: Scope) -> Value:
         found = self.value(expression.value, scope)
         scope.assign(expression.target.id, found)
@@ -382,4 +386,7 @@ _EXPRESSIONS: dict[type[ast.expr], _Method] = {
     ast.Subscript: Expressions.subscript,  # type: ignore[dict-item]
     ast.NamedExpr: Expressions.assigned,  # type: ignore[dict-item]
     ast.Lambda: Expressions.anonymous,  # type: ignore[dict-item]
+    ast.ListComp: Expressions.comprehension,  # type: ignore[dict-item]
+    ast.SetComp: Expressions.comprehension,  # type: ignore[dict-item]
+    ast.GeneratorExp: Expressions.comprehension,  # type: ignore[dict-item]
 }

@@ -88,7 +88,8 @@ def _value(value: ArgValue) -> Value:
         names = exception_names(value)
         if names and all(isinstance(v, str) for v in names):
             classes = tuple(ExceptionClass(name.rsplit(".", 1)[-1]) for name in names)
-            return classes[0] if len(classes) == 1 and "(" not in value.source else classes
+            listed = "(" in value.source or value.source.lstrip().startswith("[")
+            return classes[0] if len(classes) == 1 and not listed else classes
         return Unknown(value.source)
     if isinstance(value, tuple):
         return tuple(_value(item) for item in value)  # type: ignore[arg-type]

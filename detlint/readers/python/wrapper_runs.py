@@ -36,7 +36,7 @@ from detlint.readers.python.retry_libraries import (
     catches_assertion,
 )
 from detlint.readers.python.wrapper_classes import carries_test, holds_test
-from detlint.readers.python.wrapper_expressions import is_callable, plain
+from detlint.readers.python.wrapper_expressions import is_callable, plain, truth
 from detlint.readers.python.wrapper_unittest import RUNNER_NAMES, UnitTests
 from detlint.readers.python.wrapper_values import (
     IDENTITY,
@@ -304,12 +304,27 @@ class Run(UnitTests):
             return len(args[0])
         if name == "enumerate" and args and isinstance(args[0], tuple):
             return tuple((place, item) for place, item in enumerate(args[0]))
-        if name == "isinstance" and len(args) == 2 and isinstance(args[0], Caught):
-            names = self.exception_names_of(args[1])
-            if names is not None and args[0].name == ASSERTION:
+        if name == "isinstance" and len(args) == 2:
+            return self.is_instance(*args)
+        if name in ("tuple", "list", "set", "frozenset") and len(args) == 1:
+            return args[0] if isinstance(args[0], tuple) else Unknown(f"{name}(...)")
+        if name in ("any", "all") and len(args) == 1 and isinstance(args[0], tuple):
+            decided = [truth(item) for item in args[0]]
+            if None not in decided:
+                return any(decided) if name == "any" else all(decided)
+        return Unknown(f"{name}(...)")
+
+    def is_instance(self, value: Value, classes: Value) -> Value:
+        """``isinstance(e, errors)`` for the caught failure; an exception class listed in
+        an argument is no object of a class the module defines (``ErrorCondition``)."""
+        if isinstance(value, Caught):
+            names = self.exception_names_of(classes)
+            if names is not None and value.name == ASSERTION:
                 caught = catches_assertion(names)
                 return Unknown("isinstance(...)") if caught is None else caught
-        return Unknown(f"{name}(...)")
+        if isinstance(value, ExceptionClass) and isinstance(classes, ClassValue):
+            return False
+        return Unknown("isinstance(...)")
 
     def exception_names_of(self, value: Value) -> list[str] | None:
         if isinstance(value, ExceptionClass):

@@ -251,11 +251,21 @@ class Statements(Expressions):
                     caught = self.decide(handler.type, scope, filters=True)
             if caught:
                 if raised.name == self.failure:
-                    self.caught_by.append(
-                        self.text(handler.type) if handler.type is not None else "everything"
-                    )
+                    self.caught_by.append(self.clause_text(handler.type, scope))
                 return handler
         return None
+
+    def clause_text(self, written: ast.expr | None, scope: Scope) -> str:
+        """An except clause as quoted, with the classes it names where code computes them
+        (``tuple(retriable) = (URLError, RuntimeError)``)."""
+        if written is None:
+            return "everything"
+        text = self.text(written)
+        names = self.exception_names(written, scope)
+        if names is None or text.strip("()[] ").replace(" ", "") == ",".join(names):
+            return text
+        listed = names[0] if len(names) == 1 else f"({', '.join(names)})"
+        return f"{text} = {listed}"
 
     def raising(self, statement: ast.Raise, scope: Scope) -> None:
         if statement.exc is None:

@@ -27,6 +27,7 @@ from detlint.rules.context import (
     replay_clause,
     runs_somewhere_else,
     trials_phrase,
+    undecided_clause,
     worst,
 )
 from detlint.rules.finding import Finding, Loss
@@ -85,7 +86,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
             cost = _swallows(numbers)
             replay = ""  # every attempt is swallowed, the replayed ones too
         else:
-            cost = _hides(numbers, where, attempts, passes)
+            cost = _hides(numbers, undecided_clause(gate) + where, attempts, passes)
             replay = replay_clause(gate.test, "retry", "the decorator hides", ("body",), several)
             if helper_step(mark) is not None:
                 replay = ""  # a seed the test sets before the call is not set again

@@ -28,6 +28,7 @@ from detlint.rules.context import (
     replay_clause,
     runs_somewhere_else,
     trials_phrase,
+    undecided_clause,
     worst,
 )
 
@@ -78,7 +79,8 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
         several = len({g.test.nodeid for g in masking}) > 1
         replay = replay_clause(gate.test, "rerun", f"the {what.split()[-1]} hides", named=several)
         message = (
-            f"{what} hides intermittent failures: {_cost(numbers, gate)}{where} "
+            f"{what} hides intermittent failures: {_cost(numbers, gate)}{undecided_clause(gate)}"
+            f"{where} "
             f"({'; '.join(details)}{covers(masking)}){replay}"
             f"{elsewhere(gate, context.reference_rate)}"
         )
