@@ -10,61 +10,129 @@ test keeps the figures of one check and its findings name the loop.
 A loop that stops early (``break``), catches its own failures (a check in a ``try``
 with handlers, ``with attempt:`` over the loop's items) retries or polls: a failing
 iteration does not fail the test, and the loop is no such loop. A loop over items
-written out in the test (``for zoom in (0.2, 1.0, 4.0)``) checks a different case
-each time, as a parametrization would: its count is no secret, and it runs no
-trials of one violation either. Loops of functions the test defines are theirs.
+written out in the code (``for zoom in (0.2, 1.0, 4.0)``) checks a different case
+each time, as a parametrization would: whether its cases are trials of one violation
+is not in the code either, so its findings name it with its count of cases (and the
+loops nested in it that check, ``2 \u00d7 3 cases``) and keep the figures per case.
+A test with no such loop of its own names the first one in a function of its module
+it calls: that function's failures are the test's.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
+from collections import Counter
 from collections.abc import Callable
 
 from detlint.readers.python.facts import UncountedLoop
+from detlint.readers.python.loop_cases import case_count
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 from detlint.readers.python.trial_checks import TrialChecks, own_nodes
 
 Loop = ast.For | ast.AsyncFor | ast.comprehension
-# Whether a loop's count is read (a ``range()`` bound detlint resolves): those loops
-# are the trial loops of ``TrialResolver``, counted or not by what it decides.
-Counted = Callable[[Loop], bool]
+# Whether a loop's count is read (a ``range()`` bound detlint resolves) in the function
+# it is in: those loops are the trial loops of ``TrialResolver``, counted or not by
+# what it decides.
+Counted = Callable[[Function, Loop], bool]
 _SHOWN = 40  # characters of an iterable a message quotes
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-# Calls that pass the items of what they are given on: as many items, still written out.
-_PASSING = frozenset({"enumerate", "zip", "sorted", "reversed", "list", "tuple", "set"})
 
 
 def uncounted_loop(
     index: ModuleIndex, function: Function, counted: Counted
 ) -> UncountedLoop | None:
     """The first loop of the test's own body (in source order) whose iterations each
-    can fail the test and whose count detlint does not read."""
+    can fail the test and whose count as trials detlint does not read; else the first
+    such loop of a function of the module the test calls."""
+    found = _own_loop(index, function, counted)
+    if found is not None:
+        return found
+    calls = Counter(
+        call.func.id for call in index.body(function, ast.Call) if isinstance(call.func, ast.Name)
+    )
+    for name, times in calls.items():
+        helper = index.functions.get(name)
+        if helper is None or helper is function:
+            continue
+        found = _own_loop(index, helper, counted)
+        if found is not None:
+            return dataclasses.replace(found, helper=name, calls=times)
+    return None
+
+
+def _own_loop(index: ModuleIndex, function: Function, counted: Counted) -> UncountedLoop | None:
+    """The first loop of a function's own body whose iterations each can fail it."""
     if "for " not in index.text(function):
         return None
     nodes = own_nodes([node for node in function.body if not isinstance(node, _NESTED)])
     loops: list[Loop] = [node for node in nodes if isinstance(node, Loop)]
     checks = TrialChecks(index, function)
     for loop in sorted(loops, key=lambda node: (node.iter.lineno, node.iter.col_offset)):
-        if counted(loop) or _written(loop.iter) or _stops_or_catches(loop):
+        if counted(function, loop) or _stops_or_catches(loop) or not _each_fails(checks, loop):
             continue
-        length = ast.Call(func=ast.Name("len", ast.Load()), args=[loop.iter], keywords=[])
-        verdict = checks.each_iteration(loop, length)
-        if verdict.trial and verdict.threshold is None:
-            over_range = isinstance(loop.iter, ast.Call) and dotted(loop.iter.func) == "range"
-            line = index.original_line(loop.iter.lineno)
-            return UncountedLoop(_shown(index.text(loop.iter)), line, over_range)
+        chain = _chain(checks, loop)
+        counts = [case_count(index, function, node.iter) for node in chain]
+        if 0 in counts:
+            continue  # a loop over nothing checks nothing
+        known = tuple(count for count in counts if count is not None)
+        if len(known) != len(chain):
+            chain, known = [loop], known[:1] if counts[0] is not None else ()
+        line = index.original_line(loop.iter.lineno)
+        return UncountedLoop(
+            _shown(_written_text(index, loop.iter)),
+            line,
+            _over_range(loop.iter),
+            cases=bool(known) and not all(_over_range(node.iter) for node in chain),
+            counts=known,
+            nested=tuple(
+                (_shown(_written_text(index, node.iter)), index.original_line(node.iter.lineno))
+                for node in chain[1:]
+            ),
+        )
     return None
 
 
-def _written(iterable: ast.expr) -> bool:
-    """Items written out in the code: ``(False, True)``, ``enumerate(["a", "b"])``,
-    ``zip([1, 2], [3, 4])``."""
-    if isinstance(iterable, ast.List | ast.Tuple | ast.Set | ast.Dict):
-        return True
-    if isinstance(iterable, ast.Call) and dotted(iterable.func) in _PASSING:
-        return bool(iterable.args) and all(_written(arg) for arg in iterable.args)
-    return False
+def _each_fails(checks: TrialChecks, loop: Loop) -> bool:
+    """Whether each iteration of a loop can fail the function on its own."""
+    length = ast.Call(func=ast.Name("len", ast.Load()), args=[loop.iter], keywords=[])
+    verdict = checks.each_iteration(loop, length)
+    return verdict.trial and verdict.threshold is None
+
+
+def _chain(checks: TrialChecks, loop: Loop) -> list[Loop]:
+    """The loop and the loops nested in it whose iterations check, while each holds one
+    such loop: ``for dtype in dtypes: for shape in shapes: check(...)``."""
+    chain: list[Loop] = [loop]
+    while isinstance(loop, ast.For | ast.AsyncFor):
+        inner = [
+            node
+            for node in _direct_loops(loop)
+            if not _stops_or_catches(node) and _each_fails(checks, node)
+        ]
+        if len(inner) != 1:
+            break
+        loop = inner[0]
+        chain.append(loop)
+    return chain
+
+
+def _direct_loops(loop: ast.For | ast.AsyncFor) -> list[ast.For | ast.AsyncFor]:
+    """The ``for`` loops in a loop's body that no other loop of that body holds."""
+    loops = [node for node in own_nodes(loop.body) if isinstance(node, ast.For | ast.AsyncFor)]
+    held = {id(inner) for outer in loops for inner in own_nodes(outer.body) if inner is not outer}
+    return [node for node in loops if id(node) not in held]
+
+
+def _written_text(index: ModuleIndex, iterable: ast.expr) -> str:
+    """An iterable as written, a tuple in the parentheses its items are written in."""
+    text = index.text(iterable)
+    return f"({text})" if isinstance(iterable, ast.Tuple) and not text.startswith("(") else text
+
+
+def _over_range(iterable: ast.expr) -> bool:
+    return isinstance(iterable, ast.Call) and dotted(iterable.func) == "range"
 
 
 def _stops_or_catches(loop: Loop) -> bool:
