@@ -72,13 +72,15 @@ def _trials(tmp_path, body: str, helpers: str = "") -> str:
         (
             "for dtype in ('float16', 'float32'):\n    for x in items:\n"
             "        assert run(x, dtype) == 1",
-            f"the loop over `('float16', 'float32')` (line 11) checks each of its 2 cases; {PER_CASE}",
+            f"the loop over `('float16', 'float32')` (line 11) checks each of its 2 cases;"
+            f" {PER_CASE}",
         ),
         # Two loops in one loop: the outer loop's cases, not a product.
         (
-            "for dtype in ('float16', 'float32'):\n    for a in (1, 2):\n        assert run(a) == 1\n"
-            "    for b in (1, 2, 3):\n        assert run(b) == 2",
-            f"the loop over `('float16', 'float32')` (line 11) checks each of its 2 cases; {PER_CASE}",
+            "for dtype in ('float16', 'float32'):\n    for a in (1, 2):\n"
+            "        assert run(a) == 1\n    for b in (1, 2, 3):\n        assert run(b) == 2",
+            f"the loop over `('float16', 'float32')` (line 11) checks each of its 2 cases;"
+            f" {PER_CASE}",
         ),
         # A range bounded by a literal stays a counted trial loop.
         ("for _ in range(7):\n    assert run() == 1", "7 trials (literal loop bound)"),
@@ -118,7 +120,10 @@ def test_a_loop_in_a_function_the_test_calls_once_is_named(tmp_path):
 def test_a_loop_of_calls_to_a_checking_function_is_named(tmp_path):
     """raiden's test_recovery: each transfer is checked by a function of the module."""
     helper = "\n\ndef transfer_and_check(path, identifier):\n    assert path.send(identifier)\n"
-    body = "spent = items - 2\nfor identifier in range(spent):\n    transfer_and_check(items, identifier)"
+    body = (
+        "spent = items - 2\nfor identifier in range(spent):\n"
+        "    transfer_and_check(items, identifier)"
+    )
     assert _trials(tmp_path, body, helper) == (
         "the loop over `range(spent)` (line 12) checks each iteration; detlint cannot count"
         " them, so the figures are per iteration checked"
@@ -156,7 +161,10 @@ def test_collected_results_checked_one_by_one_are_named(tmp_path):
     ],
 )
 def test_loops_that_do_not_check_each_case_stay_unnamed(tmp_path, body):
-    helper = "\n\ndef build():\n    out = []\n    for shape in SHAPES:\n        out.append(shape)\n    return out\n"
+    helper = (
+        "\n\ndef build():\n    out = []\n    for shape in SHAPES:\n"
+        "        out.append(shape)\n    return out\n"
+    )
     assert _trials(tmp_path, body, helper) == NO_LOOP
 
 
