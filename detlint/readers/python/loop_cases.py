@@ -19,6 +19,7 @@ _DEPTH = 4  # names followed to the list they are bound to
 # Calls that pass on as many items as they are given.
 _SAME = frozenset({"enumerate", "sorted", "reversed", "list", "tuple"})
 _PRODUCTS = frozenset({"itertools.product", "product"})
+_MUTATING = frozenset({"append", "extend", "insert", "add", "update", "pop", "remove"})
 _REBINDING = (ast.For, ast.AsyncFor, ast.comprehension, ast.AugAssign)
 
 
@@ -82,7 +83,7 @@ def _number(index: ModuleIndex, function: Function, node: ast.expr, depth: int =
 
 def _bound_once(index: ModuleIndex, function: Function, name: str) -> ast.expr | None:
     """The value a name is bound to once in the function (else in the module); None
-    when it is bound more than once, in a loop, or as a parameter."""
+    when it is bound more than once, in a loop, as a parameter, or changed in place."""
     if any(arg.arg == name for arg in ast.walk(function.args) if isinstance(arg, ast.arg)):
         return None
     values: list[ast.expr] = []
@@ -92,6 +93,13 @@ def _bound_once(index: ModuleIndex, function: Function, name: str) -> ast.expr |
                 values.append(node.value)
         elif isinstance(node, _REBINDING) and _binds(node.target, name):
             return None
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in _MUTATING
+            and isinstance(node.value, ast.Name)
+            and node.value.id == name
+        ):
+            return None  # ``cases.append(x)``: the list the loop walks grows
     if len(values) == 1:
         return values[0]
     if values:

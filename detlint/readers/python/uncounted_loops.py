@@ -29,7 +29,7 @@ from detlint.readers.python.facts import UncountedLoop
 from detlint.readers.python.loop_cases import case_count
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
-from detlint.readers.python.trial_checks import TrialChecks, own_nodes
+from detlint.readers.python.trial_checks import TrialChecks, called, own_nodes
 
 Loop = ast.For | ast.AsyncFor | ast.comprehension
 # Whether a loop's count is read (a ``range()`` bound detlint resolves) in the function
@@ -38,6 +38,9 @@ Loop = ast.For | ast.AsyncFor | ast.comprehension
 Counted = Callable[[Function, Loop], bool]
 _SHOWN = 40  # characters of an iterable a message quotes
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# The first word of a call whose name says it checks; calls that run a command instead.
+_CHECK_WORDS = frozenset({"check", "compare", "verify", "validate"})
+_NOT_CHECKS = frozenset({"check_output", "check_call"})
 
 
 def uncounted_loop(
@@ -68,7 +71,7 @@ def _own_loop(index: ModuleIndex, function: Function, counted: Counted) -> Uncou
         return None
     nodes = own_nodes([node for node in function.body if not isinstance(node, _NESTED)])
     loops: list[Loop] = [node for node in nodes if isinstance(node, Loop)]
-    checks = TrialChecks(index, function)
+    checks = _NamedChecks(index, function)
     for loop in sorted(loops, key=lambda node: (node.iter.lineno, node.iter.col_offset)):
         if counted(function, loop) or _stops_or_catches(loop) or not _each_fails(checks, loop):
             continue
@@ -92,6 +95,20 @@ def _own_loop(index: ModuleIndex, function: Function, counted: Counted) -> Uncou
             ),
         )
     return None
+
+
+class _NamedChecks(TrialChecks):
+    """A loop's checks, with calls whose names say they check (``check_consistency``,
+    ``compare_optimizer``, ``transfer_and_assert_path``): functions of other modules
+    detlint does not read, whose failures fail the test. Used only to name a loop, not
+    to count trials: a name is no proof."""
+
+    def checks(self, node: ast.AST, depth: int = 0) -> bool:
+        if super().checks(node, depth):
+            return True
+        name = called(node)
+        words = name.lower().split("_")
+        return name not in _NOT_CHECKS and (words[0] in _CHECK_WORDS or "assert" in words)
 
 
 def _each_fails(checks: TrialChecks, loop: Loop) -> bool:

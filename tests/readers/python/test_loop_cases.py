@@ -192,3 +192,50 @@ def test_scatter():
         " 'float3...` (line 7) checks each of its 5 cases; the figures are per case"
         " checked)"
     )
+
+
+def test_a_function_the_test_calls_is_read_for_its_loop_without_a_range(tmp_path):
+    """A function whose loops walk written lists only (no ``range``) is read too."""
+    helper = (
+        "\n\ndef check_dtypes(axis):\n    for dtype in ('float32', 'float64', 'int8'):\n"
+        "        data = np.random.uniform(size=(3, 2)).astype(dtype)\n"
+        "        np.testing.assert_allclose(last(data, axis), data.take(-1, axis))\n"
+    )
+    assert _trials(tmp_path, "check_dtypes(0)", helper) == (
+        f"the loop over `('float32', 'float64', 'int8')` (line 15) in `check_dtypes` checks"
+        f" each of its 3 cases; {PER_CASE}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "trials"),
+    [
+        # mxnet: check_consistency, imported, on what each iteration builds.
+        (
+            "for fix_gamma in (True, False):\n    sym = batch_norm(fix_gamma=fix_gamma)\n"
+            "    check_consistency(sym, items)",
+            "the loop over `(True, False)` (line 11) checks each of its 2 cases; " + PER_CASE,
+        ),
+        (
+            "for opt in (sgd, adam):\n    mx.test_utils.compare_optimizer(opt(), opt(), items)",
+            "the loop over `(sgd, adam)` (line 11) checks each of its 2 cases; " + PER_CASE,
+        ),
+        # raiden: transfer_and_assert_path, imported, in a loop detlint cannot count.
+        (
+            "for identifier in range(items - 2):\n    transfer_and_assert_path(items, identifier)",
+            "the loop over `range(items - 2)` (line 11) checks each iteration; detlint cannot"
+            " count them, so the figures are per iteration checked",
+        ),
+        # A command run for its output checks nothing by its name.
+        ("for arg in ('a', 'b'):\n    outs = check_output(arg)\nassert outs", NO_LOOP),
+        # A list the test fills in a loop and walks after it: not written out.
+        (
+            "cases = []\nfor _ in items:\n    cases.append(draw())\nfor case in cases:\n"
+            "    assert run(case) == 1",
+            "the loop over `cases` (line 14) checks each item; detlint cannot count them, so"
+            " the figures are per item checked",
+        ),
+    ],
+)
+def test_calls_named_as_checks_make_a_loop_named(tmp_path, body, trials):
+    assert _trials(tmp_path, body) == trials
