@@ -73,21 +73,26 @@ def _own_loop(index: ModuleIndex, function: Function, counted: Counted) -> Uncou
     loops: list[Loop] = [node for node in nodes if isinstance(node, Loop)]
     checks = _NamedChecks(index, function)
     for loop in sorted(loops, key=lambda node: (node.iter.lineno, node.iter.col_offset)):
-        if counted(function, loop) or _stops_or_catches(loop) or not _each_fails(checks, loop):
+        if counted(function, loop) or _stops_or_catches(loop, checks):
+            continue
+        if not _each_fails(checks, loop):
             continue
         chain = _chain(checks, loop)
         counts = [case_count(index, function, node.iter) for node in chain]
         if 0 in counts:
             continue  # a loop over nothing checks nothing
+        if None in counts:
+            chain, counts = [loop], counts[:1]
+        cases = None not in counts and not all(_over_range(node.iter) for node in chain)
         known = tuple(count for count in counts if count is not None)
-        if len(known) != len(chain):
-            chain, known = [loop], known[:1] if counts[0] is not None else ()
+        if any(_skips(node) for node in chain):
+            known = ()  # ``continue`` passes over some cases: their count is not known
         line = index.original_line(loop.iter.lineno)
         return UncountedLoop(
             _shown(_written_text(index, loop.iter)),
             line,
             _over_range(loop.iter),
-            cases=bool(known) and not all(_over_range(node.iter) for node in chain),
+            cases=cases,
             counts=known,
             nested=tuple(
                 (_shown(_written_text(index, node.iter)), index.original_line(node.iter.lineno))
@@ -126,7 +131,7 @@ def _chain(checks: TrialChecks, loop: Loop) -> list[Loop]:
         inner = [
             node
             for node in _direct_loops(loop)
-            if not _stops_or_catches(node) and _each_fails(checks, node)
+            if not _stops_or_catches(node, checks) and _each_fails(checks, node)
         ]
         if len(inner) != 1:
             break
@@ -152,20 +157,39 @@ def _over_range(iterable: ast.expr) -> bool:
     return isinstance(iterable, ast.Call) and dotted(iterable.func) == "range"
 
 
-def _stops_or_catches(loop: Loop) -> bool:
-    """A loop that breaks off, or whose checks are caught in it: a retry or a poll."""
+def _stops_or_catches(loop: Loop, checks: TrialChecks) -> bool:
+    """A loop that breaks off, or whose checks are caught in it: a retry or a poll. A
+    ``try`` around what only builds a case (``np.result_type(a, b)``) catches none."""
     if isinstance(loop, ast.comprehension):
         return False
     for node in own_nodes(loop.body):
         if isinstance(node, ast.Break):
             return True
-        if isinstance(node, ast.Try) and node.handlers:
+        if (
+            isinstance(node, ast.Try)
+            and node.handlers
+            and any(checks.checks(inner) for inner in own_nodes(node.body))
+        ):
             return True
         if isinstance(node, ast.With | ast.AsyncWith) and any(
             ast.dump(item.context_expr) == ast.dump(loop.target) for item in node.items
         ):
             return True
     return False
+
+
+def _skips(loop: Loop) -> bool:
+    """Whether a loop's own ``continue`` passes over some of its items."""
+    if isinstance(loop, ast.comprehension):
+        return bool(loop.ifs)
+    nodes = own_nodes(loop.body)
+    inner = {
+        id(node)
+        for outer in nodes
+        if isinstance(outer, ast.For | ast.AsyncFor | ast.While)
+        for node in own_nodes([*outer.body, *outer.orelse])
+    }
+    return any(isinstance(node, ast.Continue) and id(node) not in inner for node in nodes)
 
 
 def _shown(text: str) -> str:

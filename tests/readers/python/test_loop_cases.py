@@ -239,3 +239,34 @@ def test_a_function_the_test_calls_is_read_for_its_loop_without_a_range(tmp_path
 )
 def test_calls_named_as_checks_make_a_loop_named(tmp_path, body, trials):
     assert _trials(tmp_path, body) == trials
+
+
+@pytest.mark.parametrize(
+    ("body", "trials"),
+    [
+        # mxnet's test_adamax: float16 keeps only some options, so the count is not known.
+        (
+            "for dtype in ('float16', 'float32'):\n    for opt in ('a', 'b', 'c'):\n"
+            "        if dtype == 'float16' and opt == 'a':\n            continue\n"
+            "        compare_optimizer(opt, dtype)",
+            "the loops over `('float16', 'float32')` (line 11) and `('a', 'b', 'c')` (line 12)"
+            " check each case; detlint cannot count them, so the figures are per case checked",
+        ),
+        # mxnet's test_np_standard_binary_funcs: a try around building a case catches no
+        # check, so the loop is named.
+        (
+            "for ltype in ('float16', 'float32'):\n    try:\n"
+            "        promoted = np.result_type(ltype)\n    except TypeError:\n        continue\n    assert run(promoted) == 1",
+            "the loop over `('float16', 'float32')` (line 11) checks each case; detlint cannot"
+            " count them, so the figures are per case checked",
+        ),
+        # A try around the check itself catches the failure: a retry, not named.
+        (
+            "for delay in (1, 2):\n    try:\n        assert run(delay) == 1\n"
+            "    except AssertionError:\n        pass",
+            NO_LOOP,
+        ),
+    ],
+)
+def test_skipped_and_caught_cases(tmp_path, body, trials):
+    assert _trials(tmp_path, body) == trials
