@@ -256,7 +256,8 @@ def test_calls_named_as_checks_make_a_loop_named(tmp_path, body, trials):
         # check, so the loop is named.
         (
             "for ltype in ('float16', 'float32'):\n    try:\n"
-            "        promoted = np.result_type(ltype)\n    except TypeError:\n        continue\n    assert run(promoted) == 1",
+            "        promoted = np.result_type(ltype)\n    except TypeError:\n"
+            "        continue\n    assert run(promoted) == 1",
             "the loop over `('float16', 'float32')` (line 11) checks each case; detlint cannot"
             " count them, so the figures are per case checked",
         ),
