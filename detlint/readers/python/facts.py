@@ -230,12 +230,10 @@ class UncountedLoop:
                 f"{where} {verb} each {item}; "
                 f"detlint cannot count them, so the figures are per {item} checked"
             )
+        if math.prod(self.counts) == 1:
+            return f"{where} {verb} one {item}; the figures are those of that {item}"
         total = " \u00d7 ".join(str(count) for count in self.counts)
-        plural = "" if math.prod(self.counts) == 1 else "s"
-        return (
-            f"{where} {verb} each of {own} {total} {item}{plural}; "
-            f"the figures are per {item} checked"
-        )
+        return f"{where} {verb} each of {own} {total} {item}s; the figures are per {item} checked"
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ each time, as a parametrization would: whether its cases are trials of one viola
 is not in the code either, so its findings name it with its count of cases (and the
 loops nested in it that check, ``2 \u00d7 3 cases``) and keep the figures per case.
 A test with no such loop of its own names the first one in a function of its module
-it calls: that function's failures are the test's.
+it calls and that returns nothing (a function that checks): its failures are the
+test's.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ def uncounted_loop(
     )
     for name, times in calls.items():
         helper = index.functions.get(name)
-        if helper is None or helper is function:
+        if helper is None or helper is function or _returns_value(helper):
             continue
         found = _own_loop(index, helper, counted)
         if found is not None:
@@ -114,6 +115,17 @@ class _NamedChecks(TrialChecks):
         name = called(node)
         words = name.lower().split("_")
         return name not in _NOT_CHECKS and (words[0] in _CHECK_WORDS or "assert" in words)
+
+
+def _returns_value(function: Function) -> bool:
+    """A function that returns (or yields) a value computes it for the test to check:
+    the checks in its loops guard the computation (``assert not np.isnan(loss)`` in a
+    training loop), they are not the cases the test checks."""
+    return any(
+        isinstance(node, ast.Return | ast.Yield | ast.YieldFrom)
+        and getattr(node, "value", None) is not None
+        for node in own_nodes(function.body)
+    )
 
 
 def _each_fails(checks: TrialChecks, loop: Loop) -> bool:

@@ -271,3 +271,25 @@ def test_calls_named_as_checks_make_a_loop_named(tmp_path, body, trials):
 )
 def test_skipped_and_caught_cases(tmp_path, body, trials):
     assert _trials(tmp_path, body) == trials
+
+
+def test_a_function_that_returns_what_it_computes_is_not_named(tmp_path):
+    """gluonts' maximum_likelihood_estimate_sgd: a training loop that guards each epoch
+    against NaN returns the estimate the test checks once."""
+    helper = (
+        "\n\ndef estimate(samples, epochs):\n    for _ in range(epochs):\n"
+        "        loss = step(samples)\n        assert not np.isnan(loss)\n    return params()\n"
+    )
+    body = "found = estimate(items, 10 * items)\nassert abs(found - 1.0) < 0.1"
+    assert _trials(tmp_path, body, helper) == NO_LOOP
+
+
+def test_a_loop_over_one_case_says_so(tmp_path):
+    """artemis' test_simple: a list of one entry, looped over and checked."""
+    body = (
+        "data = [('cert.pl', 'ci.cert.pl')]\nfor domain, sub in data:\n"
+        "    assert sub in scan(domain)"
+    )
+    assert _trials(tmp_path, body) == (
+        "the loop over `data` (line 12) checks one case; the figures are those of that case"
+    )
