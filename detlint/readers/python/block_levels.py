@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from detlint.readers.python.blocks import IDENTIFIER, defined_name, definition_head
-from detlint.readers.python.body_stubs import TRIAL_HINTS
+from detlint.readers.python.body_stubs import TRIAL_HINTS, loops_and_checks
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ class Level:
             tuple(blocks),
             heads,
             tuple(map(defined_name, blocks, heads)),
-            tuple(any(hint in block for hint in TRIAL_HINTS) for block in blocks),
+            tuple(map(_hinted, blocks, heads)),
         )
 
     def is_class(self, index: int) -> bool:
@@ -64,3 +64,10 @@ class Words:
         if found is None:
             found = self._found[index] = set(IDENTIFIER.findall(self._blocks[index]))
         return found
+
+
+def _hinted(block: str, head: re.Match[str] | None) -> bool:
+    """Whether a block holds a trial hint, or is a function with a loop that checks."""
+    if any(hint in block for hint in TRIAL_HINTS):
+        return True
+    return head is not None and head.group(1) != "class" and loops_and_checks(block)

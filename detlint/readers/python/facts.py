@@ -7,6 +7,7 @@ processes and to compare in tests.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -203,13 +204,36 @@ class UncountedLoop:
     iterable: str  # as written: "samples.T", "range(n)"
     line: int
     over_range: bool  # ``range(...)``: a message speaks of iterations, not items
+    # Items written out in the code (``for dtype in ("float16", "float32")``): cases,
+    # each checked as a parametrization would be, not trials of one violation.
+    cases: bool = False
+    # How many items each loop walks, this one first, then the loops nested in it
+    # whose iterations check too; empty when detlint cannot count them.
+    counts: tuple[int, ...] = ()
+    # The loops nested in it (as written, with their lines) the counts multiply by.
+    nested: tuple[tuple[str, int], ...] = ()
+    helper: str = ""  # the function of the module the loop is in, when not the test
+    calls: int = 1  # how many times the test calls that function
 
     def describe(self) -> str:
-        item = "iteration" if self.over_range else "item"
-        return (
-            f"the loop over `{self.iterable}` (line {self.line}) checks each {item}; "
-            f"detlint cannot count them, so the figures are per {item} checked"
-        )
+        item = "case" if self.cases else "iteration" if self.over_range else "item"
+        loops = [(self.iterable, self.line), *self.nested]
+        named = [f"`{iterable}` (line {line})" for iterable, line in loops]
+        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+        where = f"the loop{'s' if len(named) > 1 else ''} over {listed}"
+        if self.helper:
+            called = f", which the test calls {self.calls} times," if self.calls > 1 else ""
+            where += f" in `{self.helper}`{called}"
+        verb, own = ("check", "their") if len(named) > 1 else ("checks", "its")
+        if not self.counts:
+            return (
+                f"{where} {verb} each {item}; "
+                f"detlint cannot count them, so the figures are per {item} checked"
+            )
+        if math.prod(self.counts) == 1:
+            return f"{where} {verb} one {item}; the figures are those of that {item}"
+        total = " \u00d7 ".join(str(count) for count in self.counts)
+        return f"{where} {verb} each of {own} {total} {item}s; the figures are per {item} checked"
 
 
 @dataclass(frozen=True)

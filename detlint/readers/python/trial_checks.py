@@ -61,7 +61,7 @@ NOT_CHECKED = LoopVerdict(False, reason="no iteration checks what it computed")
 EACH_ITERATION = LoopVerdict(True)
 
 
-def _called(node: ast.AST) -> str:
+def called(node: ast.AST) -> str:
     """The last name a call calls: ``np.testing.assert_allclose(...)`` -> ``assert_allclose``."""
     if not isinstance(node, ast.Call):
         return ""
@@ -102,7 +102,7 @@ def _indexes_by(target: ast.expr, nodes: list[ast.AST]) -> bool:
 
 def _is_timer_check(node: ast.Assert) -> bool:
     """``assert time() < start + 5``: a deadline, not a check of what a trial computed."""
-    return any(_called(inner) in _TIMERS for inner in ast.walk(node.test))
+    return any(called(inner) in _TIMERS for inner in ast.walk(node.test))
 
 
 def _fails(statements: list[ast.stmt]) -> bool:
@@ -111,7 +111,7 @@ def _fails(statements: list[ast.stmt]) -> bool:
     for statement in statements:
         if isinstance(statement, ast.Raise):
             return True
-        if isinstance(statement, ast.Expr) and _called(statement.value) == "fail":
+        if isinstance(statement, ast.Expr) and called(statement.value) == "fail":
             return True
         if isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Constant):
             return not statement.test.value
@@ -136,7 +136,7 @@ def required(node: ast.AST) -> ast.expr | None:
     if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)):
         return None
     call = node.value
-    name = _called(call)
+    name = called(call)
     args = call.args
     if name == "assertFalse" and args:
         return ast.UnaryOp(op=ast.Not(), operand=args[0])
@@ -180,7 +180,7 @@ class TrialChecks:
         if isinstance(loop, ast.comprehension):
             return self._in_assert(loop)
         nodes = own_nodes(loop.body)
-        if any(_called(node) in _SLEEPS for node in nodes):
+        if any(called(node) in _SLEEPS for node in nodes):
             return LoopVerdict(False, reason="the loop waits (it sleeps), it does not try")
         if _indexes_by(loop.target, nodes):
             return LoopVerdict(
@@ -201,7 +201,7 @@ class TrialChecks:
             return not _is_timer_check(node)
         if isinstance(node, ast.Raise):
             return True
-        name = _called(node)
+        name = called(node)
         if not name:
             return False
         if name.startswith(_CHECK_PREFIXES):
@@ -287,7 +287,7 @@ class TrialChecks:
                     continue
                 if argument.generators[0] is not loop or not computed(argument.elt, set()):
                     continue
-                name = _called(required_node)
+                name = called(required_node)
                 if (name, negated) in (("all", False), ("any", True)):
                     return EACH_ITERATION
                 if (name, negated) == ("any", False):

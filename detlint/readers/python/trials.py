@@ -117,7 +117,7 @@ class TrialResolver:
                     if found is not None:
                         return found
                     reason = reason or why
-        uncounted = uncounted_loop(self.index, function, functools.partial(self._counted, function))
+        uncounted = uncounted_loop(self.index, function, self._counted)
         if uncounted is not None:
             return dataclasses.replace(NO_TRIALS, origin=uncounted.describe(), uncounted=uncounted)
         if reason:

@@ -144,14 +144,16 @@ for s in samples.T:
             "    except AssertionError:\n        pass",
             NO_LOOP,
         ),
-        # Cases written out in the test: a parametrization, not trials.
+        # Cases written out in the test: named with their count, the figures per case.
         (
             "for zoom in (0.2, 1.0, 4.0):\n    pool.zoom(zoom)\n    assert pool.visible()",
-            NO_LOOP,
+            "the loop over `(0.2, 1.0, 4.0)` (line 10) checks each of its 3 cases; the figures"
+            " are per case checked",
         ),
         (
             "for i, app in enumerate(['app1', 'app2']):\n    assert deploy(app).healthy",
-            NO_LOOP,
+            "the loop over `enumerate(['app1', 'app2'])` (line 10) checks each of its 2 cases;"
+            " the figures are per case checked",
         ),
         # Patterns searched for in one text: one result looked at again.
         (
