@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem
 from detlint.readers.python.conftest_chain import ConftestChain
 from detlint.readers.python.plugin_modules import plugin_file, plugin_names
 from detlint.readers.python.prefilter import may_param_fixtures
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from detlint.readers.python.module_index import ModuleIndex
 
 PARAMS_TOKEN = b"params"
+PLUGINS_TOKEN = b"pytest_plugins"
 
 
 class ParamConftests:
@@ -37,11 +40,27 @@ class ParamConftests:
         self.exports = exports
         self._scopes: dict[str, Scope] = {}
         self._plugins: dict[tuple[str, ...], list[str]] = {}
+        self._plugins_hold: dict[str, bool] = {}
 
     def _chain(self, directory: str) -> tuple[tuple[str, bool], ...]:
         """The conftest.py files that reach a directory, nearest first, each with
-        whether its bytes can hold params."""
-        return tuple((path, PARAMS_TOKEN in data) for path, data in self.chain.of(directory))
+        whether its bytes, or those of a ``pytest_plugins`` module it names, can hold
+        params."""
+        return tuple(
+            (path, PARAMS_TOKEN in data or (PLUGINS_TOKEN in data and self._plugin_params(path)))
+            for path, data in self.chain.of(directory)
+        )
+
+    def _plugin_params(self, conftest: str) -> bool:
+        """Whether the bytes of a ``pytest_plugins`` module a conftest.py names can hold params."""
+        found = self._plugins_hold.get(conftest)
+        if found is None:
+            found = self._plugins_hold[conftest] = any(
+                PARAMS_TOKEN in data
+                for plugin in self._plugin_modules((conftest,))
+                if not isinstance(data := read_bytes(Path(plugin), ""), Problem)
+            )
+        return found
 
     def _index(self, module: str) -> ModuleIndex | None:
         exports = self.exports(Path(module), True)

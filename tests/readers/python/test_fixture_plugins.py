@@ -135,3 +135,51 @@ def test_a_fixture_of_an_unreadable_plugin_still_leaves_them_unknown(tmp_path):
     found = _instances(tmp_path)
     assert found[34]["numbers"]["instances"] is None
     assert found[34]["message"].endswith("covers parametrized, instances unknown)")
+
+
+# Neither the test module nor the conftest.py holds a fixture with params: only the
+# plugin module they name does, and a test requesting its fixture runs once per param.
+PLAIN_CONFTEST = """\
+    pytest_plugins = "tests.plugins.backends"
+"""
+
+BACKENDS = """\
+    import pytest
+
+
+    @pytest.fixture(params=["sqlite", "postgres", "mysql"])
+    def database(request):
+        return request.param
+"""
+
+PLAIN_TESTS = """\
+    import pytest
+
+
+    @pytest.mark.flaky(reruns=2)
+    def test_query(database):
+        assert database
+
+
+    @pytest.mark.flaky(reruns=2)
+    def test_alone():
+        assert True
+"""
+
+
+def test_params_of_a_plugin_module_alone_multiply_the_tests_that_request_them(tmp_path):
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/__init__.py": "",
+            "tests/conftest.py": PLAIN_CONFTEST,
+            "tests/plugins/__init__.py": "",
+            "tests/plugins/backends.py": BACKENDS,
+            "tests/test_db.py": PLAIN_TESTS,
+        },
+    )
+    found = {f["line"]: f for f in findings(document, "DET101")}
+    assert found[4]["numbers"]["instances"] == 3
+    assert found[4]["message"].endswith("covers 3 test instances)")
+    assert found[9]["numbers"]["instances"] == 1
