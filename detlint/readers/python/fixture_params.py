@@ -3,16 +3,18 @@
 Pytest runs a test once for every combination of the params of the fixtures in its
 closure (``@pytest.fixture(params=["synthetic", "constant"])``): the autouse ones that
 reach it, those its arguments and ``usefixtures`` marks name, and those these
-fixtures request in turn. A name is
+fixtures request in turn (a conftest.py's ``pytest_plugins`` modules of the repository
+included). A name is
 looked up as pytest does, from the test whoever requests it: the test's classes, its
 module, then the conftest.py files that reach it, nearest first (a conftest fixture
 gets the module's override of a name it requests). A name counts once, with the
 params of its nearest definition, or of the one further out that an override without
 params requests by its own name; a name the test's parametrize gives values to is no
 fixture's. Params detlint cannot count (a call, a comprehension) leave the instances
-unknown; a fixture it cannot see (a plugin's) is taken to have none, unless the module
-or class defines a parametrized fixture the test does not otherwise reach (the
-plugin's fixture may request it), which leaves them unknown too.
+unknown; a fixture it cannot see (a third-party plugin's) is taken to have none, unless
+the module or class defines a parametrized fixture the test does not otherwise reach
+(the plugin's fixture may request it; pytest's own and a few plugins' known to request
+none of a project's cannot), which leaves them unknown too.
 """
 
 from __future__ import annotations
@@ -49,7 +51,15 @@ BUILTIN_FIXTURES = frozenset(
         "cache",
         "doctest_namespace",
         "subtests",
+        "pytester",
+        "testdir",
     }
+)
+# Fixtures of widely used plugins that request only pytest's own (pytest-mock's
+# `mocker` family requests `pytestconfig`, syrupy's `snapshot` `request`): a test
+# that requests one gets none of the module's parametrized fixtures through it.
+PLUGIN_FIXTURES = frozenset(
+    {"mocker", "class_mocker", "module_mocker", "package_mocker", "session_mocker", "snapshot"}
 )
 # The fixtures one scope defines: a class (with its bases) or a module, by name.
 Scope = dict[str, tuple[ModuleIndex, Function]]
@@ -167,7 +177,7 @@ class FixtureParams:
             seen.add(name)
             nearest = self._resolve(name, scopes, 0, always)
             if nearest is None:
-                unseen = unseen or name not in BUILTIN_FIXTURES
+                unseen = unseen or name not in BUILTIN_FIXTURES | PLUGIN_FIXTURES
                 continue
             size = self._size(name, scopes, nearest)
             if size != 1 and given is None:

@@ -15,14 +15,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.base.source import read_bytes
+from detlint.base.span import Problem
 from detlint.readers.python.conftest_chain import ConftestChain
+from detlint.readers.python.plugin_modules import plugin_file, plugin_names
 from detlint.readers.python.prefilter import may_param_fixtures
 
 if TYPE_CHECKING:
     from detlint.readers.python.fixture_params import Definition, Scope
     from detlint.readers.python.module_exports import ModuleExports
+    from detlint.readers.python.module_index import ModuleIndex
 
 PARAMS_TOKEN = b"params"
+PLUGINS_TOKEN = b"pytest_plugins"
 
 
 class ParamConftests:
@@ -34,19 +39,39 @@ class ParamConftests:
         self.chain = chain
         self.exports = exports
         self._scopes: dict[str, Scope] = {}
+        self._plugins: dict[tuple[str, ...], list[str]] = {}
+        self._plugins_hold: dict[str, bool] = {}
 
     def _chain(self, directory: str) -> tuple[tuple[str, bool], ...]:
         """The conftest.py files that reach a directory, nearest first, each with
-        whether its bytes can hold params."""
-        return tuple((path, PARAMS_TOKEN in data) for path, data in self.chain.of(directory))
+        whether its bytes, or those of a ``pytest_plugins`` module it names, can hold
+        params."""
+        return tuple(
+            (path, PARAMS_TOKEN in data or (PLUGINS_TOKEN in data and self._plugin_params(path)))
+            for path, data in self.chain.of(directory)
+        )
+
+    def _plugin_params(self, conftest: str) -> bool:
+        """Whether the bytes of a ``pytest_plugins`` module a conftest.py names can hold params."""
+        found = self._plugins_hold.get(conftest)
+        if found is None:
+            found = self._plugins_hold[conftest] = any(
+                PARAMS_TOKEN in data
+                for plugin in self._plugin_modules((conftest,))
+                if not isinstance(data := read_bytes(Path(plugin), ""), Problem)
+            )
+        return found
+
+    def _index(self, module: str) -> ModuleIndex | None:
+        exports = self.exports(Path(module), True)
+        return exports.scanner.index if exports is not None else None
 
     def _scope(self, conftest: str) -> Scope:
         from detlint.readers.python.fixture_params import fixture_scope
 
         found = self._scopes.get(conftest)
         if found is None:
-            exports = self.exports(Path(conftest), True)
-            index = exports.scanner.index if exports is not None else None
+            index = self._index(conftest)
             functions = list(index.functions.values()) if index is not None else []
             found = self._scopes[conftest] = (
                 fixture_scope(index, functions) if index is not None else {}
@@ -67,7 +92,30 @@ class ParamConftests:
         and a conftest fixture may request one of them)."""
         own = os.path.abspath(path)
         chain = [c for c in self._chain(os.path.dirname(own)) if c[0] != own]
-        return [c for c, _ in chain] if always or any(h for _, h in chain) else []
+        if not (always or any(h for _, h in chain)):
+            return []
+        conftests = [c for c, _ in chain]
+        return conftests + self._plugin_modules(tuple(conftests))
+
+    def _plugin_modules(self, conftests: tuple[str, ...]) -> list[str]:
+        """The repository modules the ``pytest_plugins`` of these conftest.py files
+        name, and those the named modules name in turn: their fixtures come after the
+        conftest files' in the lookup."""
+        found = self._plugins.get(conftests)
+        if found is None:
+            found = self._plugins[conftests] = []
+            pending, seen = list(conftests), set(conftests)
+            while pending:
+                module = pending.pop(0)
+                index = self._index(module)
+                value = index.assignments.get("pytest_plugins") if index is not None else None
+                for name in plugin_names(value):
+                    plugin = plugin_file(name, module, self.chain.root, self.chain.exists)
+                    if plugin is not None and plugin not in seen:
+                        seen.add(plugin)
+                        found.append(plugin)
+                        pending.append(plugin)
+        return found
 
     def definitions(self, path: Path, name: str, always: bool) -> tuple[Definition, ...]:
         """The definitions of fixture ``name`` in the conftest.py files that reach a
