@@ -102,35 +102,9 @@ def run_options(sources: Sequence[tuple[PytestRun, Span]], env: Iterable[EnvSett
         return _plugins_only(args, lines)  # most runs: nothing to merge
     options = NO_OPTIONS
     if setting is not None and args is not None:
-        options = _merge(
-            options,
-            args.reruns,
-            args.retries,
-            args.force_reruns,
-            args.force_flaky,
-            args.max_runs,
-            args.min_passes,
-            args.disabled_plugins,
-            setting.span,
-            ADDOPTS_VARIABLE,
-            args.only_rerun,
-            args.rerun_except,
-        )
+        options = _merge_words(options, args, setting.span, ADDOPTS_VARIABLE)
     for run, span in written:
-        options = _merge(
-            options,
-            run.reruns,
-            run.retries,
-            run.force_reruns,
-            run.force_flaky,
-            run.max_runs,
-            run.min_passes,
-            run.disabled_plugins,
-            span,
-            "the command line",
-            run.only_rerun,
-            run.rerun_except,
-        )
+        options = _merge_words(options, run, span, "the command line")
     if visible or any(run.fail_on_flaky for run in lines):
         options = dataclasses.replace(options, fail_on_flaky=True)
     return _session_options(options, setting, args, written)
@@ -141,20 +115,7 @@ def args_options(args: PytestArgs, span: Span) -> RunOptions:
     ``span``): those of a command line that holds the same words."""
     if _sets(args) != _RERUNS:
         return _plugins_only(args, ())
-    options = _merge(
-        NO_OPTIONS,
-        args.reruns,
-        args.retries,
-        args.force_reruns,
-        args.force_flaky,
-        args.max_runs,
-        args.min_passes,
-        args.disabled_plugins,
-        span,
-        "the command line",
-        args.only_rerun,
-        args.rerun_except,
-    )
+    options = _merge_words(NO_OPTIONS, args, span, "the command line")
     if args.fail_on_flaky:
         options = dataclasses.replace(options, fail_on_flaky=True)
     return _session_options(options, None, None, ((args, span),))
@@ -235,6 +196,26 @@ def _disabling(plugins: tuple[str, ...]) -> RunOptions:
     """The options of command lines that only disable ``plugins``, shared by the many
     runs that write the same ``-p no:NAME``."""
     return RunOptions(disabled_plugins=frozenset(plugins))
+
+
+def _merge_words(
+    options: RunOptions, words: PytestRun | PytestArgs, span: Span, where: str
+) -> RunOptions:
+    """``_merge`` of the options one command line or argument list writes."""
+    return _merge(
+        options,
+        words.reruns,
+        words.retries,
+        words.force_reruns,
+        words.force_flaky,
+        words.max_runs,
+        words.min_passes,
+        words.disabled_plugins,
+        span,
+        where,
+        words.only_rerun,
+        words.rerun_except,
+    )
 
 
 def _merge(
