@@ -13,6 +13,7 @@ or inspects them with functions that compute nothing new (``len``, ``torch.equal
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 # Functions and methods that look at a value rather than run code under test.
 _INSPECTING = frozenset(
@@ -213,7 +214,7 @@ def _enters(context: ast.expr) -> bool:
     return isinstance(context, ast.Name | ast.Attribute)
 
 
-def acts(nodes: list[ast.AST]) -> bool:
+def acts(nodes: Sequence[ast.AST]) -> bool:
     """Whether a loop body (its own nodes) runs code between its checks: a call made
     as a statement (``pool.restart()``), an ``await``, a ``with`` that enters an
     object's context, or a name bound to what a call computes. After such a
@@ -261,7 +262,7 @@ def _bindings(node: ast.AST) -> tuple[list[ast.AST], ast.AST | None]:
     return [], None
 
 
-def fresh_names(nodes: list[ast.AST]) -> set[str]:
+def fresh_names(nodes: Sequence[ast.AST]) -> set[str]:
     """The names a loop body binds to what its iteration computed: a name bound from
     values computed before the loop (``a = out[i]``) is not one, the loop's own
     variable neither. An object changed in place (``counter.shift()`` before ``assert

@@ -12,6 +12,7 @@ recognised").
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from detlint.model.threshold import Threshold
@@ -73,8 +74,25 @@ def called(node: ast.AST) -> str:
     return ""
 
 
-def own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
-    """The nodes of some statements, without those of functions defined in them."""
+def own_nodes(statements: list[ast.stmt]) -> tuple[ast.AST, ...]:
+    """The nodes of some statements, without those of functions defined in them.
+
+    Loops are read level by level, each level asking for the nodes of the bodies
+    around it again, so the walk is kept on the first statement (the tree is never
+    changed while a module is read)."""
+    if not statements:
+        return ()
+    memo: dict[tuple[int, int], tuple[ast.AST, ...]] = statements[0].__dict__.setdefault(
+        "_detlint_own_nodes", {}
+    )
+    key = (len(statements), id(statements[-1]))
+    cached = memo.get(key)
+    if cached is None:
+        cached = memo[key] = tuple(_walk_own(statements))
+    return cached
+
+
+def _walk_own(statements: list[ast.stmt]) -> list[ast.AST]:
     found: list[ast.AST] = []
     stack: list[ast.AST] = list(statements)
     while stack:
@@ -86,7 +104,7 @@ def own_nodes(statements: list[ast.stmt]) -> list[ast.AST]:
     return found
 
 
-def _indexes_by(target: ast.expr, nodes: list[ast.AST]) -> bool:
+def _indexes_by(target: ast.expr, nodes: Sequence[ast.AST]) -> bool:
     """Whether the loop variable picks an item (``expected[i]``): each iteration checks
     a different case (spyder's ``for i in range(5): ... assert position ==
     match_positions[i]``), not the same computation again, so the loop is no trial."""
@@ -172,7 +190,7 @@ class TrialChecks:
         self.index = index
         self.function = function
         self._asserting: dict[str, bool] = {}
-        self._nodes: list[ast.AST] | None = None
+        self._nodes: Sequence[ast.AST] | None = None
 
     def each_iteration(
         self, loop: ast.For | ast.AsyncFor | ast.comprehension, bound: ast.expr
@@ -268,7 +286,7 @@ class TrialChecks:
             return self.index.assignments.get(name)
         return None
 
-    def _function_nodes(self) -> list[ast.AST]:
+    def _function_nodes(self) -> Sequence[ast.AST]:
         if self._nodes is None:
             self._nodes = own_nodes(self.function.body)
         return self._nodes
