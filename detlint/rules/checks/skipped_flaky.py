@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.compose.test_gate import TestGate
 from detlint.readers.reasons import says_flaky
 from detlint.rules.context import (
+    QUARANTINE,
+    SCRIPT_CONDITION,
     RuleContext,
     covers,
     finding,
@@ -19,12 +20,8 @@ from detlint.rules.context import (
     trials_phrase,
     worst,
 )
-from detlint.rules.finding import Finding
+from detlint.rules.finding import Finding, Loss
 from detlint.rules.quarantine_reasons import costliest_quarantined, mark_reason
-
-if TYPE_CHECKING:
-    from detlint.compose.test_gate import TestGate
-from detlint.rules.context import QUARANTINE, SCRIPT_CONDITION
 
 _NOT_MARK = re.compile(r"\bnot\s+([A-Za-z_]\w*)")
 
@@ -48,19 +45,28 @@ def deselected_flaky(context: RuleContext) -> Iterator[Finding]:
             gates = [g for path in run.test_files if path in files for g in files[path]]
             if not gates or _run_elsewhere(tag, gates, context):
                 continue
-            gate, numbers = worst(gates, context)
-            q = percent_label(context.reference_rate)
+            numbers, lost = _never_reported(gates, context, "")
             message = (
                 f"`-m {run.run.markexpr!r}` deselects the tests marked {tag!r} in step "
-                f"{run.step.name!r} and no other step runs them: a {q} violation in "
-                f"{gate.label} is never reported (was {percent(numbers.reported_without)}) "
-                f"and nothing shows it ({covers(gates).removeprefix('; ') or '1 test'})"
+                f"{run.step.name!r} and no other step runs them: {lost}"
             )
             help_text = (
                 f"run them under a visible quarantine instead: {QUARANTINE}, or in a step "
                 f"that selects them (`-m {tag}`) and reports its failures"
             )
             yield finding("DET202", run.span, message, help_text, numbers)
+
+
+def _never_reported(gates: list[TestGate], context: RuleContext, where: str) -> tuple[Loss, str]:
+    """What deselecting ``gates`` loses, worded once for a CI step and a script."""
+    gate, numbers = worst(gates, context)
+    q = percent_label(context.reference_rate)
+    lost = (
+        f"a {q} violation in {gate.label} is never reported{where} "
+        f"(was {percent(numbers.reported_without)}) and nothing shows it "
+        f"({covers(gates).removeprefix('; ') or '1 test'})"
+    )
+    return numbers, lost
 
 
 def script_deselected(context: RuleContext) -> Iterator[Finding]:
@@ -74,13 +80,10 @@ def script_deselected(context: RuleContext) -> Iterator[Finding]:
             gates = [g for g in context.gates if g.test.path == path and tagged_with(g, tag)]
             if not gates or _run_elsewhere(tag, gates, context):
                 continue
-            gate, numbers = worst(gates, context)
-            q = percent_label(context.reference_rate)
+            numbers, lost = _never_reported(gates, context, " there")
             message = (
                 f"`-m {markexpr!r}` in the file's own pytest.main deselects the tests marked "
-                f"{tag!r} {SCRIPT_CONDITION}: a {q} violation in {gate.label} is never "
-                f"reported there (was {percent(numbers.reported_without)}) and nothing shows "
-                f"it ({covers(gates).removeprefix('; ') or '1 test'})"
+                f"{tag!r} {SCRIPT_CONDITION}: {lost}"
             )
             help_text = (
                 f"run them under a visible quarantine instead: {QUARANTINE}, or drop the "
