@@ -152,8 +152,9 @@ def retry_filter(mark: Mark) -> Filtered:
 
 
 def flaky_filter(mark: Mark) -> Filtered:
-    """The flaky package: ``rerun_filter`` is a callable detlint does not run; an inline
-    lambda testing the failure's class is read (``rerun_callables``)."""
+    """The flaky package: ``rerun_filter`` is a callable detlint does not run; a lambda
+    testing the failure's class, inline or as a module function that returns it, is read
+    (``rerun_callables``)."""
     value = mark.keyword("rerun_filter")
     if value is None:
         positional = mark.positional()
@@ -161,7 +162,9 @@ def flaky_filter(mark: Mark) -> Filtered:
     if value is None:
         return PASSES
     label = f"rerun_filter={_shown(value)}"
-    reruns = reruns_assertions(value.source) if isinstance(value, Dynamic) else None
+    reruns = (
+        reruns_assertions(value.returns or value.source) if isinstance(value, Dynamic) else None
+    )
     if reruns is False:
         return Filtered(
             False,

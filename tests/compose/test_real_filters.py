@@ -319,3 +319,60 @@ def test_a_filter_detlint_cannot_decide_conditions_the_headline(tmp_path, rerun_
         "reported 0.10% of the time instead of 10.0% if "
         f"rerun_filter=`{rerun_filter}` lets an assertion failure be retried ("
     ) in found["message"]
+
+
+def _flaky_named_filter(definition: str) -> dict[str, str]:
+    return {
+        **FLAKY,
+        "tests/test_mcmc.py": "import time\n\nfrom flaky import flaky\n\n\n"
+        + definition
+        + """
+
+
+@flaky(max_runs=3, min_passes=1, rerun_filter=rerun_when)
+def test_mcmc_dragging():
+    assert chain_mean() == 0.0
+""",
+    }
+
+
+def test_a_named_filter_that_turns_assertions_away_hides_no_violation(tmp_path):
+    """A filter is as often a module function as a lambda: it is read the same way."""
+    definition = (
+        "def rerun_when(err, name, test, plugin):\n"
+        '    """Network hiccups only."""\n'
+        "    return issubclass(err[0], (ConnectionError, TimeoutError))"
+    )
+    document = audit(tmp_path, _flaky_named_filter(definition))
+    assert [f for f in document["findings"] if f["code"] == "DET101"] == []
+    test = one_test(document, "test_mcmc_dragging")
+    assert test["numbers"]["reported"] == pytest.approx(0.1)
+    assert "rerun_filter=`rerun_when` reruns only the failures it accepts" in " ".join(
+        test["notes"]
+    )
+
+
+def test_a_named_filter_that_sleeps_and_reruns_keeps_the_numbers(tmp_path):
+    """flaky's documented `delay_rerun`: sleep, then rerun whatever failed."""
+    definition = "def rerun_when(*args):\n    time.sleep(1)\n    return True"
+    found = only(check(tmp_path, _flaky_named_filter(definition)), "DET101")
+    assert found["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert "rerun_filter" not in found["message"]
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        # a branch before the return: not one expression
+        "def rerun_when(err, *args):\n    if err:\n        return True\n    return False",
+        # defined twice in branches: which one is not known
+        "if FAST:\n    def rerun_when(err, *a):\n        return True\n"
+        "else:\n    def rerun_when(err, *a):\n        return False",
+    ],
+)
+def test_a_named_filter_of_another_shape_stays_undecided(tmp_path, definition):
+    found = only(check(tmp_path, _flaky_named_filter(definition)), "DET101")
+    assert found["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert (
+        "if rerun_filter=`rerun_when` lets an assertion failure be retried (" in (found["message"])
+    )

@@ -52,7 +52,12 @@ def loops_and_checks(block: str) -> bool:
     return any(hint in block for hint in _LOOP_CHECK_HINTS) and _LOOP.search(block) is not None
 
 
-def stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[int, str]] | None:
+def stub_body(
+    block: str,
+    wanted: Wanted,
+    trial_names: set[str],
+    whole: frozenset[str] | set[str] = frozenset(),
+) -> list[tuple[int, str]] | None:
     """A function's header with ``pass`` for a body nothing can be read from.
 
     A test body matters only for trial loops, imperative skip/xfail calls, calls
@@ -60,11 +65,12 @@ def stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[i
     and signature carry every fact, and the body is the bulk of a large suite.
     A helper's checks matter too: a trial loop that calls a helper which
     asserts is a trial loop; and so does a test's loop that checks each item, which
-    a finding names when detlint cannot count it.
+    a finding names when detlint cannot count it. Functions in ``whole`` are read
+    whole: a knob names them as the code that decides what it hides.
     """
     head = definition_head(block)
     split = split_def(block, head)
-    if split is None:
+    if split is None or (head is not None and head.group(2) in whole):
         return None
     header, body = split
     if wanted(body) or any(hint in body for hint in _BODY_HINTS):
@@ -86,11 +92,14 @@ def stub_body(block: str, wanted: Wanted, trial_names: set[str]) -> list[tuple[i
 
 
 def with_stubs(
-    pieces: list[tuple[int, str]], wanted: Wanted, trial_names: set[str]
+    pieces: list[tuple[int, str]],
+    wanted: Wanted,
+    trial_names: set[str],
+    whole: set[str] | frozenset[str] = frozenset(),
 ) -> list[tuple[int, str]]:
     result: list[tuple[int, str]] = []
     for line, piece in pieces:
-        stub = stub_body(piece, wanted, trial_names)
+        stub = stub_body(piece, wanted, trial_names, whole)
         if stub is None:
             result.append((line, piece))
         else:

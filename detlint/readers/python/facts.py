@@ -18,9 +18,16 @@ from detlint.readers.python.options import HOOK_TEST
 
 @dataclass(frozen=True)
 class Dynamic:
-    """An argument whose value cannot be known statically; keeps its source text."""
+    """An argument whose value cannot be known statically; keeps its source text.
+
+    ``returns`` holds, for a name bound to a module-level function whose body comes to
+    one ``return <expression>``, that function written as a lambda of the same
+    parameters (``lambda err, *args: issubclass(err[0], OSError)``): a callable such as
+    flaky's ``rerun_filter`` is read the same whether it is written inline or named.
+    """
 
     source: str
+    returns: str = ""
 
 
 ArgValue = int | float | bool | str | None | tuple[object, ...] | Dynamic

@@ -95,9 +95,30 @@ class ModuleIndex:
             if isinstance(value, NotLiteral):
                 value = self._constant(arg.value)
             if isinstance(value, NotLiteral):
-                value = Dynamic(self.code.source(value_start, end, self.module))
+                source = self.code.source(value_start, end, self.module)
+                value = Dynamic(source, self._returned(arg.value))
             found.append((arg, self._span(start, end), value))
         return found
+
+    def _returned(self, node: ast.expr) -> str:
+        """A module-level function named by ``node``, as the lambda it amounts to when
+        its body is one ``return`` after calls made for their effect (a ``time.sleep``
+        before rerunning, a log line); "" otherwise, or when the name is defined in
+        branches."""
+        if not isinstance(node, ast.Name) or node.id in self.alternatives:
+            return ""
+        function = self.functions.get(node.id)
+        if function is None or not function.body:
+            return ""
+        *effects, last = function.body
+        if not isinstance(last, ast.Return) or last.value is None:
+            return ""
+        for statement in effects:
+            if not isinstance(statement, ast.Expr) or not isinstance(
+                statement.value, ast.Call | ast.Constant
+            ):
+                return ""
+        return ast.unparse(ast.Lambda(args=function.args, body=last.value))
 
     def _constant(self, node: ast.expr) -> ArgValue | NotLiteral:
         """The value of an argument written with module constants (``RERUNS = 3`` then

@@ -248,13 +248,14 @@ def narrow(text: str, wanted: Wanted, imported: frozenset[str] = frozenset()) ->
     stripped = [block.lstrip() for block in blocks]
     holds_token = [wanted(block) for block in blocks]
     level = Level.of(blocks)
-    keep = _kept(blocks, stripped, holds_token, level, imported)
+    callables = _named_callables(blocks, holds_token)
+    keep = _kept(blocks, stripped, holds_token, level, imported, callables)
     if keep is None:
         return None
     inherited = _bases_of_kept(level, keep, wanted) | _inheriting(level, imported)
     keep = [k or index in inherited for index, k in enumerate(keep)]
     pieces, whole = _pieces(blocks, keep, inherited, level, wanted, masked)
-    stubbed = with_stubs(pieces, wanted, _trial_names(blocks, level))
+    stubbed = with_stubs(pieces, wanted, _trial_names(blocks, level), callables)
     if whole and len(stubbed) == len(pieces):
         return None
     return join_pieces(stubbed, "\r\n" if "\r\n" in text else "\n")
@@ -266,6 +267,7 @@ def _kept(
     holds_token: list[bool],
     level: Level,
     imported: frozenset[str],
+    callables: set[str],
 ) -> list[bool] | None:
     """Which top-level blocks can matter: those holding a token, imports, guarded
     imports, ``__test__``, blocks using a name that stands for a knob, and what kept
@@ -308,8 +310,27 @@ def _kept(
             zip(stripped, holds_token, branches, strict=True)
         )
     ]
-    keep = _referenced_closure(keep, words, defined, set(), level.candidates(), branches)
+    callables = _named_callables(blocks, holds_token)
+    candidates = [
+        c or name in callables for c, name in zip(level.candidates(), defined, strict=True)
+    ]
+    keep = _referenced_closure(keep, words, defined, set(), candidates, branches)
     return _with_redefinitions(_checked_by_loops(level, keep, words), defined)
+
+
+# A knob's argument that names a function whose code decides what it hides: flaky's
+# ``rerun_filter=rerun_when`` (read by ``module_index._returned``).
+_NAMED_CALLABLE = re.compile(r"\brerun_filter[ \t]*=[ \t]*([A-Za-z_]\w*)")
+
+
+def _named_callables(blocks: list[str], holds_token: list[bool]) -> set[str]:
+    """The functions knob blocks name as their filters: kept though they do not loop."""
+    return {
+        name
+        for block, token in zip(blocks, holds_token, strict=True)
+        if token and "rerun_filter" in block
+        for name in _NAMED_CALLABLE.findall(block)
+    }
 
 
 def _with_redefinitions(keep: list[bool], defined: Sequence[str | None]) -> list[bool]:
