@@ -253,7 +253,9 @@ _NOT_KEYS = "PEP|RFC|ISO|IEEE|UTF|UCS|SHA|CVE|MD|CRC|ARM|AMD|X86|PY|PYTHON|WIN|G
 _CUES = r"(?i:tracked (?:in|by|at)|see|blocked by|fixed by|fixed in|ticket|issue|bug|jira)"
 _LOWER_CUES = r"(?i:tracked (?:in|by|at)|see)"  # "see proj-12", not "bug numpy-2"
 # An issue reference (the leftmost in the text):
-# - a URL, trailing punctuation left out (GitHub, GitLab, Jira, Linear, any tracker);
+# - a URL, trailing punctuation left out (GitHub, GitLab, Jira, Linear, any tracker), or
+#   a tracker's own URI scheme with a number in it (Apple's "rdar://124260627",
+#   "radar://problem/1");
 # - an issue or pull request path, with or without a scheme ("see distributed/issues/4543",
 #   "github.com/org/repo/issues/12", "gitlab.com/g/p/-/merge_requests/3"), a Jira
 #   "browse/PROJ-1", "bugs.python.org/issue123", "crbug.com/1", Google's "b/123456";
@@ -266,6 +268,7 @@ _LOWER_CUES = r"(?i:tracked (?:in|by|at)|see)"  # "see proj-12", not "bug numpy-
 #   will do, and a lowercase key counts ("see proj-12").
 DEFAULT_TRACKING_PATTERN = (
     r"https?://[^\s<>\"'`]*[^\s<>\"'`.,;:!?)\]}]"
+    r"|\b(?!file:)[a-z][a-z0-9+.-]*://[^\s<>\"'`]*\d[^\s<>\"'`.,;:!?)\]}]*"
     r"|(?<![\w.-])(?:[\w.-]+/)*(?:issues|pulls?|merge_requests)/\d+\b"
     r"|(?<![\w.-])(?:[\w.-]+/)*browse/[A-Z][A-Z0-9_]*-\d+\b"
     r"|(?<![\w./-])(?:bugs\.python\.org/issue|crbug(?:\.com)?/|b/)\d+\b"

@@ -285,6 +285,11 @@ def test_the_prefilter_keeps_every_judged_flaky_reason():
         ("crbug.com/1 on the bots", "crbug.com/1"),
         ("bpo: bugs.python.org/issue123", "bugs.python.org/issue123"),
         ("acme/repo#12", "acme/repo#12"),
+        (  # coremltools
+            "rdar://124260627 ([CI] Two tests are random failing on CI)",
+            "rdar://124260627",
+        ),
+        ("see radar://problem/42.", "radar://problem/42"),
     ],
 )
 def test_tracking_reference_as_projects_write_it(text, reference):
