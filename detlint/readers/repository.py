@@ -80,11 +80,16 @@ class Repository:
         """The projects among the repository's dependency files (placed once, when a
         test's plugin evidence is first needed): each test reads its own project's."""
         if self._projects is None:
+            from detlint.readers.dependencies.install_commands import installer_requirements
             from detlint.readers.dependencies.listing import dependency_listing
             from detlint.readers.project.projects import Projects
 
             listing = dependency_listing(self.root, self.files)
             self._projects = Projects(self.root, listing.paths, self.cwd, listing.installed)
+            for directory, requirement in installer_requirements(
+                self.root, listing.installers, self.cwd
+            ):
+                self._projects.add_installed(directory, requirement)
         return self._projects
 
     def evidence_for(self, path: str | Path) -> PluginEvidence:

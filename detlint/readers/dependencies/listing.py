@@ -58,6 +58,9 @@ class DependencyFiles:
 
     paths: tuple[Path, ...]
     installed: frozenset[Path]
+    # The Dockerfiles, scripts and Makefiles among the files: their install commands
+    # may name a rerun plugin (``install_commands.installer_requirements``).
+    installers: tuple[Path, ...] = ()
 
 
 def dependency_files(project: Path, every_file: Callable[[], Sequence[str]]) -> list[Path]:
@@ -90,7 +93,7 @@ def dependency_listing(project: Path, every_file: Callable[[], Sequence[str]]) -
         if is_dependency_file(path, project) and path.is_file():
             found.append(path)
     installed = installed_requirement_files(project, installers, found)
-    return DependencyFiles((*found, *sorted(installed)), installed)
+    return DependencyFiles((*found, *sorted(installed)), installed, tuple(installers))
 
 
 def _listed(project: Path) -> list[str] | None:
