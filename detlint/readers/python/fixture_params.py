@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from detlint.readers.python.fixtures import FIXTURE_DECORATORS, is_autouse
+from detlint.readers.python.hook_params import HookTable, hook_tables
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.parametrize import count_values
 
@@ -78,6 +79,10 @@ class ConftestFixtures(Protocol):
         """The names of the autouse fixtures."""
         ...
 
+    def hooks(self, always: bool) -> tuple[HookTable, ...]:
+        """What their ``pytest_generate_tests`` hooks parametrize."""
+        ...
+
 
 class NoConftests:
     """A module no conftest.py reaches."""
@@ -86,6 +91,9 @@ class NoConftests:
         return ()
 
     def autouse(self, always: bool) -> tuple[str, ...]:
+        return ()
+
+    def hooks(self, always: bool) -> tuple[HookTable, ...]:
         return ()
 
 
@@ -154,6 +162,7 @@ class FixtureParams:
         self.module = fixture_scope(index, list(index.functions.values()))
         self.conftests = conftests
         self.has_params = _any_params(self.module)
+        self.hooks = hook_tables(index)
 
     def factor(
         self, names: Sequence[str], classes: Sequence[Scope], given: frozenset[str] | None
@@ -192,7 +201,7 @@ class FixtureParams:
             # A plugin's fixture (jupyter_server's `jp_fetch`) may request one of the
             # module's parametrized fixtures (`jp_argv`), which detlint cannot see.
             return None
-        return total
+        return _through_hooks(total, seen, (*self.hooks, *self.conftests.hooks(always)))
 
     def _size(self, name: str, scopes: Sequence[Scope], nearest: Definition) -> int | None:
         """The params of the nearest definition of ``name`` that has any, through the
@@ -220,6 +229,19 @@ class FixtureParams:
             if level + len(scopes) >= start:
                 return level + len(scopes), index, function
         return None
+
+
+def _through_hooks(total: int | None, closure: set[str], hooks: Sequence[HookTable]) -> int | None:
+    """``total`` times the values ``pytest_generate_tests`` hooks give the names of a
+    test's closure: unknown where one gives a table detlint cannot count, or names it
+    cannot read (which may be any test's)."""
+    for table in hooks:
+        if table.names is not None and closure.isdisjoint(table.names):
+            continue
+        if table.names is None or table.size is None or total is None:
+            return None
+        total *= table.size
+    return total
 
 
 def _any_params(scope: Scope) -> bool:
