@@ -170,9 +170,7 @@ CLASSES = """\
 
 
 def _by_line(document, name, code):
-    return {
-        f["line"]: f for f in findings(document, code) if f["path"].rsplit("/", 1)[-1] == name
-    }
+    return {f["line"]: f for f in findings(document, code) if f["path"].rsplit("/", 1)[-1] == name}
 
 
 def test_a_guard_on_parametrize_arguments_counts_the_instances_it_holds_for(tmp_path):
@@ -192,9 +190,7 @@ def test_a_guard_on_parametrize_arguments_counts_the_instances_it_holds_for(tmp_
 def test_a_guard_detlint_cannot_evaluate_says_where_without_a_count(tmp_path):
     document = check(tmp_path, {**RERUNFAILURES, "tests/test_guarded.py": GUARDED})
     skipped = _by_line(document, "test_guarded.py", "DET202")
-    assert skipped[32]["message"].endswith(
-        'covers the instances where `mode == "a"` (of 2))'
-    )
+    assert skipped[32]["message"].endswith('covers the instances where `mode == "a"` (of 2))')
     assert skipped[32]["numbers"]["instances"] is None
     assert skipped[38]["message"].endswith(
         'covers the instances where `mode.startswith("a")` (of 2))'
