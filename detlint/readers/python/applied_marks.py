@@ -29,6 +29,7 @@ class Applied:
     given: frozenset[str] | None = frozenset()  # names parametrize gives values to
     fixtures: tuple[str, ...] = ()  # names usefixtures requests
     tables: tuple[Parametrized, ...] = ()  # the parametrize tables that always apply
+    marked: frozenset[str] = frozenset()  # the names of every mark, as pytest knows them
 
     @classmethod
     def of(cls, marks: Sequence[Mark]) -> Applied:
@@ -42,6 +43,7 @@ class Applied:
             tables=tuple(
                 mark.table for mark in marks if mark.table is not None and not mark.guards
             ),
+            marked=frozenset(mark.name.rsplit(".", 1)[-1] for mark in marks),
         )
 
     def within(self, outer: Applied) -> Applied:
@@ -60,6 +62,7 @@ class Applied:
             given=names,
             fixtures=(*self.fixtures, *outer.fixtures),
             tables=(*self.tables, *outer.tables),
+            marked=self.marked | outer.marked,
         )
 
 

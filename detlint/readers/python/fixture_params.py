@@ -165,13 +165,18 @@ class FixtureParams:
         self.hooks = hook_tables(index)
 
     def factor(
-        self, names: Sequence[str], classes: Sequence[Scope], given: frozenset[str] | None
+        self,
+        names: Sequence[str],
+        classes: Sequence[Scope],
+        given: frozenset[str] | None,
+        marked: frozenset[str] = frozenset(),
     ) -> int | None:
         """The product of the params of the fixtures ``names`` close over, for a test of
         ``classes`` (innermost first) whose parametrize gives values to ``given`` (None:
         names detlint cannot read). As in pytest, a name counts once, with the params of
         its nearest definition that has any, found through definitions that request
-        their own name; the names the nearest requests join the closure."""
+        their own name; the names the nearest requests join the closure. ``marked``: the
+        names of the test's marks, for the hooks that parametrize only tests marked so."""
         scopes = [*classes, self.module]
         always = self.has_params or any(_any_params(scope) for scope in classes)
         total: int | None = 1
@@ -201,7 +206,8 @@ class FixtureParams:
             # A plugin's fixture (jupyter_server's `jp_fetch`) may request one of the
             # module's parametrized fixtures (`jp_argv`), which detlint cannot see.
             return None
-        return _through_hooks(total, seen, (*self.hooks, *self.conftests.hooks(always)))
+        hooks = (*self.hooks, *self.conftests.hooks(always))
+        return _through_hooks(total, seen, [h for h in hooks if h.marker in (None, *marked)])
 
     def _size(self, name: str, scopes: Sequence[Scope], nearest: Definition) -> int | None:
         """The params of the nearest definition of ``name`` that has any, through the

@@ -29,6 +29,9 @@ class HookTable:
 
     names: tuple[str, ...] | None  # None: names detlint cannot read (any test may get it)
     size: int | None  # values, where a literal table the hook always gives; else None
+    # The marker whose presence the call is under (``if metafunc.definition.
+    # get_closest_marker("subprocess"):``): only tests that carry it get the table.
+    marker: str | None = None
 
 
 def hook_tables(index: ModuleIndex) -> tuple[HookTable, ...]:
@@ -37,6 +40,8 @@ def hook_tables(index: ModuleIndex) -> tuple[HookTable, ...]:
     if hook is None or not hook.args.args:
         return ()
     metafunc = hook.args.args[0].arg
+    markers = _markers_read(hook)
+    marker = markers[0] if len(markers) == 1 else None
     found: list[HookTable] = []
     for call in find_all(hook, ast.Call):
         func = call.func
@@ -53,8 +58,29 @@ def hook_tables(index: ModuleIndex) -> tuple[HookTable, ...]:
         table = values[1:2] or [arg.value for arg in args if arg.keyword == "argvalues"]
         names = argnames(first[0]) if first else None
         size = _literal_size(table[0]) if table and _always(hook, call, metafunc) else None
-        found.append(HookTable(None if names is None else tuple(names), size))
+        under = marker if marker is not None and _under_if(hook, call) else None
+        found.append(HookTable(None if names is None else tuple(names), size, under))
     return tuple(found)
+
+
+def _markers_read(hook: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The marker names the hook looks up (``get_closest_marker("x")``, ``iter_markers``)."""
+    found: list[str] = []
+    for call in find_all(hook, ast.Call):
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in ("get_closest_marker", "iter_markers"):
+            for arg in call_args(call):
+                value = arg.value.value if isinstance(arg.value, ast.Constant) else None
+                if arg.keyword in (None, "name") and isinstance(value, str) and value not in found:
+                    found.append(value)
+    return found
+
+
+def _under_if(hook: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
+    return any(
+        isinstance(node, ast.If) and any(inner is call for s in node.body for inner in ast.walk(s))
+        for node in ast.walk(hook)
+    )
 
 
 def _literal_size(node: ast.expr) -> int | None:

@@ -207,7 +207,7 @@ class ModuleScanner:
                 for name, definition in fixture_scope(index, members).items():
                     scope.setdefault(name, definition)
             scopes.append(scope)
-        return self.fixture_params.factor(names, scopes, level.given)
+        return self.fixture_params.factor(names, scopes, level.given, level.marked)
 
     def _through_helpers(
         self, function: Function, classes: list[ast.ClassDef], reader: ModuleScanner

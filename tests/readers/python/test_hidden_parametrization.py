@@ -105,6 +105,30 @@ GENERATED = """\
         assert how
 """
 
+# dd-trace-py's hook: a test marked `subprocess` gets the tables its marker names.
+MARKED = """\
+    import pytest
+
+
+    def pytest_generate_tests(metafunc):
+        marker = metafunc.definition.get_closest_marker("subprocess")
+        if marker:
+            for name, values in marker.kwargs.get("parametrize", {}).items():
+                metafunc.parametrize(name, values)
+
+
+    @pytest.mark.flaky(reruns=2)
+    @pytest.mark.subprocess(parametrize={"x": [1, 2]})
+    def test_marked():
+        pass
+
+
+    @pytest.mark.flaky(reruns=2)
+    @pytest.mark.parametrize("how", ["inner", "left"])
+    def test_unmarked(how):
+        pass
+"""
+
 PARAMS_MODULE = """\
     import pytest
 
@@ -213,6 +237,14 @@ def test_a_fixture_pytest_generate_tests_parametrizes_leaves_the_instances_unkno
     assert found[10]["message"].endswith("covers 6 test instances)")
     assert found[10]["numbers"]["instances"] == 6
     assert found[16]["numbers"]["instances"] == 2
+
+
+def test_a_hook_that_parametrizes_marked_tests_reaches_those_alone(tmp_path):
+    document = check(tmp_path, {**RERUNFAILURES, "tests/test_marked.py": MARKED})
+    found = _by_line(document, "test_marked.py", "DET101")
+    assert found[11]["message"].endswith("covers parametrized, instances unknown)")
+    assert found[17]["message"].endswith("covers 2 test instances)")
+    assert found[17]["numbers"]["instances"] == 2
 
 
 def test_a_class_decorator_that_parametrizes_multiplies_the_instances(tmp_path):
