@@ -17,6 +17,7 @@ from detlint.base.span import Span
 from detlint.readers.project.pytest_config import PytestConfig
 from detlint.readers.python.facts import Mark, TestFunction
 from detlint.readers.python.options import HOOK_TEST
+from detlint.readers.python.param_facts import Covered
 from detlint.rules.catalogue import RULES
 from detlint.rules.finding import Finding, Loss
 from detlint.rules.trial_advice import more_trials
@@ -83,10 +84,12 @@ def trials_phrase(test: TestFunction) -> str:
     return test.trials.describe()
 
 
-def covers(gates: Sequence[TestGate]) -> str:
+def covers(gates: Sequence[TestGate], knob: Span | None = None) -> str:
     """The reach of a knob that applies to more than one test instance.
 
-    e.g. "; covers 3 tests, 12 test instances".
+    e.g. "; covers 3 tests, 12 test instances". ``knob``: the span of a knob in the
+    tests' bodies whose guards read their parametrize arguments (``Mark.covered``),
+    which reaches only the instances where they hold.
     """
     if any(gate.test.name == HOOK_TEST for gate in gates):
         return "; reaches every test the hook marks"
@@ -96,6 +99,9 @@ def covers(gates: Sequence[TestGate]) -> str:
     for gate in gates:
         by_test.setdefault((gate.test.path, gate.test.class_name, gate.test.name), []).append(gate)
     tests = by_test
+    reach = [_covered(group, knob) for group in by_test.values()]
+    if any(found is not None for found in reach):
+        return _covered_phrase(len(tests), reach, [_instances(g) for g in by_test.values()])
     counts = [_instances(group) for group in by_test.values()]
     instances = None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
     parts = []
@@ -106,6 +112,40 @@ def covers(gates: Sequence[TestGate]) -> str:
     elif instances is None:
         parts.append("parametrized, instances unknown")
     return f"; covers {', '.join(parts)}" if parts else ""
+
+
+def _covered(gates: Sequence[TestGate], knob: Span | None) -> Covered | None:
+    """What the knob at ``knob`` reaches of one test, where its guards decide it."""
+    if knob is None:
+        return None
+    for gate in gates:
+        for mark in gate.test.marks:
+            if mark.span == knob and mark.covered is not None:
+                return mark.covered
+    return None
+
+
+def knob_instances(gate: TestGate, knob: Span) -> int | None:
+    """The instances of ``gate`` the knob at ``knob`` reaches: all of the gate's, unless
+    guards that read its parametrize arguments narrow them (None where uncounted)."""
+    found = _covered([gate], knob)
+    return gate.instances if found is None else found.count
+
+
+def _covered_phrase(
+    tests: int, reach: Sequence[Covered | None], counts: Sequence[int | None]
+) -> str:
+    """ "; covers 1 of 16 test instances", or, where the guards cannot be evaluated,
+    "; covers the instances where `<guard>` (of 16)"."""
+    covered = [c.count if c is not None else n for c, n in zip(reach, counts, strict=True)]
+    where = next(c.where for c in reach if c is not None)
+    head = f"{tests} tests, " if tests > 1 else ""
+    total = None if None in counts else sum(n or 0 for n in counts)
+    if None in covered or total is None:
+        return f"; covers {head}the instances where {where}" + (
+            f" (of {total})" if total is not None else " (parametrized, instances unknown)"
+        )
+    return f"; covers {head}{sum(n or 0 for n in covered)} of {total} test instances"
 
 
 def _instances(gates: Sequence[TestGate]) -> int | None:

@@ -8,10 +8,13 @@ is flaky hides a failure that comes and goes.
 
 from __future__ import annotations
 
+import dataclasses
+
 from detlint.compose.test_gate import Knob, TestGate
 from detlint.readers.python.facts import Mark
 from detlint.rules.context import (
     RuleContext,
+    knob_instances,
     loss,
     policy_where,
 )
@@ -51,7 +54,8 @@ def quarantine_where(knob: Knob) -> str:
 def quarantine_loss(gate: TestGate, knob: Knob, context: RuleContext) -> Loss:
     """The loss where the gate applies: nothing blocks there; without it the test
     reports as it does where it runs."""
-    return loss(gate, context, policy_where(gate, knob))
+    found = loss(gate, context, policy_where(gate, knob))
+    return dataclasses.replace(found, instances=knob_instances(gate, knob.span))
 
 
 def costliest_quarantined(

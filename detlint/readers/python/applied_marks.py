@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from detlint.readers.python.facts import Mark
+from detlint.readers.python.facts import Mark, Parametrized
 from detlint.readers.python.fixtures import used_fixtures
 from detlint.readers.python.parametrize import given, instances
 
@@ -28,6 +28,8 @@ class Applied:
     param_marks: tuple[tuple[int, Mark], ...] = ()  # (instances covered, mark)
     given: frozenset[str] | None = frozenset()  # names parametrize gives values to
     fixtures: tuple[str, ...] = ()  # names usefixtures requests
+    tables: tuple[Parametrized, ...] = ()  # the parametrize tables that always apply
+    marked: frozenset[str] = frozenset()  # the names of every mark, as pytest knows them
 
     @classmethod
     def of(cls, marks: Sequence[Mark]) -> Applied:
@@ -38,6 +40,10 @@ class Applied:
             param_marks=tuple(param_marks),
             given=given(marks),
             fixtures=tuple(used_fixtures(marks)),
+            tables=tuple(
+                mark.table for mark in marks if mark.table is not None and not mark.guards
+            ),
+            marked=frozenset(mark.name.rsplit(".", 1)[-1] for mark in marks),
         )
 
     def within(self, outer: Applied) -> Applied:
@@ -55,6 +61,8 @@ class Applied:
             param_marks=(*self.param_marks, *outer.param_marks),
             given=names,
             fixtures=(*self.fixtures, *outer.fixtures),
+            tables=(*self.tables, *outer.tables),
+            marked=self.marked | outer.marked,
         )
 
 

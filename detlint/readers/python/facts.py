@@ -1,8 +1,7 @@
 """The facts the Python pass reads out of test code.
 
-Plain frozen values with exact spans: the link step and the rules work on
-these alone and never see a syntax tree, so they are cheap to pass between
-processes and to compare in tests.
+Plain frozen values with exact spans: the link step and the rules work on these alone
+and never see a syntax tree, so they are cheap to pass between processes and to compare.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import Literal
 from detlint.base.span import Span
 from detlint.model.threshold import Threshold
 from detlint.readers.python.options import HOOK_TEST
+from detlint.readers.python.param_facts import Covered
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,8 @@ class RetryReading:
 
 @dataclass(frozen=True)
 class Mark:
-    """A knob applied to tests: which one, with which arguments, where, and how.
-
-    ``via`` names the alias or wrapper the mark was reached through (with the
-    place it is defined), so a finding can point at both.
-    """
+    """A knob applied to tests: which one, with which arguments, where, and how;
+    ``via`` names the alias or wrapper it was reached through, as a finding shows it."""
 
     kind: MarkKind
     name: str  # marker or decorator name as resolved, e.g. "flaky", "tenacity.retry"
@@ -133,6 +130,8 @@ class Mark:
     # What a ``pytest.mark.parametrize(...)`` makes of the tests it marks, read where the
     # call is written (a helper module that binds it to a name, for an imported alias).
     table: Parametrized | None = None
+    # The instances of the test it reaches, where its guards read parametrize arguments.
+    covered: Covered | None = None
 
     def keyword(self, name: str) -> ArgValue | None:
         for argument in self.arguments:
@@ -156,6 +155,7 @@ class Parametrized:
     instances: int | None  # the values its argvalues hold; None when they cannot be counted
     names: tuple[str, ...] | None  # None when the argnames cannot be read
     param_marks: tuple[Mark, ...] = ()
+    rows: tuple[tuple[ArgValue, ...], ...] | None = None  # each instance's values (Dynamic: code)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 from detlint.readers.python.fixtures import FIXTURE_DECORATORS, is_autouse
+from detlint.readers.python.hook_params import HookTable, hook_tables
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.parametrize import count_values
 
@@ -78,6 +79,10 @@ class ConftestFixtures(Protocol):
         """The names of the autouse fixtures."""
         ...
 
+    def hooks(self, always: bool) -> tuple[HookTable, ...]:
+        """What their ``pytest_generate_tests`` hooks parametrize."""
+        ...
+
 
 class NoConftests:
     """A module no conftest.py reaches."""
@@ -86,6 +91,9 @@ class NoConftests:
         return ()
 
     def autouse(self, always: bool) -> tuple[str, ...]:
+        return ()
+
+    def hooks(self, always: bool) -> tuple[HookTable, ...]:
         return ()
 
 
@@ -154,15 +162,21 @@ class FixtureParams:
         self.module = fixture_scope(index, list(index.functions.values()))
         self.conftests = conftests
         self.has_params = _any_params(self.module)
+        self.hooks = hook_tables(index)
 
     def factor(
-        self, names: Sequence[str], classes: Sequence[Scope], given: frozenset[str] | None
+        self,
+        names: Sequence[str],
+        classes: Sequence[Scope],
+        given: frozenset[str] | None,
+        marked: frozenset[str] = frozenset(),
     ) -> int | None:
         """The product of the params of the fixtures ``names`` close over, for a test of
         ``classes`` (innermost first) whose parametrize gives values to ``given`` (None:
         names detlint cannot read). As in pytest, a name counts once, with the params of
         its nearest definition that has any, found through definitions that request
-        their own name; the names the nearest requests join the closure."""
+        their own name; the names the nearest requests join the closure. ``marked``: the
+        names of the test's marks, for the hooks that parametrize only tests marked so."""
         scopes = [*classes, self.module]
         always = self.has_params or any(_any_params(scope) for scope in classes)
         total: int | None = 1
@@ -192,7 +206,8 @@ class FixtureParams:
             # A plugin's fixture (jupyter_server's `jp_fetch`) may request one of the
             # module's parametrized fixtures (`jp_argv`), which detlint cannot see.
             return None
-        return total
+        hooks = (*self.hooks, *self.conftests.hooks(always))
+        return _through_hooks(total, seen, [h for h in hooks if h.marker in (None, *marked)])
 
     def _size(self, name: str, scopes: Sequence[Scope], nearest: Definition) -> int | None:
         """The params of the nearest definition of ``name`` that has any, through the
@@ -220,6 +235,19 @@ class FixtureParams:
             if level + len(scopes) >= start:
                 return level + len(scopes), index, function
         return None
+
+
+def _through_hooks(total: int | None, closure: set[str], hooks: Sequence[HookTable]) -> int | None:
+    """``total`` times the values ``pytest_generate_tests`` hooks give the names of a
+    test's closure: unknown where one gives a table detlint cannot count, or names it
+    cannot read (which may be any test's)."""
+    for table in hooks:
+        if table.names is not None and closure.isdisjoint(table.names):
+            continue
+        if table.names is None or table.size is None or total is None:
+            return None
+        total *= table.size
+    return total
 
 
 def _any_params(scope: Scope) -> bool:

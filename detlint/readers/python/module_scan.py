@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from detlint.base.span import Span
 from detlint.readers.python.applied_marks import Applied
 from detlint.readers.python.body_marks import BodyMarks
+from detlint.readers.python.class_params import class_factor
 from detlint.readers.python.definitions import DefinitionLookup, nowhere
 from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TestFunction, TrialCount
 from detlint.readers.python.fixture_params import (
@@ -56,6 +57,7 @@ from detlint.readers.python.options import (
     is_test_module,
     matches_name,
 )
+from detlint.readers.python.param_guards import reaching
 from detlint.readers.python.replays import (
     FixtureReplayLookup,
     ReplayFinder,
@@ -152,15 +154,16 @@ class ModuleScanner:
         facts = (owner or self)._method(function)
         level = facts.applied.within(outer)
         if unittest:  # pytest parametrizes no unittest.TestCase method, whatever its marks
-            level = replace(level, instances=1, param_marks=())
+            level = replace(level, instances=1, param_marks=(), tables=())
         instances = level.instances
         if instances is not None and not unittest:
             factor = self._fixture_factor(function, classes, level)
             instances = None if factor is None else instances * factor
         class_name = "::".join(node.name for node in classes) if classes else None
+        reader = owner or self
         own = [
             *self.named.marks(function.name, class_name, facts.span, class_wraps),
-            *facts.applied.knobs,
+            *reaching(function, facts.applied.knobs, level.tables, instances, reader.index.text),
             *self.body.of_fixtures(function, classes[-1] if classes else None),
         ]
         # What fixes a test's draws is read in the module that defines it: a test a class
@@ -204,7 +207,7 @@ class ModuleScanner:
                 for name, definition in fixture_scope(index, members).items():
                     scope.setdefault(name, definition)
             scopes.append(scope)
-        return self.fixture_params.factor(names, scopes, level.given)
+        return self.fixture_params.factor(names, scopes, level.given, level.marked)
 
     def _through_helpers(
         self, function: Function, classes: list[ast.ClassDef], reader: ModuleScanner
@@ -292,11 +295,19 @@ class ModuleScanner:
                 )
                 if collected and not is_fixture(owner.index, method):
                     tests.append(self._test(method, chain, level, unittest, owner, wraps))
+        factor = class_factor(self.index, node, self._foreign_name)
+        if factor != 1:
+            tests = [replace(test, instances=_times(test.instances, factor)) for test in tests]
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):
                     tests += self._class_tests([*chain, statement], level)
         return tests
+
+    def _foreign_name(self, qualified: str) -> tuple[ModuleIndex, str] | None:
+        """The module of the repository that binds a name this module imports."""
+        found = self.foreign(qualified, self.index.path)
+        return None if found is None else (found[0].scanner.index, found[1])
 
     def _foreign_class(
         self, qualified: str
@@ -318,6 +329,10 @@ class ModuleScanner:
         if function is None or not is_fixture(self.index, function):
             return None
         return self.trials.fixture_trials(function)
+
+
+def _times(instances: int | None, factor: int | None) -> int | None:
+    return None if instances is None or factor is None else instances * factor
 
 
 def _is_false_constant(node: ast.expr) -> bool:

@@ -23,11 +23,13 @@ from detlint.readers.python.prefilter import may_param_fixtures
 
 if TYPE_CHECKING:
     from detlint.readers.python.fixture_params import Definition, Scope
+    from detlint.readers.python.hook_params import HookTable
     from detlint.readers.python.module_exports import ModuleExports
     from detlint.readers.python.module_index import ModuleIndex
 
 PARAMS_TOKEN = b"params"
 PLUGINS_TOKEN = b"pytest_plugins"
+HOOK_TOKEN = b"pytest_generate_tests"
 
 
 class ParamConftests:
@@ -47,7 +49,12 @@ class ParamConftests:
         whether its bytes, or those of a ``pytest_plugins`` module it names, can hold
         params."""
         return tuple(
-            (path, PARAMS_TOKEN in data or (PLUGINS_TOKEN in data and self._plugin_params(path)))
+            (
+                path,
+                PARAMS_TOKEN in data
+                or HOOK_TOKEN in data
+                or (PLUGINS_TOKEN in data and self._plugin_params(path)),
+            )
             for path, data in self.chain.of(directory)
         )
 
@@ -82,7 +89,7 @@ class ParamConftests:
         """Whether a test file is read whole for its fixtures: it can define one with
         params, or a conftest.py that reaches it can (the file's own fixtures may pass
         one on, or override it), and narrowing keeps only fixtures that hold a knob."""
-        if may_param_fixtures(data):
+        if may_param_fixtures(data) or HOOK_TOKEN in data:
             return True
         return any(holds for _, holds in self._chain(os.path.dirname(os.path.abspath(path))))
 
@@ -138,6 +145,18 @@ class ParamConftests:
             if is_autouse(index, function)
         )
 
+    def hooks(self, path: Path, always: bool) -> tuple[HookTable, ...]:
+        """What the ``pytest_generate_tests`` hooks of the conftest.py files that reach
+        a file parametrize (a ``pytest_plugins`` module's hooks too)."""
+        from detlint.readers.python.hook_params import hook_tables
+
+        found: list[HookTable] = []
+        for conftest in self._reaching(path, always):
+            index = self._index(conftest)
+            if index is not None:
+                found += hook_tables(index)
+        return tuple(found)
+
 
 class FileConftests:
     """The conftest.py fixtures of one file, as ``fixture_params`` asks for them."""
@@ -151,3 +170,6 @@ class FileConftests:
 
     def autouse(self, always: bool) -> tuple[str, ...]:
         return self.conftests.autouse(self.path, always)
+
+    def hooks(self, always: bool) -> tuple[HookTable, ...]:
+        return self.conftests.hooks(self.path, always)

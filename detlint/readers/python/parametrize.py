@@ -17,10 +17,10 @@ import ast
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from detlint.readers.python.facts import Mark, Parametrized
+from detlint.readers.python.facts import ArgValue, Dynamic, Mark, Parametrized
 from detlint.readers.python.locations import call_args
 from detlint.readers.python.module_index import ModuleIndex
-from detlint.readers.python.names import dotted, literal
+from detlint.readers.python.names import NotLiteral, dotted, literal
 from detlint.readers.python.walk import find_all
 
 PARAMETRIZE = "parametrize"
@@ -48,8 +48,44 @@ def parametrized(
         for mark in param_marks(arg.value)
     ]
     return Parametrized(
-        count_values(index, table), None if names is None else tuple(names), tuple(marks)
+        count_values(index, table),
+        None if names is None else tuple(names),
+        tuple(marks),
+        None if names is None else _rows(index, table, len(names)),
     )
+
+
+def _rows(
+    index: ModuleIndex, node: ast.expr, width: int
+) -> tuple[tuple[ArgValue, ...], ...] | None:
+    """The values each instance gives the names, where the table is written out (here,
+    or in a module name bound to a list); a value that is no literal is its code."""
+    if isinstance(node, ast.Name) and node.id not in index.alternatives:
+        value = index.assignments.get(node.id)
+        node = value if isinstance(value, ast.List | ast.Tuple) else node
+    if not isinstance(node, ast.List | ast.Tuple) or width < 1:
+        return None
+    rows: list[tuple[ArgValue, ...]] = []
+    for element in node.elts:
+        if isinstance(element, ast.Starred):
+            return None
+        if isinstance(element, ast.Call) and index.imports.qualify(element.func) == "pytest.param":
+            values: list[ast.expr] = list(element.args)
+        elif width == 1:
+            values = [element]
+        elif isinstance(element, ast.List | ast.Tuple):
+            values = list(element.elts)
+        else:
+            return None
+        if len(values) != width or any(isinstance(v, ast.Starred) for v in values):
+            return None
+        rows.append(tuple(_value(v) for v in values))
+    return tuple(rows)
+
+
+def _value(node: ast.expr) -> ArgValue:
+    found = literal(node)
+    return Dynamic(ast.unparse(node)) if isinstance(found, NotLiteral) else found
 
 
 def instances(marks: Iterable[Mark]) -> tuple[int | None, list[tuple[int, Mark]]]:

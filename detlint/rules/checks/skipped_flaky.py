@@ -132,7 +132,7 @@ def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
             span,
             f"test skipped as {word!r}{where}, so a {q} violation is never reported "
             f"(was {percent(numbers.reported_without)}) and nothing shows it "
-            f"({trials_phrase(gate.test)}{covers(gates)})",
+            f"({trials_phrase(gate.test)}{covers(gates, span)})",
             f"run it under a visible quarantine instead: {QUARANTINE}",
             numbers,
         )

@@ -55,7 +55,8 @@ def untracked_quarantine(context: RuleContext) -> Iterator[Finding]:
             span,
             f"{what} quarantines a test as {word!r}{quarantine_where(knob)} with no tracking issue "
             f"({said}): {shown} never fails the build (was reported "
-            f"{percent(numbers.reported_without)}; {trials_phrase(gate.test)}{covers(gates)})",
+            f"{percent(numbers.reported_without)}; {trials_phrase(gate.test)}"
+            f"{covers(gates, span)})",
             'name the issue that tracks it: reason="https://.../issues/123" or "#123" '
             "(the pattern is configurable: tracking-issue-pattern)",
             numbers,
