@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from detlint.model.threshold import Threshold
 from detlint.readers.python.facts import NO_TRIALS, TrialCount
 from detlint.readers.python.locations import call_args
+from detlint.readers.python.mapped_trials import mapped_trials
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted, literal
 from detlint.readers.python.sibling_loops import block_of, siblings, summed
@@ -120,6 +121,9 @@ class TrialResolver:
                     if found is not None:
                         return found
                     reason = reason or why
+        mapped = mapped_trials(self.index, function, self._bound)
+        if mapped is not None:
+            return mapped
         uncounted = uncounted_loop(self.index, function, self._counted)
         if uncounted is not None:
             return dataclasses.replace(NO_TRIALS, origin=uncounted.describe(), uncounted=uncounted)
