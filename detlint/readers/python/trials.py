@@ -6,7 +6,9 @@ any trial shows a violation; TRIALS usually comes from the environment
 fixture or a helper. An environment read that bounds no loop (a seed, a batch
 size) is not a trial knob, so the search starts from the loop, not the read.
 Whether the loop is one of trials, and the pass threshold a check after it may set
-(``assert passes >= 3``), is ``TrialChecks``'s to say.
+(``assert passes >= 3``), is ``TrialChecks``'s to say. Trial loops that follow each
+other in one block add up (``sibling_loops``); a checking function mapped over a
+range runs a trial per call (``mapped_trials``).
 """
 
 from __future__ import annotations
