@@ -23,6 +23,13 @@ def run_trials(trials: TrialCount, needed: int) -> str:
     a loop detlint cannot count, the figures are per item it checks, and so is this."""
     if trials.env is not None:
         return f"raise {trials.env} to {needed}"
+    if trials.span is not None and trials.mapped:
+        return f"raise the range `{trials.mapped}` is mapped over from {trials.count} to {needed}"
+    if trials.span is not None and trials.loops > 1:
+        return (
+            f"raise the {trials.loops} trial loops from {trials.count} to {needed}"
+            " iterations in all"
+        )
     if trials.span is not None:
         return f"raise the trial loop from {trials.count} to {needed} iterations"
     loop = trials.uncounted

@@ -6,12 +6,12 @@ and never see a syntax tree, so they are cheap to pass between processes and to 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Literal
 
 from detlint.base.span import Span
 from detlint.model.threshold import Threshold
+from detlint.readers.python.named_loops import UncountedLoop
 from detlint.readers.python.options import HOOK_TEST
 from detlint.readers.python.param_facts import Covered
 
@@ -197,53 +197,6 @@ class NamedWrap:
 
 
 @dataclass(frozen=True)
-class UncountedLoop:
-    """A loop whose iterations can each fail the test, over items detlint cannot count.
-
-    ``for s in samples.T: assert kstest(s).pvalue > 0.05`` checks each column of an
-    array a fixture sizes; ``for _ in range(n)`` with ``n`` read from nowhere detlint
-    follows runs trials of unknown number. Whether such items are trials of one
-    violation or different checks is no more decidable than their count, so the
-    figures stay those of one check, and a finding names the loop and says they are
-    per item checked rather than that the test has no loop.
-    """
-
-    iterable: str  # as written: "samples.T", "range(n)"
-    line: int
-    over_range: bool  # ``range(...)``: a message speaks of iterations, not items
-    # Items written out in the code (``for dtype in ("float16", "float32")``): cases,
-    # each checked as a parametrization would be, not trials of one violation.
-    cases: bool = False
-    # How many items each loop walks, this one first, then the loops nested in it
-    # whose iterations check too; empty when detlint cannot count them.
-    counts: tuple[int, ...] = ()
-    # The loops nested in it (as written, with their lines) the counts multiply by.
-    nested: tuple[tuple[str, int], ...] = ()
-    helper: str = ""  # the function of the module the loop is in, when not the test
-    calls: int = 1  # how many times the test calls that function
-
-    def describe(self) -> str:
-        item = "case" if self.cases else "iteration" if self.over_range else "item"
-        loops = [(self.iterable, self.line), *self.nested]
-        named = [f"`{iterable}` (line {line})" for iterable, line in loops]
-        listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
-        where = f"the loop{'s' if len(named) > 1 else ''} over {listed}"
-        if self.helper:
-            called = f", which the test calls {self.calls} times," if self.calls > 1 else ""
-            where += f" in `{self.helper}`{called}"
-        verb, own = ("check", "their") if len(named) > 1 else ("checks", "its")
-        if not self.counts:
-            return (
-                f"{where} {verb} each {item}; "
-                f"detlint cannot count them, so the figures are per {item} checked"
-            )
-        if math.prod(self.counts) == 1:
-            return f"{where} {verb} one {item}; the figures are those of that {item}"
-        total = " \u00d7 ".join(str(count) for count in self.counts)
-        return f"{where} {verb} each of {own} {total} {item}s; the figures are per {item} checked"
-
-
-@dataclass(frozen=True)
 class TrialCount:
     """Trials per attempt and where the number comes from.
 
@@ -261,6 +214,8 @@ class TrialCount:
     # With no trial count: a loop that checks items detlint cannot count (the figures
     # are then those of one item checked).
     uncounted: UncountedLoop | None = None
+    loops: int = 1  # loops that follow each other whose trials add up to ``count``
+    mapped: str = ""  # the checking function mapped over the range, when not a loop
 
     @property
     def fails_at(self) -> int:

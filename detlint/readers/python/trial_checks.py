@@ -27,6 +27,9 @@ _CHECK_PREFIXES = ("assert", "fail")
 # What a polling loop waits with; a loop that sleeps waits for something, it does not try.
 _SLEEPS = frozenset({"sleep", "wait_for", "wait"})
 _TIMERS = frozenset({"time", "monotonic", "perf_counter", "process_time"})
+# Calls and exceptions that end a test as skipped (or expected to fail): no check.
+_SKIP_CALLS = frozenset({"skip", "xfail", "importorskip", "skipTest"})
+_SKIP_ERRORS = frozenset({"SkipTest", "Skipped", "SkipException", "XFailed"})
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # unittest and numpy assertions, as the comparison they require.
 _ASSERT_CALLS: dict[str, type[ast.cmpop] | None] = {
@@ -118,6 +121,21 @@ def _indexes_by(target: ast.expr, nodes: Sequence[ast.AST]) -> bool:
     )
 
 
+def _raises_skip(node: ast.Raise) -> bool:
+    """``raise unittest.SkipTest(...)``: the test ends skipped, it does not fail."""
+    error = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    name = error.attr if isinstance(error, ast.Attribute) else getattr(error, "id", "")
+    return isinstance(name, str) and name in _SKIP_ERRORS
+
+
+def skips(node: ast.AST) -> bool:
+    """Whether a node ends the test as skipped: ``pytest.skip(...)``, ``pytest.xfail(...)``,
+    ``pytest.importorskip(...)``, ``self.skipTest(...)``, ``raise SkipTest``."""
+    if isinstance(node, ast.Raise):
+        return _raises_skip(node)
+    return called(node) in _SKIP_CALLS
+
+
 def _is_timer_check(node: ast.Assert) -> bool:
     """``assert time() < start + 5``: a deadline, not a check of what a trial computed."""
     return any(called(inner) in _TIMERS for inner in ast.walk(node.test))
@@ -128,7 +146,7 @@ def _fails(statements: list[ast.stmt]) -> bool:
     ``self.fail(...)``, ``assert False``."""
     for statement in statements:
         if isinstance(statement, ast.Raise):
-            return True
+            return not _raises_skip(statement)
         if isinstance(statement, ast.Expr) and called(statement.value) == "fail":
             return True
         if isinstance(statement, ast.Assert) and isinstance(statement.test, ast.Constant):
@@ -218,7 +236,7 @@ class TrialChecks:
         if isinstance(node, ast.Assert):
             return not _is_timer_check(node)
         if isinstance(node, ast.Raise):
-            return True
+            return not _raises_skip(node)
         name = called(node)
         if not name:
             return False

@@ -6,7 +6,9 @@ any trial shows a violation; TRIALS usually comes from the environment
 fixture or a helper. An environment read that bounds no loop (a seed, a batch
 size) is not a trial knob, so the search starts from the loop, not the read.
 Whether the loop is one of trials, and the pass threshold a check after it may set
-(``assert passes >= 3``), is ``TrialChecks``'s to say.
+(``assert passes >= 3``), is ``TrialChecks``'s to say. Trial loops that follow each
+other in one block add up (``sibling_loops``); a checking function mapped over a
+range runs a trial per call (``mapped_trials``).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from dataclasses import dataclass
 from detlint.model.threshold import Threshold
 from detlint.readers.python.facts import NO_TRIALS, TrialCount
 from detlint.readers.python.locations import call_args
+from detlint.readers.python.mapped_trials import mapped_trials
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted, literal
+from detlint.readers.python.sibling_loops import block_of, siblings, summed
 from detlint.readers.python.trial_checks import TrialChecks
-from detlint.readers.python.uncounted_loops import uncounted_loop
+from detlint.readers.python.uncounted_loops import uncounted_at, uncounted_loop
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5
@@ -114,15 +118,30 @@ class TrialResolver:
                 helper = self.index.functions.get(call.func.id)
                 if helper is not None and helper is not function:
                     found, why = self._loop_trials(helper, 1)
+                    if found is not None and found.uncounted is not None:
+                        return self._in_helper(function, found, call.func.id)
                     if found is not None:
                         return found
                     reason = reason or why
+        mapped = mapped_trials(self.index, function, self._bound)
+        if mapped is not None:
+            return mapped
         uncounted = uncounted_loop(self.index, function, self._counted)
         if uncounted is not None:
             return dataclasses.replace(NO_TRIALS, origin=uncounted.describe(), uncounted=uncounted)
         if reason:
             return dataclasses.replace(NO_TRIALS, origin=f"{NO_TRIALS.origin}: {reason}")
         return NO_TRIALS
+
+    def _in_helper(self, function: Function, found: TrialCount, name: str) -> TrialCount:
+        """An uncounted loop of a function the test calls, named with that function."""
+        assert found.uncounted is not None
+        times = sum(
+            isinstance(call.func, ast.Name) and call.func.id == name
+            for call in self.index.body(function, ast.Call)
+        )
+        uncounted = dataclasses.replace(found.uncounted, helper=name, calls=times)
+        return dataclasses.replace(found, origin=uncounted.describe(), uncounted=uncounted)
 
     def _counted(
         self, function: Function, loop: ast.For | ast.AsyncFor | ast.comprehension
@@ -149,7 +168,7 @@ class TrialResolver:
         else why the first loop a trial count bounds is none."""
         if not self._may_loop(function):
             return None, ""
-        literal_bound: TrialCount | None = None
+        found: list[tuple[ast.AST, TrialCount]] = []
         checks: TrialChecks | None = None
         reason = ""
         for node in self.index.body(function, _LOOPS):
@@ -170,8 +189,36 @@ class TrialResolver:
             count = dataclasses.replace(count, threshold=verdict.threshold)
             if count.env is not None:
                 return count, ""
-            literal_bound = literal_bound or count
-        return literal_bound, reason
+            found.append((node, count))
+        if not found:
+            return None, reason
+        return self._following(function, found), reason
+
+    def _following(self, function: Function, found: list[tuple[ast.AST, TrialCount]]) -> TrialCount:
+        """The first literal trial loop's count, added up with the trial loops that
+        follow it in its block; no count (the loop named) when one of them is a loop
+        over a ``range`` whose bound detlint does not read."""
+        loop, first = found[0]
+        block = block_of(function, loop)
+        if first.threshold is not None or block is None:
+            return first
+        parts = [(node, count) for node, count in siblings(block, found) if count.threshold is None]
+        for statement in block:
+            if (
+                not isinstance(statement, ast.For | ast.AsyncFor)
+                or _range_bound(statement.iter) is None
+                or self._counted(function, statement)
+            ):
+                continue
+            uncounted = uncounted_at(self.index, function, statement)
+            if uncounted is not None:
+                return dataclasses.replace(
+                    NO_TRIALS, origin=uncounted.describe(), uncounted=uncounted
+                )
+        if len(parts) < 2:
+            return first
+        lines = [self.index.original_line(_iter_line(node)) for node, _ in parts]
+        return summed(list(zip(lines, [count for _, count in parts], strict=True)))
 
     def _bound(self, expression: ast.expr, function: Function, depth: int) -> TrialCount | None:
         if depth > MAX_DEPTH:
@@ -238,6 +285,12 @@ def _threshold_problem(threshold: Threshold | None, count: int) -> str:
     if failing <= 0:
         return "the pass threshold fails even when every trial passes"
     return ""
+
+
+def _iter_line(loop: ast.AST) -> int:
+    """The line of a loop's iterable, as findings name loops."""
+    assert isinstance(loop, ast.For | ast.AsyncFor | ast.comprehension)
+    return loop.iter.lineno
 
 
 def _range_bound(iterable: ast.expr) -> ast.expr | None:

@@ -26,11 +26,12 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable
 
-from detlint.readers.python.facts import UncountedLoop
 from detlint.readers.python.loop_cases import case_count
 from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.named_loops import UncountedLoop
 from detlint.readers.python.names import dotted
-from detlint.readers.python.trial_checks import TrialChecks, called, own_nodes
+from detlint.readers.python.sibling_loops import block_of
+from detlint.readers.python.trial_checks import TrialChecks, called, own_nodes, skips
 
 Loop = ast.For | ast.AsyncFor | ast.comprehension
 # Whether a loop's count is read (a ``range()`` bound detlint resolves) in the function
@@ -74,33 +75,76 @@ def _own_loop(index: ModuleIndex, function: Function, counted: Counted) -> Uncou
     loops: list[Loop] = [node for node in nodes if isinstance(node, Loop)]
     checks = _NamedChecks(index, function)
     for loop in sorted(loops, key=lambda node: (node.iter.lineno, node.iter.col_offset)):
-        if counted(function, loop) or _stops_or_catches(loop, checks):
+        if counted(function, loop):
             continue
-        if not _each_fails(checks, loop):
-            continue
-        chain = _chain(checks, loop)
-        counts = [case_count(index, function, node.iter) for node in chain]
-        if 0 in counts:
-            continue  # a loop over nothing checks nothing
-        if None in counts:
-            chain, counts = [loop], counts[:1]
-        cases = None not in counts and not all(_over_range(node.iter) for node in chain)
-        known = tuple(count for count in counts if count is not None)
-        if any(_skips(node) for node in chain):
-            known = ()  # ``continue`` passes over some cases: their count is not known
-        line = index.original_line(loop.iter.lineno)
-        return UncountedLoop(
-            _shown(_written_text(index, loop.iter)),
-            line,
-            _over_range(loop.iter),
-            cases=cases,
-            counts=known,
-            nested=tuple(
-                (_shown(_written_text(index, node.iter)), index.original_line(node.iter.lineno))
-                for node in chain[1:]
-            ),
-        )
+        found = _named(index, function, loop, checks)
+        if found is not None:
+            return _with_following(index, function, loop, found, counted)
     return None
+
+
+def _with_following(
+    index: ModuleIndex, function: Function, loop: Loop, found: UncountedLoop, counted: Counted
+) -> UncountedLoop:
+    """A loop with the loops of the same kind (cases, or iterations) that run before or
+    after it in its block: each case of each is checked on every attempt."""
+    block = block_of(function, loop)
+    if block is None:
+        return found
+    checks = _NamedChecks(index, function)
+    following: list[UncountedLoop] = []
+    for statement in block:
+        if statement is loop or not isinstance(statement, ast.For | ast.AsyncFor):
+            continue
+        if counted(function, statement):
+            continue
+        other = _named(index, function, statement, checks)
+        if other is not None and (other.cases, other.over_range) == (
+            found.cases,
+            found.over_range,
+        ):
+            following.append(other)
+    if not following:
+        return found
+    parts = sorted([found, *following], key=lambda part: part.line)
+    return dataclasses.replace(parts[0], following=tuple(parts[1:]))
+
+
+def uncounted_at(index: ModuleIndex, function: Function, loop: Loop) -> UncountedLoop | None:
+    """``loop`` as an uncounted loop, when each of its iterations can fail the test."""
+    return _named(index, function, loop, _NamedChecks(index, function))
+
+
+def _named(
+    index: ModuleIndex, function: Function, loop: Loop, checks: _NamedChecks
+) -> UncountedLoop | None:
+    """A loop whose iterations each can fail the function, as a finding names it."""
+    if _stops_or_catches(loop, checks) or _only_skips(loop, checks):
+        return None
+    if not _each_fails(checks, loop):
+        return None
+    chain = _chain(checks, loop)
+    counts = [case_count(index, function, node.iter) for node in chain]
+    if 0 in counts:
+        return None  # a loop over nothing checks nothing
+    if None in counts:
+        chain, counts = [loop], counts[:1]
+    cases = None not in counts and not all(_over_range(node.iter) for node in chain)
+    known = tuple(count for count in counts if count is not None)
+    if any(_skips(node) for node in chain):
+        known = ()  # ``continue`` passes over some cases: their count is not known
+    line = index.original_line(loop.iter.lineno)
+    return UncountedLoop(
+        _shown(_written_text(index, loop.iter)),
+        line,
+        _over_range(loop.iter),
+        cases=cases,
+        counts=known,
+        nested=tuple(
+            (_shown(_written_text(index, node.iter)), index.original_line(node.iter.lineno))
+            for node in chain[1:]
+        ),
+    )
 
 
 class _NamedChecks(TrialChecks):
@@ -115,6 +159,19 @@ class _NamedChecks(TrialChecks):
         name = called(node)
         words = name.lower().split("_")
         return name not in _NOT_CHECKS and (words[0] in _CHECK_WORDS or "assert" in words)
+
+
+def _only_skips(loop: Loop, checks: _NamedChecks) -> bool:
+    """A loop that can end the test only as skipped (``pytest.skip`` when a solver is
+    missing) and holds no check proper (an ``assert``, an assertion call, a function
+    of the module that asserts): a call named like a check there (``check(name)``
+    picking the solver a case needs) decides the skip, it checks nothing."""
+    if isinstance(loop, ast.comprehension):
+        return False
+    nodes = own_nodes(loop.body)
+    return any(skips(node) for node in nodes) and not any(
+        TrialChecks.checks(checks, node) for node in nodes
+    )
 
 
 def _returns_value(function: Function) -> bool:
