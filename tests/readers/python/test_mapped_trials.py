@@ -83,3 +83,22 @@ def test_the_help_raises_the_mapped_range(tmp_path):
     assert finding["help"].startswith(
         "drop the marker and raise the range `work` is mapped over from 3 to 29"
     )
+
+
+@pytest.mark.parametrize(
+    ("body", "count", "alone"),
+    [
+        ("for _ in range(200):\n    assert run(draw()) == 1", 200, "100%"),
+        ("for _ in range(29):\n    assert run(draw()) == 1", 29, "95.3%"),
+    ],
+)
+def test_a_test_with_enough_trials_is_told_to_keep_them_not_to_raise_them(
+    tmp_path, body, count, alone
+):
+    """29 trials reach 95% at 10%: the advice never says "raise … from 200 to 29"."""
+    found = _finding(tmp_path, body)
+    assert found["help"].startswith(
+        f"drop the marker and keep its {count} trials per attempt, which alone report a 10% "
+        f"violation {alone} of the time, or quarantine it visibly"
+    )
+    assert "raise" not in found["help"]
