@@ -155,6 +155,11 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
         return PluginChoice(
             guess, f"{all_declared(declared)}; they fight over `flaky`", declared, True
         )
+    if evidence.plugins and not declared and not evidence.declared(IGNORE_FLAKY):
+        # Every declared rerun plugin is disabled (``-p no:rerunfailures``): nothing
+        # registers the marker, so it reruns nothing; no guess from its keywords.
+        names = ", ".join(sorted(evidence.plugins))
+        return PluginChoice(None, f"{names} disabled with -p no:", declared, False)
     if evidence.declared(IGNORE_FLAKY) and IGNORE_FLAKY not in _disabled(config):
         # It registers the marker and, without --ignore-flaky, does nothing with it.
         return PluginChoice(

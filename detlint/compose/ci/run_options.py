@@ -51,6 +51,19 @@ class RunOptions:
     # pytest-ignore-flaky's --ignore-flaky, where it is written.
     ignore_flaky: Span | None = None
 
+    @property
+    def changes_markers(self) -> bool:
+        """Whether the run changes what the tests' own rerun markers do, though it reruns
+        nothing itself: a plugin disabled, a rerun filter that markers without their own
+        take, ``--fail-on-flaky``, paths excluded from reruns."""
+        return bool(
+            self.disabled_plugins
+            or self.only_rerun is not None
+            or self.rerun_except is not None
+            or self.fail_on_flaky
+            or self.rerun_exclude_paths
+        )
+
     @functools.cached_property
     def span(self) -> Span | None:
         """Where the option that reruns tests is written (None when nothing reruns).
@@ -177,6 +190,8 @@ def _sets(words: PytestRun | PytestArgs) -> int:
         or words.max_suite_reruns is not None
         or words.rerun_exclude_path
         or words.ignore_flaky
+        or words.only_rerun
+        or words.rerun_except
     ):
         return _RERUNS
     return _PLUGINS_ONLY if words.disabled_plugins else _NOTHING

@@ -52,6 +52,7 @@ class TestRun:
         return (
             bool(self.knobs)
             or self.options.span is not None
+            or self.options.changes_markers
             or self.options.ignore_flaky is not None
             or self.run.masked is not None
         )
