@@ -63,7 +63,9 @@ def _why(options: RunOptions) -> str:
     if options.fail_on_flaky:
         return "--fail-on-flaky fails the run when a rerun passes"
     if options.only_rerun:
-        patterns = ", ".join(repr(pattern) for pattern in options.only_rerun)
+        patterns = ", ".join(repr(pattern) for pattern in options.only_rerun[:2])
+        if len(options.only_rerun) > 2:
+            patterns += f" and {len(options.only_rerun) - 2} more"
         return (
             f"its --only-rerun {patterns} reaches a marker with no filter of its own, and an "
             "assertion failure matches none"

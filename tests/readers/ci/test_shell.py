@@ -78,6 +78,13 @@ LAUNCHERS = [
     ("exec pytest", "pytest"),
     ("sudo -E pytest", "pytest"),
     ("sudo -u ci -E pytest", "pytest"),
+    ('run-as "$(id -u test)":test /app/bin/pytest -n logical', "pytest"),  # onegov
+    ("gosu app python -m pytest", "python -m pytest"),
+    ("su-exec app:app pytest", "pytest"),
+    ("runuser -u app -- pytest", "pytest"),
+    ("setpriv --reuid=1000 --regid=1000 --init-groups pytest", "pytest"),
+    ("chpst -u app pytest", "pytest"),
+    ("chroot --userspec=app /srv/root pytest", "pytest"),
     ("nice -n 10 stdbuf -oL pytest", "pytest"),
     ("command pytest", "pytest"),
     ("pytest --version", "pytest"),  # every invocation counts, whatever it asks

@@ -2,7 +2,7 @@
 
 A CI command often reaches pytest (or a shell) through something that runs the
 rest of its words as a command: ``env FOO=1``, ``sudo -E``, ``timeout 600``,
-``xvfb-run -a``, ``nice -n 10``... (``skip_wrappers``). Some of them also change
+``xvfb-run -a``, ``nice -n 10``, ``gosu app``... (``skip_wrappers``). Some of them also change
 what that command sees: ``env`` sets variables, ``env -C DIR`` and ``sudo -D
 DIR`` its working directory (``Wrapped``).
 
@@ -58,6 +58,24 @@ _WRAPPERS: dict[str, _Wrapper] = {
         chdir=word_set("-D --chdir"),
     ),
     "doas": _Wrapper(word_set("-u -C")),
+    # Commands that run the rest as another user, as container images do before tests:
+    # ``gosu USER cmd``, ``su-exec USER cmd``, ``run-as UID:GID cmd``, ``runuser -u USER
+    # cmd``, ``setpriv --reuid=... cmd``, ``chpst -u USER cmd``, ``chroot DIR cmd``.
+    "gosu": _Wrapper(operands=1),
+    "su-exec": _Wrapper(operands=1),
+    "s6-setuidgid": _Wrapper(operands=1),
+    "run-as": _Wrapper(operands=1),
+    "runuser": _Wrapper(
+        word_set("-u -g -G --user --group --supp-group -w --whitelist-environment")
+    ),
+    "setpriv": _Wrapper(
+        word_set(
+            "--reuid --regid --ruid --rgid --euid --egid --groups --inh-caps --ambient-caps"
+            " --bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile"
+        )
+    ),
+    "chpst": _Wrapper(word_set("-u -U -b -e -/ -n -l -L -m -d -o -p -f -c -r")),
+    "chroot": _Wrapper(word_set("--userspec --groups"), operands=1),
     "exec": _Wrapper(word_set("-a")),
     "command": _Wrapper(refuse=word_set("-v -V")),
     "builtin": _Wrapper(),
