@@ -80,6 +80,8 @@ LAUNCHERS = [
     ("sudo -u ci -E pytest", "pytest"),
     ('run-as "$(id -u test)":test /app/bin/pytest -n logical', "pytest"),  # onegov
     ("gosu app python -m pytest", "python -m pytest"),
+    ('pypy pytest.py pypy/objspace -v -m "not flaky"', "pypy pytest.py"),  # a vendored launcher
+    ("python3 ./pytest.py tests", "python3 pytest.py"),
     ("su-exec app:app pytest", "pytest"),
     ("runuser -u app -- pytest", "pytest"),
     ("setpriv --reuid=1000 --regid=1000 --init-groups pytest", "pytest"),
