@@ -7,13 +7,19 @@ retry decorator on the test, over the part of the test inside the helper. The te
 gets the decorator's mark, with a ``via`` step naming the function, at the
 decorator's place (one finding per decorator, covering the tests that call it).
 
-Only the plain case is modelled, where the attempt count means what it says for the
-test: exactly one call of one such function, directly in the test's body and not in
-a loop, in a test without a trial loop of its own. A call in a loop retries each
-call on its own, and several retried functions each guard a different part of the
-test: stacking their attempts as one retry of the test would give a wrong figure, so
-those tests get the marks without a figure (``RetryReading.judged`` False), which say
-why.
+The function may be a method of the test's class, a function of the test's module
+or one it imports from another module of the repository (``from .utils import
+check_x``, ``from tests import utils`` then ``utils.check_x(...)``), and the test
+may reach it through functions it calls that carry no retry of their own (read in
+the module that defines each, up to ``_DEPTH`` calls deep).
+
+The attempt count means what it says for a violation among the function's checks
+when the test runs it once: a call outside any loop, made once. Other retried
+functions the test calls guard other checks and change nothing for these. A call in
+a loop, or several calls, retries each call on its own; a function reached through
+one that is itself retried is not followed (it would be retried again as a whole).
+Tests calling it in a loop or several times get the marks without a figure
+(``RetryReading.judged`` False), which say why.
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ from dataclasses import dataclass, replace
 
 from detlint.readers.python.facts import Mark, RetryReading
 from detlint.readers.python.module_index import Function, ModuleIndex
-from detlint.readers.python.trial_checks import holds_checks
+from detlint.readers.python.trial_checks import TrialChecks, own_nodes
 from detlint.readers.python.unread_retries import RECORDS
 
 # What a test calls a method of its own class through.
 _RECEIVERS = frozenset({"self", "cls"})
+# How many calls deep a retried function is looked for below the test.
+_DEPTH = 3
 _LOOPS = (
     ast.For,
     ast.AsyncFor,
@@ -41,20 +49,34 @@ _LOOPS = (
 )
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
-# The ``via`` step a mark reached through a called function gets: "through check_x (line 12)".
-_STEP = re.compile(r"through (\w+) \(line (\d+)\)")
+# The ``via`` step a mark reached through a called function gets: "through check_x
+# (line 12)", or "through check_x (line 12) from run_all" when the test calls it
+# through ``run_all``.
+_STEP = re.compile(r"through (\w+) \(line (\d+)\)(?: from [\w, ]+)?")
 
 DecoratorMarks = Callable[[Sequence[ast.expr]], list[Mark]]
 
 
 @dataclass(frozen=True)
 class Helper:
-    """A function a test may call, with the module that defines it and how that
-    module resolves decorators."""
+    """A function a test may call, with the module that defines it, how that module
+    resolves decorators, and which function a call in its body names (None when it
+    names none detlint reads)."""
 
     function: Function
     index: ModuleIndex
     marks: DecoratorMarks
+    callee: Callable[[ast.Call], Helper | None]
+
+
+@dataclass(frozen=True)
+class _Reached:
+    """A retried function a test reaches, whether a loop runs the call, and the
+    functions without a retry of their own the call goes through, outermost first."""
+
+    helper: Helper
+    looped: bool
+    chain: tuple[str, ...]
 
 
 def helper_step(mark: Mark) -> str | None:
@@ -70,30 +92,28 @@ class HelperRetries:
         self._read: dict[int, list[Mark]] = {}
 
     def of(
-        self, test: Function, methods: dict[str, Helper], functions: dict[str, Helper]
+        self, test: Function, home: ModuleIndex, callee: Callable[[ast.Call], Helper | None]
     ) -> list[Mark]:
-        """The marks of the one retried function ``test`` calls (``self.name(...)``
-        for ``methods``, ``name(...)`` for ``functions``) in the plain case the module
-        docstring describes; in any other case, each retried function's marks without a
-        figure, saying why (a retry is named, never silent)."""
-        if not methods and not functions:
-            return []
-        found: list[tuple[Helper, bool]] = []
-        for call, looped in _calls(test.body, False):
-            helper = _callee(call, methods, functions)
-            if helper is not None and self._retries(helper):
-                found.append((helper, looped))
-        if len(found) == 1 and not found[0][1]:
-            return [
-                replace(mark, via=(*mark.via, _step(found[0][0])))
-                for mark in self._retries(found[0][0])
-            ]
-        marks: list[Mark] = []
-        for helper in {id(helper.function): helper for helper, _ in found}.values():
-            calls = [looped for called, looped in found if called is helper]
-            how = "in a loop" if any(calls) else f"{len(calls)} times"
-            if len(calls) == 1 and not any(calls):
-                how = "beside other retried functions"
+        """The marks of each retried function ``test`` (of module ``home``) reaches
+        (``callee`` names the function a call of its body calls): with their figure when
+        the test runs it once, outside any loop; otherwise without a figure, saying why
+        (a retry is named, never silent).
+
+        A test is composed with one retry decorator, the first of its marks: those with
+        a figure come first, then the closest (a function of the test's own module, one
+        it calls directly), each in the order the test calls them."""
+        found = list(self._reach(test.body, callee, False, (), {id(test)}))
+        ranked: list[tuple[tuple[bool, bool, int], Mark]] = []
+        for helper in {id(r.helper.function): r.helper for r in found}.values():
+            reached = [r for r in found if r.helper.function is helper.function]
+            chain = reached[0].chain
+            step = _step(helper, chain)
+            judged = len(reached) == 1 and not reached[0].looped
+            rank = (not judged, helper.index is not home, len(chain))
+            if judged:
+                ranked += [(rank, replace(m, via=(*m.via, step))) for m in self._retries(helper)]
+                continue
+            how = "in a loop" if any(r.looped for r in reached) else f"{len(reached)} times"
             why = (
                 f"it retries each call of {helper.function.name} on its own, and the test "
                 f"calls it {how}: one attempt count does not describe the test"
@@ -101,8 +121,30 @@ class HelperRetries:
             for mark in self._retries(helper):
                 reading = mark.retry or RetryReading(mark.definition or mark.span, None, "", "")
                 unjudged = replace(reading, attempts=None, origin=why, judged=False)
-                marks.append(replace(mark, via=(*mark.via, _step(helper)), retry=unjudged))
-        return marks
+                ranked.append((rank, replace(mark, via=(*mark.via, step), retry=unjudged)))
+        return [mark for _, mark in sorted(ranked, key=lambda item: item[0])]
+
+    def _reach(
+        self,
+        nodes: Sequence[ast.AST],
+        callee: Callable[[ast.Call], Helper | None],
+        looped: bool,
+        chain: tuple[str, ...],
+        seen: set[int],
+    ) -> Iterator[_Reached]:
+        """The retried functions the calls in ``nodes`` reach: a called function that is
+        retried, or those a called function without a retry reaches in turn."""
+        for call, inner in _calls(nodes, looped):
+            helper = callee(call)
+            if helper is None or id(helper.function) in seen:
+                continue
+            if self._retries(helper):
+                yield _Reached(helper, inner, chain)
+            elif len(chain) < _DEPTH - 1 and not _retried_at_all(helper):
+                seen.add(id(helper.function))
+                name = (*chain, helper.function.name)
+                yield from self._reach(helper.function.body, helper.callee, inner, name, seen)
+                seen.discard(id(helper.function))
 
     def _retries(self, helper: Helper) -> list[Mark]:
         key = id(helper.function)
@@ -119,30 +161,71 @@ class HelperRetries:
                         or not (mark.retry.shape == RECORDS or mark.retry.repeats)
                     )
                 ]
-            if found and not holds_checks(helper.index, helper.function):
+            if found and not _asserts(helper.index, helper.function):
                 found = []
             self._read[key] = found
         return found
 
 
-def _step(helper: Helper) -> str:
-    """The ``via`` step of a mark reached through ``helper``: "through check_x (line 12)"."""
-    return f"through {helper.function.name} (line {helper.index.name_span(helper.function).line})"
+def _asserts(index: ModuleIndex, function: Function, depth: int = 0) -> bool:
+    """Whether a function checks what the test tests: an assertion (an ``assert``, an
+    assertion helper, ``pytest.fail``, ``raise AssertionError``), or a function of its
+    module that makes one (one call down). A ``raise`` of another error reports that
+    an operation failed (``raise ValueError(response.content)`` after a request):
+    retrying it retries the operation, which hides no violation of a check."""
+    checks = TrialChecks(index, function)
+    for node in own_nodes(function.body):
+        if isinstance(node, ast.Raise):
+            if _raises_assertion(node) and checks.checks(node, 1):
+                return True
+        elif checks.checks(node, 1):
+            return True
+        elif depth == 0 and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            called = index.functions.get(node.func.id)
+            if called is not None and called is not function and _asserts(index, called, 1):
+                return True
+    return False
 
 
-def _callee(
-    call: ast.Call, methods: dict[str, Helper], functions: dict[str, Helper]
+def _raises_assertion(node: ast.Raise) -> bool:
+    raised = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+    name = raised.attr if isinstance(raised, ast.Attribute) else getattr(raised, "id", "")
+    return name in ("AssertionError", "failureException")
+
+
+def named_callee(
+    call: ast.Call,
+    bound: dict[str, Helper],
+    local: Callable[[str], Helper | None],
+    imported: Callable[[ast.expr], Helper | None],
 ) -> Helper | None:
+    """The function a call names: ``self.name(...)`` a method of ``bound``, ``name(...)``
+    a function of the module (``local``) or one it imports (``imported``: ``name(...)``,
+    ``module.name(...)``)."""
     func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        if func.value.id in _RECEIVERS:
+            return bound.get(func.attr)
+        return imported(func)
     if isinstance(func, ast.Name):
-        return functions.get(func.id)
-    if (
-        isinstance(func, ast.Attribute)
-        and isinstance(func.value, ast.Name)
-        and func.value.id in _RECEIVERS
-    ):
-        return methods.get(func.attr)
+        return local(func.id) or imported(func)
     return None
+
+
+def _retried_at_all(helper: Helper) -> bool:
+    """Whether a function carries a retry decorator, whatever it retries: the retried
+    functions it calls would run again as a whole, which is not followed."""
+    return bool(helper.function.decorator_list) and any(
+        mark.kind == "retry-decorator" for mark in helper.marks(helper.function.decorator_list)
+    )
+
+
+def _step(helper: Helper, chain: tuple[str, ...]) -> str:
+    """The ``via`` step of a mark reached through ``helper``: "through check_x (line
+    12)", with " from run_all" when the test reaches it through ``run_all``."""
+    line = helper.index.name_span(helper.function).line
+    through = f" from {', '.join(chain)}" if chain else ""
+    return f"through {helper.function.name} (line {line}){through}"
 
 
 def _calls(nodes: Sequence[ast.AST], looped: bool) -> Iterator[tuple[ast.Call, bool]]:

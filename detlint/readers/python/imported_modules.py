@@ -14,7 +14,7 @@ from pathlib import Path
 
 from detlint.base.source import read_bytes
 from detlint.base.span import Problem
-from detlint.readers.python.imported_uses import applied_imports, imported_from
+from detlint.readers.python.imported_uses import applied_imports, called_imports, imported_from
 from detlint.readers.python.prefilter import Prefilter
 
 
@@ -65,9 +65,11 @@ class ImportedModules:
         applies to its tests (a decorator, a base class, a module mark): ``@skip_on_win``
         from a helper, ``class TestX(SomeTestsMixin)``. Such a file carries knobs though
         its own bytes hold none. A base class counts only from a module that defines
-        tests (a mixin of tests, not a library class a test subclasses)."""
+        tests (a mixin of tests, not a library class a test subclasses). A function it
+        calls counts as well: a retry decorator there retries the checks it holds.
+        """
         found: set[str] = set()
-        for module, name, local, base in applied_imports(data):
+        for module, name, local, base in [*applied_imports(data), *called_imports(data)]:
             for candidate in (f"{module}.{name}" if module.strip(".") else module + name, module):
                 target = self.module_file(candidate, path)
                 if target is not None:

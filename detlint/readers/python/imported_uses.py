@@ -5,7 +5,9 @@ imported from a helper that defines it, ``class TestX(SomeTestsMixin)`` inheriti
 marked tests from another module, ``pytestmark = [gpu_only]``. The byte prefilter
 rules such a file out; this finds, without parsing, the names it imports from other
 modules and uses as a decorator, a base class or a module mark, so that the
-repository can look at those modules' bytes instead (``PythonRepository``).
+repository can look at those modules' bytes instead (``PythonRepository``). A name
+it calls counts too: a function it imports may carry a retry decorator around the
+checks it holds (``ensure_ready(1)``, ``utils.ensure_ready(1)``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ _DECORATOR = re.compile(rb"^(?:    |\t)?@[ \t]*([A-Za-z_]\w*)", re.M)
 _BASES = re.compile(rb"^class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
 _MODULE_MARK = re.compile(rb"^pytestmark[ \t]*\+?=([^\n]*)", re.M)
 _WORD = re.compile(rb"[A-Za-z_]\w*")
+# A called name, or the head of a called attribute chain (``utils.ensure_ready(``).
+_CALLED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)*[ \t]*\(")
 _ALIAS = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]+as[ \t]+([A-Za-z_]\w*))?")
 
 
@@ -43,6 +47,20 @@ def applied_imports(data: bytes) -> list[tuple[str, str, str, bool]]:
             used = local or name
             if used in applied or used in bases:
                 found.append((_text(module), _text(name), _text(used), used in bases))
+    return found
+
+
+def called_imports(data: bytes) -> list[tuple[str, str, str, bool]]:
+    """``applied_imports`` for each imported name the file calls (never a base class)."""
+    if b"import" not in data:
+        return []
+    called = set(_CALLED.findall(data))
+    found: list[tuple[str, str, str, bool]] = []
+    for module, names in _FROM_IMPORT.findall(data):
+        for name, local in _ALIAS.findall(names.strip(b"()")):
+            used = local or name
+            if used in called:
+                found.append((_text(module), _text(name), _text(used), False))
     return found
 
 

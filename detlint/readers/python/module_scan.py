@@ -17,12 +17,14 @@ return a trial count.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.base.span import Span
 from detlint.readers.python.applied_marks import Applied
 from detlint.readers.python.body_marks import BodyMarks
+from detlint.readers.python.called_functions import CalledFunctions
 from detlint.readers.python.class_params import class_factor
 from detlint.readers.python.definitions import DefinitionLookup, nowhere
 from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TestFunction, TrialCount
@@ -110,6 +112,7 @@ class ModuleScanner:
         self._methods: dict[int, _Method] = {}
         self._classes: dict[int, list[Mark]] = {}
         self.helper_retries = HelperRetries()
+        self.called = CalledFunctions(index, self._function_marks, definitions)
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         """Every mark the decorators apply, plain markers (parametrize) included."""
@@ -212,21 +215,16 @@ class ModuleScanner:
     def _through_helpers(
         self, function: Function, classes: list[ast.ClassDef], reader: ModuleScanner
     ) -> list[Mark]:
-        """Retry decorators on the function or method the test calls that holds its
-        checks (``helper_retries``): methods along the class's lineage, functions of
-        the module that defines the test."""
+        """Retry decorators on the functions the test calls that hold its checks
+        (``helper_retries``), its class's methods along its lineage among them."""
         bound: dict[str, Helper] = {}  # the class's own definition hides its bases'
         for klass, tree in self.classes.lineage(classes[-1]) if classes else []:
             owner = tree.owner
             for method in methods(klass):
-                bound.setdefault(method.name, Helper(method, owner.index, owner._function_marks))
-        functions = {
-            name: Helper(helper, reader.index, reader._function_marks)
-            for name, helper in reader.index.functions.items()
-            if helper.decorator_list
-        }
-        decorated = {name: h for name, h in bound.items() if h.function.decorator_list}
-        return self.helper_retries.of(function, decorated, functions)
+                bound.setdefault(method.name, owner.called.helper(method))
+        return self.helper_retries.of(
+            function, reader.index, functools.partial(reader.called.of_test, bound)
+        )
 
     def _function_marks(self, decorators: Sequence[ast.expr]) -> list[Mark]:
         """The knobs of a function's decorators."""

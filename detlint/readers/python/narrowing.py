@@ -255,7 +255,9 @@ def narrow(text: str, wanted: Wanted, imported: frozenset[str] = frozenset()) ->
     inherited = _bases_of_kept(level, keep, wanted) | _inheriting(level, imported)
     keep = [k or index in inherited for index, k in enumerate(keep)]
     pieces, whole = _pieces(blocks, keep, inherited, level, wanted, masked)
-    stubbed = with_stubs(pieces, wanted, _trial_names(blocks, level), callables)
+    # A body that calls an imported name is read too: a retry decorator there
+    # retries the checks of the function it calls.
+    stubbed = with_stubs(pieces, wanted, _trial_names(blocks, level) | imported, callables)
     if whole and len(stubbed) == len(pieces):
         return None
     return join_pieces(stubbed, "\r\n" if "\r\n" in text else "\n")

@@ -175,7 +175,9 @@ def _through(mark: Mark, figure: bool = True) -> list[str]:
     step = helper_step(mark)
     if step is None:
         return []
-    text = f"on {step.removeprefix('through ')}, which the test calls: it retries the checks "
+    named, _, chain = step.removeprefix("through ").partition(" from ")
+    by = f" through {chain}" if chain else ""
+    text = f"on {named}, which the test calls{by}: it retries the checks "
     if not figure:
         return [text + "that function holds"]
     return [text + "that function holds, and the figure is for a violation among them"]

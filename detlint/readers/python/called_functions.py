@@ -1,0 +1,57 @@
+"""Which function of the repository a call in a module names, for the retries of the
+functions a test calls (``helper_retries``).
+
+A call names a function of its own module (``check(...)``), a method of the test's
+class (``self.check(...)``) or a function imported from another module of the
+repository (``check(...)`` after ``from .utils import check``, ``utils.check(...)``
+after ``from tests import utils``). An imported one is looked up only in a module
+whose bytes hold a knob (``DefinitionLookup``), and its own calls resolve there.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from detlint.readers.python.definitions import DefinitionLookup
+from detlint.readers.python.helper_retries import DecoratorMarks, Helper, named_callee
+from detlint.readers.python.module_index import Function, ModuleIndex
+
+
+class CalledFunctions:
+    """The functions calls of one module name, as ``Helper``s whose calls resolve in
+    the module that defines them."""
+
+    def __init__(
+        self, index: ModuleIndex, marks: DecoratorMarks, definitions: DefinitionLookup
+    ) -> None:
+        self.index = index
+        self.marks = marks
+        self.definitions = definitions
+
+    def helper(self, function: Function) -> Helper:
+        """A function of this module a test may call."""
+        return Helper(function, self.index, self.marks, self.here)
+
+    def here(self, call: ast.Call) -> Helper | None:
+        """The function a call in a function of this module (not a method) names."""
+        return named_callee(call, {}, self.local, self.imported)
+
+    def of_test(self, bound: dict[str, Helper], call: ast.Call) -> Helper | None:
+        """The function a call in a test names, ``bound`` its class's methods."""
+        return named_callee(call, bound, self.local, self.imported)
+
+    def local(self, name: str) -> Helper | None:
+        found = self.index.functions.get(name)
+        return None if found is None else self.helper(found)
+
+    def imported(self, func: ast.expr) -> Helper | None:
+        """A function imported from a repository module whose bytes hold a knob."""
+        qualified = self.index.imports.qualify(func)
+        found = None if qualified is None else self.definitions(qualified, self.index.path)
+        if found is None:
+            return None
+        owner = getattr(getattr(found[0], "scanner", None), "called", None)
+        defined = owner.index.functions.get(found[1]) if owner is not None else None
+        if not isinstance(owner, CalledFunctions) or defined is None:
+            return None
+        return owner.helper(defined)
