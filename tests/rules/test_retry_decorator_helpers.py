@@ -191,15 +191,17 @@ def test_a_retried_module_function_the_test_calls(tmp_path):
     assert found["message"] == (
         "retry decorator tenacity.retry hides intermittent failures: a 10% violation is "
         "reported 0.10% of the time instead of 10.0% (3 attempts; on _check (line 44), "
-        f"{THROUGH})"
+        f"{THROUGH}; not judged for the test test_in_a_loop: it retries each call of _check "
+        "on its own, and the test calls it in a loop: one attempt count does not describe "
+        "the test)"
     )
     assert found["numbers"]["reported"] == pytest.approx(0.1**3)
 
 
 def test_no_checks_no_caller_or_a_loop_give_nothing(tmp_path):
     """`build` asserts nothing, `check_unused` is called by no test, and `test_in_a_loop`
-    retries each call on its own: no figure is claimed for it (the decorator's finding
-    covers `test_foo` alone)."""
+    retries each call on its own: no figure is claimed for it (the decorator's figure
+    covers `test_foo` alone, and the finding names `test_in_a_loop` as not judged)."""
     found = _by_line(tmp_path)
     assert set(found) == {7, 19, 43, 57, 63}
     assert "covers" not in found[43]["message"]
@@ -218,12 +220,16 @@ def test_a_factory_handing_on_to_another_is_read_on_a_test_too(tmp_path):
 def test_a_method_of_a_base_class_and_a_test_calling_two_retried_functions(tmp_path):
     """`check_base` is inherited from `Base`; `test_two` calls it and `_check`, each
     retried on its own: one attempt count does not describe it, so it gets neither
-    (both findings cover one test)."""
+    figure (both figures cover one test, and each finding names `test_two` as not
+    judged)."""
     found = _by_line(tmp_path)
     assert found[63]["message"] == (
         "retry decorator _condition.retry (tests/_condition.py:29, a loop) hides "
         "intermittent failures: a 10% violation is reported 0.10% of the time instead of "
-        f"10.0% (3 attempts from times=3 at the call; on check_base (line 64), {THROUGH})"
+        f"10.0% (3 attempts from times=3 at the call; on check_base (line 64), {THROUGH}; "
+        "not judged for the test test_two: it retries each call of check_base on its own, "
+        "and the test calls it beside other retried functions: one attempt count does not "
+        "describe the test)"
     )
     assert found[63]["numbers"]["reported"] == pytest.approx(0.1**3)
     assert "covers" not in found[43]["message"]
