@@ -222,7 +222,7 @@ class TrialChecks:
         if retry:
             return LoopVerdict(False, reason=retry)
         nodes = own_nodes(loop.body)
-        if self._waits(loop.body):
+        if self._waits(loop):
             return LoopVerdict(False, reason="the loop waits (it sleeps), it does not try")
         if _indexes_by(loop.target, nodes):
             return LoopVerdict(
@@ -238,12 +238,20 @@ class TrialChecks:
             )
         return self._checked_after(loop, bound)
 
-    def _waits(self, body: list[ast.stmt]) -> bool:
-        """Whether a loop sleeps before it checks: it waits for something to happen,
-        then looks. One that checks and then sleeps (``await m.refresh(); assert
-        m.beat > t; await asyncio.sleep(0.1)``) spaces its trials out: each pass
-        can fail the test on what it just read."""
-        for statement in body:
+    def _waits(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Whether a loop that sleeps waits: it sleeps before it checks (it waits for
+        something to happen, then looks), or its passes read their index (each a step
+        of one sequence, ``assert str(i) in text`` after the i-th re-entry, paced by
+        the sleep). One that repeats the same check and then sleeps (``await
+        m.refresh(); assert m.beat > t; await asyncio.sleep(0.1)``) spaces its trials
+        out: each pass can fail the test on what it just read."""
+        nodes = own_nodes(loop.body)
+        if not any(called(node) in _SLEEPS for node in nodes):
+            return False
+        index = {name.id for name in ast.walk(loop.target) if isinstance(name, ast.Name)}
+        if any(isinstance(node, ast.Name) and node.id in index for node in nodes):
+            return True
+        for statement in loop.body:
             nodes = own_nodes([statement])
             if any(called(node) in _SLEEPS for node in nodes):
                 return True

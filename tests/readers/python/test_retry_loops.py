@@ -160,6 +160,13 @@ def test_a_loop_that_does_not_retry_keeps_its_trials(tmp_path, body, trials, fig
             "3 trials (literal loop bound)",
             "reported 0.54% of the time instead of 27.1%",
         ),
+        # ipykernel: each pass checks the i-th step of one sequence, paced by a sleep.
+        (
+            "for i in range(5):\n    await page.reenter()\n    assert str(i) in page.text\n"
+            "    time.sleep(0.2)",
+            NO_LOOP,
+            ONE_TRIAL,
+        ),
         # A loop that sleeps before it looks waits for something: no trials.
         (
             "for _ in range(4):\n    await asyncio.sleep(0.1)\n    await page.refresh()\n"
