@@ -20,6 +20,7 @@ from detlint.readers.python.count_bounds import CountBounds
 from detlint.readers.python.fresh_values import acts, computed, fresh_names
 from detlint.readers.python.loop_tallies import tallies
 from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.retry_loops import retry_reason
 from detlint.readers.python.tally_checks import AT_LEAST_ONE, EACH, Reading, TallyChecks
 
 # Calls that check a value: assertion helpers of pytest, unittest, numpy and torch.
@@ -200,7 +201,9 @@ class TrialChecks:
     aggregate (``assert mean(losses) < x``), a comprehension outside
     ``all``/``any``, a loop whose variable picks the item it checks
     (``expected[i]``), one that re-checks values computed before it and runs
-    nothing between its checks, or a polling loop that sleeps, is not: one attempt
+    nothing between its checks, a polling loop that sleeps before it checks, or a
+    retry that stops at its first success or swallows a failing check
+    (``retry_loops``), is not: one attempt
     of such a test is one trial, however many times the loop turns.
     """
 
@@ -215,8 +218,11 @@ class TrialChecks:
     ) -> LoopVerdict:
         if isinstance(loop, ast.comprehension):
             return self._in_assert(loop)
+        retry = retry_reason(loop, self.checks)
+        if retry:
+            return LoopVerdict(False, reason=retry)
         nodes = own_nodes(loop.body)
-        if any(called(node) in _SLEEPS for node in nodes):
+        if self._waits(loop):
             return LoopVerdict(False, reason="the loop waits (it sleeps), it does not try")
         if _indexes_by(loop.target, nodes):
             return LoopVerdict(
@@ -231,6 +237,27 @@ class TrialChecks:
                 False, reason="each iteration re-checks values computed before the loop"
             )
         return self._checked_after(loop, bound)
+
+    def _waits(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Whether a loop that sleeps waits: it sleeps before it checks (it waits for
+        something to happen, then looks), or its passes read their index (each a step
+        of one sequence, ``assert str(i) in text`` after the i-th re-entry, paced by
+        the sleep). One that repeats the same check and then sleeps (``await
+        m.refresh(); assert m.beat > t; await asyncio.sleep(0.1)``) spaces its trials
+        out: each pass can fail the test on what it just read."""
+        nodes = own_nodes(loop.body)
+        if not any(called(node) in _SLEEPS for node in nodes):
+            return False
+        index = {name.id for name in ast.walk(loop.target) if isinstance(name, ast.Name)}
+        if any(isinstance(node, ast.Name) and node.id in index for node in nodes):
+            return True
+        for statement in loop.body:
+            nodes = own_nodes([statement])
+            if any(called(node) in _SLEEPS for node in nodes):
+                return True
+            if any(self.checks(node) for node in nodes):
+                return False
+        return False
 
     def checks(self, node: ast.AST, depth: int = 0) -> bool:
         if isinstance(node, ast.Assert):

@@ -49,7 +49,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
     """
     groups = group_by_mark(context.gates, ("retry-decorator",))
     for span, (mark, gates) in sorted(groups.items()):
-        mark, gates = _judged_first(span, mark, gates)
+        mark, gates, unjudged = _judged_first(span, mark, gates)
         if decorator_filter(mark).masks is False:
             continue
         attempts, origin = retry_decorator_attempts(mark)
@@ -91,7 +91,8 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
             if helper_step(mark) is not None:
                 replay = ""  # a seed the test sets before the call is not set again
         message = (
-            f"retry decorator {named} {cost} ({'; '.join(details)}{covers(masking)}){replay}"
+            f"retry decorator {named} {cost} ({'; '.join(details)}{covers(masking)}{unjudged})"
+            f"{replay}"
             f"{elsewhere(gate, context.reference_rate)}"
         )
         related = [mark.definition] if mark.definition is not None else []
@@ -203,19 +204,68 @@ def _not_judged(span: Span, mark: Mark, named: str, attempts: int | None, origin
     return finding("DET103", span, message, help_text)
 
 
-def _judged_first(span: Span, mark: Mark, gates: list[TestGate]) -> tuple[Mark, list[TestGate]]:
+def _judged_first(
+    span: Span, mark: Mark, gates: list[TestGate]
+) -> tuple[Mark, list[TestGate], str]:
     """A decorator judged for some tests and not for others (a function one test calls
-    once and another in a loop): the finding is the judged one, over those tests."""
+    once and another in a loop): the finding is the judged one, over those tests, and
+    names the others (the clause it adds)."""
+    others = _unjudged(span, gates)
     if mark.retry is None or mark.retry.judged:
-        return mark, gates
-    judged = [
+        unread = {id(gate) for gate in others}
+        judged = [gate for gate in gates if id(gate) not in unread]
+        return mark, judged or gates, _unjudged_clause(span, others) if judged else ""
+    found = [
         (knob.mark, gate)
         for gate in gates
         for knob in gate.knobs
         if knob.span == span and knob.kind == "retry-decorator" and knob.mark is not None
         if knob.mark.retry is None or knob.mark.retry.judged
     ]
-    return (judged[0][0], [gate for _, gate in judged]) if judged else (mark, gates)
+    if not found:
+        return mark, gates, ""
+    kept = {id(gate) for _, gate in found}
+    rest = [gate for gate in others if id(gate) not in kept]
+    return found[0][0], [gate for _, gate in found], _unjudged_clause(span, rest)
+
+
+def _unjudged(span: Span, gates: list[TestGate]) -> list[TestGate]:
+    """The tests a decorator reaches without a figure (a function one test calls in a
+    loop, or several times): a finding over the tests it is judged for still names
+    them, so that the tests it reaches are all counted."""
+    return [
+        gate
+        for gate in gates
+        if any(
+            knob.span == span
+            and knob.kind == "retry-decorator"
+            and knob.mark is not None
+            and knob.mark.retry is not None
+            and not knob.mark.retry.judged
+            for knob in gate.knobs
+        )
+    ]
+
+
+def _unjudged_clause(span: Span, others: list[TestGate]) -> str:
+    """ "; not judged for the test test_b: it retries each call of check_x on its own,
+    ..." (nothing without such tests)."""
+    if not others:
+        return ""
+    names = sorted({gate.test.name for gate in others})
+    knob = next(
+        knob
+        for knob in others[0].knobs
+        if knob.span == span
+        and knob.mark is not None
+        and knob.mark.retry is not None
+        and not knob.mark.retry.judged
+    )
+    assert knob.mark is not None
+    assert knob.mark.retry is not None
+    why = knob.mark.retry.origin
+    tests = "test" if len(names) == 1 else "tests"
+    return f"; not judged for the {tests} {', '.join(names)}: {why}"
 
 
 def _unread(

@@ -1,0 +1,183 @@
+"""Loops that retry one check are one trial; loops that check and then pause are trials.
+
+Shaped on skyportal's Playwright helpers (`for attempt in range(5):` click, `break`
+on success, the timeout swallowed unless it is the last attempt; `_enable_switch(page,
+name, attempts=3)` re-clicking until `expect(...)` passes, `return` on success) and on
+sentinela's heartbeat test (`for _ in range(2): await monitor.refresh(); assert
+monitor.last_heartbeat > ...; await asyncio.sleep(0.1)` in an `async def` test).
+"""
+
+from __future__ import annotations
+
+import pytest
+from realworld_cases import RERUNFAILURES, check, only
+
+NO_LOOP = "1 attempt, no trial loop recognised"
+
+
+def _message(tmp_path, body: str, helpers: str = "", asynchronous: bool = False) -> str:
+    define = "async def" if asynchronous else "def"
+    document = check(
+        tmp_path,
+        {
+            **RERUNFAILURES,
+            "tests/test_loop.py": "import asyncio\nimport time\n\nimport pytest\n"
+            + helpers
+            + f"\n\n@pytest.mark.flaky(reruns=3)\n{define} test_loop(page):\n"
+            + "".join(f"    {line}\n" for line in body.strip("\n").split("\n")),
+        },
+    )
+    return only(document, "DET101")["message"]
+
+
+ONE_TRIAL = "a 10% violation is reported 0.010% of the time instead of 10.0%"
+
+STOPPING_HELPER = """
+
+def add_request(page):
+    for attempt in range(5):
+        page.select.click(force=True)
+        try:
+            page.allocation.click(timeout=15000)
+            break
+        except TimeoutError:
+            if attempt == 4:
+                raise
+    page.submit.click()
+"""
+
+SWITCH_HELPER = """
+
+def enable_switch(page, name, attempts=3):
+    switch = page.locator(name)
+    for attempt in range(attempts):
+        if switch.count() > 0:
+            return
+        switch.click()
+        try:
+            assert switch.is_visible()
+            return
+        except AssertionError:
+            if attempt == attempts - 1:
+                raise
+"""
+
+SWALLOWING_HELPER = """
+
+def wait_visible(page):
+    for attempt in range(4):
+        page.click()
+        try:
+            assert page.visible()
+        except AssertionError:
+            if attempt == 3:
+                raise
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "helpers"),
+    [
+        # A function the test calls: `break` once the step succeeds, re-raise on the last pass.
+        ("add_request(page)", STOPPING_HELPER),
+        # Its bound a parameter's default, `return` on success, called three times.
+        (
+            'enable_switch(page, "a")\nenable_switch(page, "b")\nenable_switch(page, "c")',
+            SWITCH_HELPER,
+        ),
+        # No `break`: the failing check is swallowed on every pass but the last.
+        ("wait_visible(page)", SWALLOWING_HELPER),
+        # The same loops in the test's own body.
+        (
+            "for attempt in range(5):\n    page.click()\n    try:\n        assert page.ok()\n"
+            "        break\n    except AssertionError:\n        if attempt == 4:\n"
+            "            raise",
+            "",
+        ),
+        (
+            "for _ in range(5):\n    page.click()\n    try:\n        assert page.ok()\n"
+            "    except AssertionError:\n        time.sleep(1)",
+            "",
+        ),
+        (
+            "for _ in range(5):\n    out = page.run()\n    assert out.ok\n    if out.done:\n"
+            "        break",
+            "",
+        ),
+    ],
+)
+def test_a_loop_that_retries_one_check_is_one_trial(tmp_path, body, helpers):
+    message = _message(tmp_path, body, helpers)
+    assert ONE_TRIAL in message
+    assert message.endswith(f"{NO_LOOP})")
+
+
+@pytest.mark.parametrize(
+    ("body", "trials", "figures"),
+    [
+        # A `try` that steps over an error of the code it runs swallows no check.
+        (
+            "for _ in range(5):\n    try:\n        page.reload()\n    except TimeoutError:\n"
+            "        pass\n    assert page.run() == 1",
+            "5 trials (literal loop bound)",
+            "reported 2.8% of the time instead of 41.0%",
+        ),
+        # Failures counted in the handler, read by a check after the loop: trials.
+        (
+            "failures = 0\nfor _ in range(5):\n    try:\n        assert page.run() == 1\n"
+            "    except AssertionError:\n        failures += 1\nassert failures == 0",
+            "5 trials (literal loop bound)",
+            "reported 2.8% of the time instead of 41.0%",
+        ),
+    ],
+)
+def test_a_loop_that_does_not_retry_keeps_its_trials(tmp_path, body, trials, figures):
+    message = _message(tmp_path, body)
+    assert figures in message
+    assert message.endswith(f"{trials})")
+
+
+@pytest.mark.parametrize(
+    ("body", "trials", "figures"),
+    [
+        # sentinela: refresh, assert, then pause before the next pass: 2 trials,
+        # 1 - 0.9**2 = 19.0% an attempt, 0.19**4 = 0.13% with three reruns.
+        (
+            "for _ in range(2):\n    await page.refresh()\n    assert page.beat > 3\n"
+            "    await asyncio.sleep(0.1)",
+            "2 trials (literal loop bound)",
+            "reported 0.13% of the time instead of 19.0%",
+        ),
+        (
+            "for _ in range(4):\n    await page.refresh()\n    assert page.beat > 3\n"
+            "    time.sleep(0.1)",
+            "4 trials (literal loop bound)",
+            "reported 1.4% of the time instead of 34.4%",
+        ),
+        # An awaited function of the module that asserts is a check each pass.
+        (
+            "for _ in range(3):\n    await check_beat(page)",
+            "3 trials (literal loop bound)",
+            "reported 0.54% of the time instead of 27.1%",
+        ),
+        # ipykernel: each pass checks the i-th step of one sequence, paced by a sleep.
+        (
+            "for i in range(5):\n    await page.reenter()\n    assert str(i) in page.text\n"
+            "    time.sleep(0.2)",
+            NO_LOOP,
+            ONE_TRIAL,
+        ),
+        # A loop that sleeps before it looks waits for something: no trials.
+        (
+            "for _ in range(4):\n    await asyncio.sleep(0.1)\n    await page.refresh()\n"
+            "    assert page.beat > 3",
+            NO_LOOP,
+            ONE_TRIAL,
+        ),
+    ],
+)
+def test_awaited_trial_loops_are_counted(tmp_path, body, trials, figures):
+    helper = "\n\nasync def check_beat(page):\n    assert await page.beat() > 3\n"
+    message = _message(tmp_path, body, helper, asynchronous=True)
+    assert figures in message
+    assert message.endswith(f"{trials})")
