@@ -268,7 +268,17 @@ class Composition:
             self.ignored = switch
             self.knobs.append(Knob("ignore-flaky", marker.span, switch, marker))
             return []
-        if is_registered_tag(marker, self.config, choice):
+        reader = None if choice.declared else self.evidence.own_markers.reader(marker.name)
+        if reader is not None:
+            where = f"{reader.span.path}:{reader.span.line}"
+            self.notes.append(
+                f"no rerun plugin is declared and the project's own code at {where} reads "
+                f"`{marker.name}`: the marker means what that code does, not judged"
+            )
+            self.knobs.append(Knob("project-marker", marker.span, f"read at {where}", marker))
+            self.choice = None  # no plugin reads it: none is guessed
+            return []
+        if is_registered_tag(marker, self.config, choice, self.evidence):
             self.notes.append("`flaky` is a registered marker and no rerun plugin is declared")
             self.knobs.append(Knob("tag", marker.span, "registered marker, no plugin", marker))
             return []
@@ -371,7 +381,11 @@ class Composition:
         return Policy(trials.count, tuple(layers), gate, trials.threshold)
 
 
-def is_registered_tag(mark: Mark, config: PytestConfig, choice: PluginChoice) -> bool:
-    """A `flaky` marker registered in the ini with no rerun plugin: a tag, not a retry."""
+def is_registered_tag(
+    mark: Mark, config: PytestConfig, choice: PluginChoice, evidence: PluginEvidence
+) -> bool:
+    """A `flaky` marker registered (in the ini ``markers``, or by the project's own
+    ``config.addinivalue_line("markers", ...)``) with no rerun plugin: a tag, not a retry."""
     registered = any(marker.name == mark.name for marker in config.markers)
+    registered = registered or evidence.own_markers.registers(mark.name) is not None
     return registered and not choice.declared

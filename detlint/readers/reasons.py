@@ -90,6 +90,7 @@ def _next_to_failing(stem: str, adverb: str) -> FlakyTerm:
 # nor a condition after it ("can fail if no GPU is free").
 _MODALS = ("can", "could")
 _DECIDED = r"(?! (?:\w+ ){0,2}(?:without|unless|if|when)(?![a-z0-9]))"
+_NOT_TO = r"(?! to(?![a-z0-9]))"
 # Frequency words that say "some of the time" whatever the verb: "sometimes get wrong
 # collection type" (flopy), "It stalls the CI sometimes", "occasional Unexpected collection
 # type", "Dask-Default-Threads are frequently detected" (distributed).
@@ -101,6 +102,14 @@ _ALONE = {
     "from time to time": "from time to time",
     "once in a while": "once in a while",
 }
+# A word of speed after a frequency word is about time, not failure: "test is also
+# sometimes slow" (jax), "occasionally very expensive". A time-out is a failure and
+# stays one ("times out sometimes", spyder), and so does a wait a test gives up on:
+# "watcher sometimes takes a long time to pick up file change ... on CI" (marimo).
+_NOT_SPEED = (
+    r"(?! (?:\w+ ){0,2}(?:slow(?:er|ly|s)?|fast(?:er)?|quick(?:er|ly)?|expensive|costly)"
+    r"(?![a-z0-9]))"
+)
 # Failures that "random" makes intermittent: "random failing on CI" (coremltools).
 _RANDOM_OUTCOMES = {
     "fail": r"failures?|failing|fails",
@@ -127,7 +136,7 @@ _SPURIOUS_OUTCOMES = r"(?:failures?|failing|fails|errors?|crash(?:es)?|hangs|tim
 
 # Phrases hold single spaces, not \s+: the prefilter searches the file's bytes, where a
 # phrase broken over two lines would not hold the stem either.
-FLAKY_TERMS: tuple[FlakyTerm, ...] = (
+_FAILING_TERMS: tuple[FlakyTerm, ...] = (
     # Not Nix flakes, nor a tool that finds flaky tests ("Early Flake Detection requires v2
     # of the plugin", dd-trace-py); "flakes", "flaked" and "a flake" are flaky.
     FlakyTerm(
@@ -193,16 +202,26 @@ FLAKY_TERMS: tuple[FlakyTerm, ...] = (
     ),
     # Not reliably so: "tests not working yet reliably on CI", "test doesn't reliably
     # reproduce subprocess output capture" (ipykernel); not where a version decides it
-    # ("IAST terminal summary is not reliable with pytest<7", dd-trace-py).
+    # ("IAST terminal summary is not reliable with pytest<7", dd-trace-py), nor where an
+    # environment does: "This test can't be run reliably as root" (pypy), "... under
+    # xdist", "... on PyPy" limit it to where it can run; CI is where it runs.
     FlakyTerm(
         "reliabl",
-        r"(?:(?<![a-z0-9])(?:not|never)|n't) (?:\w+ ){0,2}reliabl[ey](?![a-z0-9])" + _NOT_A_VERSION,
+        r"(?:(?<![a-z0-9])(?:not|never)|n't) (?:\w+ ){0,2}reliabl[ey](?![a-z0-9])"
+        + _NOT_A_VERSION
+        + r"(?! (?:as|under|with|without)(?![a-z0-9]))"
+        + r"(?! on (?!(?:the )?ci(?![a-z0-9])))",
     ),
     *(_next_to_failing(stem, adverb) for stem, adverb in _NEXT_TO_FAILING.items()),
     # "it often makes the client hang up" (dd-trace-py): a way of failing after "often".
     FlakyTerm("often", _word(r"often (?:\w+ ){0,4}(?:fail|hang|crash|segfault)\w*")),
+    # "can fail to overflow on PyPy" (pypy) says what the code may not do there, a
+    # behaviour, not a test that fails now and then.
     *(
-        FlakyTerm(f"{modal} {stem}", _word(f"{modal} (?:{words})") + _DECIDED)
+        FlakyTerm(
+            f"{modal} {stem}",
+            _word(f"{modal} (?:{words})") + _DECIDED + (_NOT_TO if stem == "fail" else ""),
+        )
         for modal in _MODALS
         for stem, words in _FAILING_WORDS.items()
     ),
@@ -216,8 +235,13 @@ FLAKY_TERMS: tuple[FlakyTerm, ...] = (
         FlakyTerm(f"random {stem}", _word(f"random (?:{words})"))
         for stem, words in _RANDOM_OUTCOMES.items()
     ),
-    *(FlakyTerm(stem, _word(words)) for stem, words in _ALONE.items()),
 )
+# Frequency words alone are the weakest of the terms: a reason's, but beside an explicit
+# reason, a comment on the call's line is read only for a word of failing (says_flaky).
+ALONE_TERMS: tuple[FlakyTerm, ...] = tuple(
+    FlakyTerm(stem, _word(words) + _NOT_SPEED) for stem, words in _ALONE.items()
+)
+FLAKY_TERMS: tuple[FlakyTerm, ...] = (*_FAILING_TERMS, *ALONE_TERMS)
 # What the byte prefilter looks for near a ``skip``: every text ``says_flaky`` accepts
 # holds one of these once lowercased.
 FLAKY_STEMS: tuple[str, ...] = tuple(dict.fromkeys(term.stem for term in FLAKY_TERMS))
@@ -235,13 +259,15 @@ _DETERMINISM_SETTING = re.compile(
 
 
 @functools.cache
-def _flaky_pattern() -> re.Pattern[str]:
-    """Compiled on first use: the command line imports this module on every run.
+def _flaky_pattern(alone: bool = True) -> re.Pattern[str]:
+    """Compiled on first use: the command line imports this module on every run; without
+    ``alone``, the frequency words alone (``ALONE_TERMS``) are left out.
 
     ASCII-only case folding keeps the stems' promise: under Unicode folding the Kelvin
     sign would match "k" while ``bytes.lower()`` leaves it as it is.
     """
-    alternatives = "|".join(f"(?:{term.pattern})" for term in FLAKY_TERMS)
+    terms = FLAKY_TERMS if alone else _FAILING_TERMS
+    alternatives = "|".join(f"(?:{term.pattern})" for term in terms)
     return re.compile(alternatives, re.IGNORECASE | re.ASCII)
 
 
@@ -282,16 +308,26 @@ DEFAULT_TRACKING_PATTERN = (
 )
 
 
-def says_flaky(*texts: str) -> str | None:
-    """The first phrase in ``texts`` that says the test fails only sometimes, as written
-    there ("Flaky", "nondeterministic", "hangs too often"), or None.
+def says_flaky(reason: str, comment: str = "") -> str | None:
+    """The first phrase that says the test fails only sometimes, as written in a skip or
+    xfail's ``reason`` or else in the ``comment`` on the first line of its call
+    ("Flaky", "nondeterministic", "hangs too often"), or None.
 
-    Called once per skip or xfail mark with its reason and the comment on its line. A
-    phrase a negation takes back ("not flaky anymore") does not count, nor does a word
-    of nondeterminism in a reason about a determinism setting.
+    A phrase a negation takes back ("not flaky anymore") does not count, nor does a word
+    of nondeterminism in a reason about a determinism setting. Beside a reason that says
+    nothing of the kind, the comment counts only for a word of failing: in
+    ``self.skipTest(  # test is also sometimes slow`` then ``"sensitive to random key"``
+    (jax), the reason says why and the comment speaks of something else; a ``# flaky``
+    on a bare marker, or on a call with no reason, is the reason.
     """
-    pattern = _flaky_pattern()
-    for text in texts:
+    found = _said(reason, _flaky_pattern())
+    if found is not None or not comment:
+        return found
+    return _said(comment, _flaky_pattern(alone=not reason.strip()))
+
+
+def _said(text: str, pattern: re.Pattern[str]) -> str | None:
+    if text:
         for match in pattern.finditer(text):
             if _NEGATED.search(text, max(0, match.start() - 30), match.start()):
                 continue

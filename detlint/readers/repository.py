@@ -11,6 +11,7 @@ the readers instead of taking callbacks from the engine.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -85,7 +86,10 @@ class Repository:
             from detlint.readers.project.projects import Projects
 
             listing = dependency_listing(self.root, self.files)
-            self._projects = Projects(self.root, listing.paths, self.cwd, listing.installed)
+            conftests = [Path(f) for f in self.files() if os.path.basename(f) == "conftest.py"]
+            self._projects = Projects(
+                self.root, listing.paths, self.cwd, listing.installed, conftests
+            )
             for directory, requirement in installer_requirements(
                 self.root, listing.installers, self.cwd
             ):

@@ -48,6 +48,7 @@ from detlint.readers.dependencies.toml_files import (
     read_pylock,
     read_pyproject,
 )
+from detlint.readers.python.own_markers import NO_OWN_MARKERS, OwnMarkers
 
 __all__ = ["RERUN_PLUGINS", "PluginEvidence", "Requirement", "read_plugin_evidence"]
 
@@ -112,6 +113,9 @@ class PluginEvidence:
     # The seed plugins declared (SEED_PLUGINS): they read no marker, so they are kept
     # apart from the rerun plugins that fight over ``flaky``.
     seed_plugins: frozenset[str] = frozenset()
+    # The marker names the project's conftest.py files and plugin modules register and
+    # read: a `flaky` they give a meaning to is theirs when no rerun plugin is declared.
+    own_markers: OwnMarkers = NO_OWN_MARKERS
 
     @property
     def plugins(self) -> frozenset[str]:

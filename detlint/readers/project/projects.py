@@ -27,6 +27,7 @@ from detlint.readers.dependencies.declarations import (
     is_dependency_file,
     read_plugin_evidence,
 )
+from detlint.readers.python.own_markers import NO_OWN_MARKERS, OwnMarkers, read_own_markers
 
 
 class Projects:
@@ -38,8 +39,12 @@ class Projects:
         files: Sequence[Path],
         cwd: Path,
         installed: frozenset[Path] = frozenset(),
+        conftests: Sequence[Path] = (),
     ) -> None:
         self.root = Path(os.path.abspath(root))
+        # The conftest.py files (absolute), read for the markers each project's own code
+        # registers and reads when its evidence is first asked for.
+        self.conftests = tuple(Path(os.path.abspath(path)) for path in conftests)
         self.cwd = cwd
         # Files read as requirements files because something installs them with -r.
         self.installed = installed
@@ -98,6 +103,7 @@ class Projects:
                 declares or bool(installed),
                 enabler_ignore_flaky=found.enabler_ignore_flaky,
                 seed_plugins=found.seed_plugins,
+                own_markers=self._own_markers(project),
             )
             self._evidence[project] = found
         return found
@@ -132,7 +138,18 @@ class Projects:
                 (e.enabler_ignore_flaky for e in found if e.enabler_ignore_flaky is not None), None
             ),
             seed_plugins=frozenset().union(*(e.seed_plugins for e in found)),
+            own_markers=sum((e.own_markers for e in found), NO_OWN_MARKERS),
         )
+
+    def _own_markers(self, project: Path) -> OwnMarkers:
+        """What the conftest.py files that reach the project's tests register and read:
+        its own (those of no project below it) and those of the directories above it."""
+        reaching = [
+            path
+            for path in self.conftests
+            if self.project_of(path.parent) == project or path.parent in project.parents
+        ]
+        return read_own_markers(reaching, self.root, self.cwd) if reaching else NO_OWN_MARKERS
 
 
 # Directories that keep a project's dependency files for it: `requirements/test.txt`,

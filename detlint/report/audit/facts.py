@@ -154,6 +154,9 @@ class Headline:
     # Test files a CI knob that hides failures runs, whose tests have no knob or trial
     # loop of their own: detlint links them as files, not test by test.
     files_under_ci_knobs: int
+    # Tests whose `flaky` marker the project's own conftest code reads, no rerun plugin
+    # declared: what it does is the project's, and detlint does not judge it.
+    not_judged: int = 0
 
 
 @dataclass(frozen=True)

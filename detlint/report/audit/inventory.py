@@ -299,6 +299,13 @@ def _plugins_json(analysis: Analysis) -> dict[str, Any]:
             {"plugin": r.plugin, "specifier": r.specifier, "source": r.source, **_where(r.span)}
             for r in evidence.requirements
         ],
+        "project_markers": {
+            kind: [{"name": use.name, **_where(use.span)} for use in uses]
+            for kind, uses in (
+                ("registered", evidence.own_markers.registered),
+                ("read", evidence.own_markers.read),
+            )
+        },
     }
 
 

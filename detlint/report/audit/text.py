@@ -111,6 +111,12 @@ def _left_out(head: Headline) -> str:
             f"{head.without_hiding_knob} test{'s' if head.without_hiding_knob != 1 else ''} "
             "whose knobs hide no failure (platform skips, expected failures, tags)"
         )
+    if head.not_judged:
+        left_out.append(
+            f"{head.not_judged} test{'s' if head.not_judged != 1 else ''} whose rerun "
+            "marker the project's own conftest code reads, with no rerun plugin declared "
+            "(not judged: the marker means what that code does)"
+        )
     if not left_out:
         return ""
     return f"Not counted: {' and '.join(left_out)}; the JSON audit lists them."

@@ -204,7 +204,8 @@ class _Builder:
             return True
         if not hiding and (chosen is None or not (chosen.ci_knobs or chosen.masked)):
             if gate.knobs:  # a test with no knob at all is only in a file that has one
-                self.left_out["no hiding knob"] += 1
+                own = any(knob.kind == "project-marker" for knob in gate.knobs)
+                self.left_out["not judged" if own else "no hiding knob"] += 1
             return True
         return False
 
@@ -353,12 +354,8 @@ def audit_view(
     for ci_gate in analysis.ci.gates if analysis.ci is not None else ():
         if ci_gate.has_facts:
             by_test.setdefault(ci_gate.label, []).append(ci_gate)
-    tests = [
-        view
-        for gate in analysis.gates
-        if (view := builder.test(gate, by_test.get(gate.label, ()))) is not None
-    ]
-    tests.sort(key=lambda view: (-view.loss, view.label))
+    views = (builder.test(gate, by_test.get(gate.label, ())) for gate in analysis.gates)
+    tests = sorted((v for v in views if v is not None), key=lambda view: (-view.loss, view.label))
     knobs = builder.knob_views()
     masked = [view for view in tests if view.policy.masks]
     best = knobs[0] if knobs and _worth_naming(knobs[0]) else None
@@ -379,6 +376,7 @@ def audit_view(
         best_kind=best_kind,
         not_run=builder.left_out["not run"],
         without_hiding_knob=builder.left_out["no hiding knob"],
+        not_judged=builder.left_out["not judged"],
         files_under_ci_knobs=len(_files_under_ci_knobs(analysis, {view.path for view in tests})),
     )
     return AuditView(
