@@ -49,8 +49,7 @@ class _Builder(Wrapped):
         return True
 
 
-# A vendored launcher script counts too: pypy runs its tests with `pypy pytest.py`.
-_PYTEST_NAME = re.compile(r"py\.?test(?:-?3(?:\.\d+)?)?(?:\.exe|\.py)?")
+_PYTEST_NAME = re.compile(r"py\.?test(?:-?3(?:\.\d+)?)?(?:\.exe|\.py)?")  # .py: `pypy pytest.py`
 _PYTEST_MODULES = frozenset({"pytest", "py.test"})  # what python -m accepts
 _PYTHON_NAME = re.compile(r"(?:python|pypy)(?:\d+(?:\.\d+)*t?)?(?:\.exe)?|py")
 # Text without any of these runs no pytest: recognise_launcher (and the shell reader,
