@@ -90,6 +90,8 @@ class HelperRetries:
 
     def __init__(self) -> None:
         self._read: dict[int, list[Mark]] = {}
+        # Each body's calls, by the id of its statement list (kept alive beside it).
+        self._walked: dict[int, tuple[Sequence[ast.AST], list[tuple[ast.Call, bool]]]] = {}
 
     def of(
         self, test: Function, home: ModuleIndex, callee: Callable[[ast.Call], Helper | None]
@@ -134,7 +136,7 @@ class HelperRetries:
     ) -> Iterator[_Reached]:
         """The retried functions the calls in ``nodes`` reach: a called function that is
         retried, or those a called function without a retry reaches in turn."""
-        for call, inner in _calls(nodes, looped):
+        for call, inner in self._calls_in(nodes, looped):
             helper = callee(call)
             if helper is None or id(helper.function) in seen:
                 continue
@@ -145,6 +147,16 @@ class HelperRetries:
                 name = (*chain, helper.function.name)
                 yield from self._reach(helper.function.body, helper.callee, inner, name, seen)
                 seen.discard(id(helper.function))
+
+    def _calls_in(self, nodes: Sequence[ast.AST], looped: bool) -> Iterator[tuple[ast.Call, bool]]:
+        """``_calls`` of a body, walked once however many tests reach it: a helper that
+        hundreds of tests call is walked for the first."""
+        key = id(nodes)
+        found = self._walked.get(key)
+        if found is None:
+            found = self._walked[key] = (nodes, list(_calls(nodes, False)))
+        for call, inner in found[1]:
+            yield call, looped or inner
 
     def _retries(self, helper: Helper) -> list[Mark]:
         key = id(helper.function)

@@ -15,7 +15,7 @@ from pathlib import Path
 from detlint.base.source import read_bytes
 from detlint.base.span import Problem
 from detlint.readers.python.imported_uses import applied_imports, called_imports, imported_from
-from detlint.readers.python.prefilter import Prefilter
+from detlint.readers.python.prefilter import Prefilter, retried_helpers
 
 
 class ImportedModules:
@@ -25,7 +25,7 @@ class ImportedModules:
         self.root = root
         self.exists = exists
         self.prefilter = prefilter
-        self._knobs: dict[str, tuple[bool, bool]] = {}  # see ``_holds_knob``
+        self._knobs: dict[str, tuple[bool, bool, bool]] = {}  # see ``_holds_knob``
         self._modules: dict[tuple[str, str], Path | None] = {}
 
     def module_file(self, module: str, importer: Path) -> Path | None:
@@ -69,25 +69,30 @@ class ImportedModules:
         calls counts as well: a retry decorator there retries the checks it holds.
         """
         found: set[str] = set()
-        for module, name, local, base in [*applied_imports(data), *called_imports(data)]:
+        applied = [(*use, False) for use in applied_imports(data)]
+        called = [(*use, True) for use in called_imports(data)]
+        for module, name, local, base, call in [*applied, *called]:
             for candidate in (f"{module}.{name}" if module.strip(".") else module + name, module):
                 target = self.module_file(candidate, path)
                 if target is not None:
-                    knob, tests = self._holds_knob(target)
-                    if knob and (tests or not base):
+                    knob, tests, retried = self._holds_knob(target)
+                    # A called function matters only where a function carries a retry
+                    # decorator: most modules a test calls into hold none.
+                    if knob and (tests or not base) and (retried or not call):
                         found.add(local)
                     break
         return frozenset(found)
 
-    def _holds_knob(self, path: Path) -> tuple[bool, bool]:
-        """Whether a module's bytes hold a knob, and a test function."""
+    def _holds_knob(self, path: Path) -> tuple[bool, bool, bool]:
+        """Whether a module's bytes hold a knob, a test function, and a function with a
+        retry decorator (``retried_helpers``)."""
         key = str(path)
         found = self._knobs.get(key)
         if found is None:
             data = read_bytes(path, "")
             if isinstance(data, Problem):
-                found = (False, False)
+                found = (False, False, False)
             else:
-                found = (self.prefilter.wants(data), b"def test" in data)
+                found = (self.prefilter.wants(data), b"def test" in data, retried_helpers(data))
             self._knobs[key] = found
         return found

@@ -37,6 +37,7 @@ from detlint.readers.python.fixture_params import (
     requested,
 )
 from detlint.readers.python.fixtures import FixtureMarksLookup, is_fixture, no_fixture_marks
+from detlint.readers.python.helper_reach import may_reach_retries
 from detlint.readers.python.helper_retries import Helper, HelperRetries
 from detlint.readers.python.marks import (
     ExternalLookup,
@@ -112,6 +113,10 @@ class ModuleScanner:
         self._methods: dict[int, _Method] = {}
         self._classes: dict[int, list[Mark]] = {}
         self.helper_retries = HelperRetries()
+        # Whether a function its tests call can carry a retry decorator (set by
+        # ``scan_module``): most modules' tests reach none, and walking their calls
+        # through every import is a large part of a suite's read.
+        self.reach_helpers = True
         self.called = CalledFunctions(index, self._function_marks, definitions)
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
@@ -172,7 +177,7 @@ class ModuleScanner:
         # What fixes a test's draws is read in the module that defines it: a test a class
         # here inherits from another module is read there, with its classes of that module.
         reader = owner or self
-        if facts.trials.span is None:
+        if facts.trials.span is None and reader.reach_helpers:
             own += self._through_helpers(function, classes, reader)
         lineage = [
             klass
@@ -353,6 +358,7 @@ def scan_module(
     conftest_wraps: WrapsLookup = no_wraps,
     definitions: DefinitionLookup = nowhere,
     conftest_fixtures: ConftestFixtures = no_conftest_fixtures,
+    knob_imports: bool = True,
 ) -> tuple[ModuleFacts, ModuleExports]:
     """Facts and exports of one module; ``named``: pytest collects it whatever its name
     (a CI step names it, or it runs pytest on itself).
@@ -374,6 +380,7 @@ def scan_module(
         definitions,
         conftest_fixtures,
     )
+    scanner.reach_helpers = knob_imports or may_reach_retries(index, options.retry_names)
     filename = path.rsplit("/", 1)[-1]
     collected = named or is_test_module(filename, options.python_files)
     exports = ModuleExports(scanner)

@@ -131,7 +131,7 @@ class PythonRepository:
         attempts = [narrowed, None] if narrowed is not None else [None]
         for attempt in attempts:
             try:
-                facts, exports = self._scan_text(display, path, text, attempt, named)
+                facts, exports = self._scan_text(display, path, text, attempt, named, imported)
             except SyntaxError as error:
                 if attempt is None:
                     return syntax_problem(display, text, error)
@@ -185,6 +185,7 @@ class PythonRepository:
         text: str,
         narrowed: Narrowed | None = None,
         named: bool = False,
+        imported: frozenset[str] = frozenset(),
     ) -> tuple[ModuleFacts, ModuleExports]:
         from detlint.readers.python.module_scan import scan_module
 
@@ -198,6 +199,7 @@ class PythonRepository:
             foreign=self._foreign,
             definitions=self._definitions,
             named=named,
+            knob_imports=bool(imported),
             fixtures=lookup,
             narrowed=narrowed,
             fixture_marks=lookup.marks,
@@ -206,8 +208,6 @@ class PythonRepository:
             conftest_wraps=lookup.wraps,
             conftest_fixtures=FileConftests(self.params, path),
         )
-
-    # -- context -----------------------------------------------------------
 
     def exports(self, path: Path, needed: bool = False) -> ModuleExports | None:
         """What a helper module or conftest.py defines, parsed once. A module whose
