@@ -33,6 +33,7 @@ from detlint.readers.python.facts import Mark, RetryReading
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.trial_checks import TrialChecks, own_nodes
 from detlint.readers.python.unread_retries import RECORDS
+from detlint.readers.python.walk import children
 
 # What a test calls a method of its own class through.
 _RECEIVERS = frozenset({"self", "cls"})
@@ -243,10 +244,12 @@ def _step(helper: Helper, chain: tuple[str, ...]) -> str:
 def _calls(nodes: Sequence[ast.AST], looped: bool) -> Iterator[tuple[ast.Call, bool]]:
     """Every call in some code outside functions defined in it, and whether a loop
     (``for``, ``while``, a comprehension) runs it."""
-    for node in nodes:
+    stack = [(node, looped) for node in reversed(nodes)]
+    while stack:
+        node, inner = stack.pop()
         if isinstance(node, _NESTED):
             continue
         if isinstance(node, ast.Call):
-            yield node, looped
-        inner = looped or isinstance(node, _LOOPS)
-        yield from _calls(list(ast.iter_child_nodes(node)), inner)
+            yield node, inner
+        deeper = inner or isinstance(node, _LOOPS)
+        stack.extend((child, deeper) for child in reversed(children(node)))

@@ -123,6 +123,11 @@ def _children(node: ast.AST) -> list[ast.AST]:
     return children
 
 
+def children(node: ast.AST) -> list[ast.AST]:
+    """A node's children in walk order (``ast.iter_child_nodes`` at a fraction of its cost)."""
+    return _children(node)
+
+
 def walk(roots: ast.AST | list[ast.stmt]) -> list[ast.AST]:
     """Every node below ``roots``, and each root itself, in walk order."""
     found: list[ast.AST] = []
