@@ -14,6 +14,7 @@ detlint does not follow gives an object whose attributes are not known.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.wrapper_expressions import is_callable
@@ -97,28 +98,28 @@ def derives_test_case(klass: ClassValue, depth: int = 0) -> bool:
     return False
 
 
-def _method(klass: ClassValue, name: str, depth: int = 0) -> Function | None:
+def _lineage(klass: ClassValue, depth: int = 0) -> Iterator[ClassValue]:
+    """The class, then its bases the decorator's code defines, depth first (as Python
+    looks a name up along a single line of bases), at most ``_DEPTH`` deep."""
+    yield klass
+    for base in klass.bases:
+        if isinstance(base, ClassValue) and depth < _DEPTH:
+            yield from _lineage(base, depth + 1)
+
+
+def _method(klass: ClassValue, name: str) -> Function | None:
     """The method ``name`` of ``klass`` or of a base of it the decorator's code defines."""
-    for statement in klass.node.body:
-        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
-            return statement
-    for base in klass.bases:
-        if isinstance(base, ClassValue) and depth < _DEPTH:
-            found = _method(base, name, depth + 1)
-            if found is not None:
-                return found
-    return None
+    methods = (
+        statement
+        for owner in _lineage(klass)
+        for statement in owner.node.body
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef)
+    )
+    return next((method for method in methods if method.name == name), None)
 
 
-def _class_name(klass: ClassValue, name: str, depth: int = 0) -> Value | None:
-    if name in klass.names:
-        return klass.names[name]
-    for base in klass.bases:
-        if isinstance(base, ClassValue) and depth < _DEPTH:
-            found = _class_name(base, name, depth + 1)
-            if found is not None:
-                return found
-    return None
+def _class_name(klass: ClassValue, name: str) -> Value | None:
+    return next((owner.names[name] for owner in _lineage(klass) if name in owner.names), None)
 
 
 def _decorated(function: Function, name: str) -> bool:
