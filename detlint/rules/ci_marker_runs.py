@@ -26,18 +26,26 @@ if TYPE_CHECKING:
 _SHOWN = 3  # runs named in a finding; the rest are counted
 
 
-def unmasked_in_ci(masking: Sequence[TestGate], context: RuleContext) -> str:
+def undone_by_test(context: RuleContext) -> dict[str, list[CiGate]]:
+    """The CI gates where a test's own knobs mask nothing, by the test's node id: worked
+    out once for every marker a rule reports."""
+    found: dict[str, list[CiGate]] = {}
+    for ci_gate in context.ci_gates:
+        if ci_gate.has_facts and not any(layer.masks for layer in ci_gate.inside.layers):
+            found.setdefault(ci_gate.base.test.nodeid, []).append(ci_gate)
+    return found
+
+
+def unmasked_in_ci(
+    masking: Sequence[TestGate], undone_gates: dict[str, list[CiGate]], context: RuleContext
+) -> str:
     """ "; in CI, `pytest --only-rerun X tests` (ci.yml:7) hides nothing of it: …
     (reported 10.0% there)" for the runs of the marked tests where the knob masks
-    nothing; "" when no CI run changes it (or none runs the tests)."""
-    tests = {gate.test.nodeid for gate in masking}
+    nothing (``undone_by_test``); "" when no CI run changes it (or none runs the tests)."""
     undone: dict[Span, CiGate] = {}
-    for ci_gate in context.ci_gates:
-        if not ci_gate.has_facts or ci_gate.base.test.nodeid not in tests:
-            continue
-        if any(layer.masks for layer in ci_gate.inside.layers):
-            continue
-        undone.setdefault(ci_gate.run.span, ci_gate)
+    for nodeid in dict.fromkeys(gate.test.nodeid for gate in masking):
+        for ci_gate in undone_gates.get(nodeid, ()):
+            undone.setdefault(ci_gate.run.span, ci_gate)
     if not undone:
         return ""
     q = context.reference_rate

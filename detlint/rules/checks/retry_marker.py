@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent
 from detlint.compose.plugins import RERUNFAILURES
-from detlint.rules.ci_marker_runs import unmasked_in_ci
+from detlint.rules.ci_marker_runs import undone_by_test, unmasked_in_ci
 from detlint.rules.finding import Finding, Loss
 from detlint.rules.fix_plans import rerun_mark_plan
 
@@ -56,6 +56,7 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
     loses nothing to its marker, and its gate has a rule of its own.
     """
     groups = group_by_mark(context.gates, ("rerun-marker", "flaky-decorator"))
+    undone = undone_by_test(context)
     for span, (mark, gates) in sorted(groups.items()):
         masking = [
             gate
@@ -83,7 +84,7 @@ def retry_marker(context: RuleContext) -> Iterator[Finding]:
             f"{what} hides intermittent failures: {_cost(numbers, gate)}{undecided_clause(gate)}"
             f"{where} "
             f"({'; '.join(details)}{covers(masking)}){replay}"
-            f"{elsewhere(gate, context.reference_rate)}{unmasked_in_ci(masking, context)}"
+            f"{elsewhere(gate, context.reference_rate)}{unmasked_in_ci(masking, undone, context)}"
         )
         help_text = alternatives(gate, numbers, "drop the marker")
         related = [mark.definition] if mark.definition is not None else []
