@@ -63,7 +63,8 @@ SEED_PLUGINS: tuple[str, ...] = ("pytest-rng",)
 """Plugins whose fixtures seed a test from its id (``rng``, ``seed``): every attempt of a
 test that uses one replays the same draw."""
 
-_WANTED = frozenset(RERUN_PLUGINS + COMPANION_PLUGINS)
+# The plugins detlint looks for in a declaration or an install command.
+WANTED = frozenset(RERUN_PLUGINS + COMPANION_PLUGINS)
 _SEEDS = frozenset(SEED_PLUGINS)
 
 _MAX_LOCK_BYTES = 10 * MAX_BYTES
@@ -192,7 +193,7 @@ def read_plugin_evidence(
         if text is None:
             continue
         try:
-            declared = reader(text, _relative(path, root), _WANTED | _SEEDS)
+            declared = reader(text, _relative(path, root), WANTED | _SEEDS)
             if reader is read_pyproject and "enabler" in text:
                 addopts = enabler_addopts(text, "ignore_flaky")
                 depth = len(Path(_relative(path, root)).parts)

@@ -17,11 +17,7 @@ from pathlib import Path
 from detlint.base.paths import display_path
 from detlint.base.source import decode_text, read_bytes
 from detlint.base.span import Problem, Span
-from detlint.readers.dependencies.declarations import (
-    COMPANION_PLUGINS,
-    RERUN_PLUGINS,
-    Requirement,
-)
+from detlint.readers.dependencies.declarations import WANTED, Requirement
 from detlint.readers.dependencies.text_files import normalize_name
 
 # An install command and the words after it, up to the end of that command.
@@ -32,7 +28,6 @@ _INSTALL = re.compile(
 )
 # A requirement word: a name, with extras and a version specifier perhaps (quotes off).
 _REQUIREMENT = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?((?:[<>=!~]=?|==?)\S*)?")
-WANTED = frozenset(RERUN_PLUGINS + COMPANION_PLUGINS)
 
 
 @dataclass(frozen=True)
@@ -57,9 +52,9 @@ def installed_names(text: str) -> Iterator[Installed]:
                 yield Installed(name, found.group(2) or "", match.start())
 
 
-# Pipeline files hold install commands too, but the CI reader reads them step by step,
-# with the directory each step works in (``readers.ci.installs``).
-_PIPELINE_PARTS = (".github/", ".gitlab-ci", ".buildkite/", ".circleci/")
+# Pipeline files (YAML) hold install commands too, but the CI reader reads them step by
+# step, with the directory each step works in (``readers.ci.installs``).
+_PIPELINE_SUFFIXES = (".yml", ".yaml")
 _PLUGIN_BYTES = re.compile(rb"rerunfailures|flaky|pytest-retry|pytest-repeat", re.I)
 # A comment of a shell script, Dockerfile or Makefile: blanked, so that offsets hold.
 _COMMENT = re.compile(r"(?m)(?:^|(?<=[ \t]))#[^\n]*")
@@ -76,8 +71,7 @@ def installer_requirements(
     plugin a Dockerfile, shell script or Makefile installs by name. The file's own
     directory says which project it serves (``docker/Dockerfile`` serves the root)."""
     for path in installers:
-        relative = path.relative_to(root).as_posix()
-        if any(part in f"/{relative}" for part in _PIPELINE_PARTS):
+        if path.name.endswith(_PIPELINE_SUFFIXES):
             continue
         display = display_path(path, cwd)
         data = read_bytes(path, display, max_bytes=1_000_000)
@@ -88,8 +82,10 @@ def installer_requirements(
             continue
         directory = path.parent.relative_to(root).as_posix()
         for found in installed_names(_uncommented(text)):
-            line = text.count("\n", 0, found.offset) + 1
-            span = Span.whole_line(display, line, text.splitlines()[line - 1])
+            start = text.rfind("\n", 0, found.offset) + 1
+            end = text.find("\n", found.offset)
+            line = text.count("\n", 0, start) + 1
+            span = Span.whole_line(display, line, text[start : end if end >= 0 else None])
             source = f"installed by {display}"
             yield (
                 "" if directory == "." else directory,
