@@ -99,6 +99,7 @@ class ModuleScanner:
         conftest_wraps: WrapsLookup = no_wraps,
         definitions: DefinitionLookup = nowhere,
         conftest_fixtures: ConftestFixtures = no_conftest_fixtures,
+        reach_helpers: bool = True,
     ) -> None:
         self.index = index
         self.options = options
@@ -113,10 +114,10 @@ class ModuleScanner:
         self._methods: dict[int, _Method] = {}
         self._classes: dict[int, list[Mark]] = {}
         self.helper_retries = HelperRetries()
-        # Whether a function its tests call can carry a retry decorator (set by
-        # ``scan_module``): most modules' tests reach none, and walking their calls
-        # through every import is a large part of a suite's read.
-        self.reach_helpers = True
+        # Whether a function its tests call can carry a retry decorator: most modules'
+        # tests reach none, and walking their calls through every import is a large
+        # part of a suite's read (``helper_reach``).
+        self.reach_helpers = reach_helpers
         self.called = CalledFunctions(index, self._function_marks, definitions)
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
@@ -379,8 +380,8 @@ def scan_module(
         conftest_wraps,
         definitions,
         conftest_fixtures,
+        knob_imports or may_reach_retries(index, options.retry_names),
     )
-    scanner.reach_helpers = knob_imports or may_reach_retries(index, options.retry_names)
     filename = path.rsplit("/", 1)[-1]
     collected = named or is_test_module(filename, options.python_files)
     exports = ModuleExports(scanner)
