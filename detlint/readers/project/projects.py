@@ -27,7 +27,12 @@ from detlint.readers.dependencies.declarations import (
     is_dependency_file,
     read_plugin_evidence,
 )
-from detlint.readers.python.own_markers import NO_OWN_MARKERS, OwnMarkers, read_own_markers
+from detlint.readers.python.own_markers import (
+    NO_OWN_MARKERS,
+    FileMarkers,
+    OwnMarkers,
+    read_own_markers,
+)
 
 
 class Projects:
@@ -64,6 +69,7 @@ class Projects:
             self._files.setdefault(self.project_of(directory), []).extend(held)
         self._evidence: dict[Path, PluginEvidence] = {}
         self._installed: dict[Path, list[Requirement]] = {}
+        self._marker_files: FileMarkers = {}  # each conftest read once (``own_markers``)
 
     def add_installed(self, directory: str, requirement: Requirement) -> None:
         """A plugin a CI step installs, working in ``directory`` (relative to the root):
@@ -149,7 +155,9 @@ class Projects:
             for path in self.conftests
             if self.project_of(path.parent) == project or path.parent in project.parents
         ]
-        return read_own_markers(reaching, self.root, self.cwd) if reaching else NO_OWN_MARKERS
+        if not reaching:
+            return NO_OWN_MARKERS
+        return read_own_markers(reaching, self.root, self.cwd, self._marker_files)
 
 
 # Directories that keep a project's dependency files for it: `requirements/test.txt`,

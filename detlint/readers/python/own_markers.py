@@ -61,10 +61,18 @@ class OwnMarkers:
 NO_OWN_MARKERS = OwnMarkers()
 
 
-def read_own_markers(conftests: Iterable[Path], root: Path, cwd: Path) -> OwnMarkers:
+# One file's markers and the plugin modules it names, by path: a conftest above several
+# projects is read once for all of them.
+FileMarkers = dict[str, tuple["OwnMarkers", tuple[str, ...]]]
+
+
+def read_own_markers(
+    conftests: Iterable[Path], root: Path, cwd: Path, memo: FileMarkers | None = None
+) -> OwnMarkers:
     """What the conftest.py files (absolute paths) and the repository modules their
     ``pytest_plugins`` names register and read; files that cannot be read or parsed
     add nothing (the run that lints them reports them)."""
+    files = {} if memo is None else memo
     found = NO_OWN_MARKERS
     queue = [str(path) for path in conftests]
     seen: set[str] = set()
@@ -73,16 +81,22 @@ def read_own_markers(conftests: Iterable[Path], root: Path, cwd: Path) -> OwnMar
         if path in seen:
             continue
         seen.add(path)
-        tree = _parse(Path(path))
-        if tree is None:
-            continue
-        display = display_path(Path(path), cwd)
-        found = found + OwnMarkers(tuple(_registered(tree, display)), tuple(_read(tree, display)))
-        for name in _plugins(tree):
-            module = plugin_file(name, path, str(root), lambda p: p.is_file())
-            if module is not None:
-                queue.append(module)
+        known = files.get(path)
+        if known is None:
+            known = files[path] = _file_markers(path, root, cwd)
+        found = found + known[0]
+        queue += known[1]
     return found
+
+
+def _file_markers(path: str, root: Path, cwd: Path) -> tuple[OwnMarkers, tuple[str, ...]]:
+    tree = _parse(Path(path))
+    if tree is None:
+        return NO_OWN_MARKERS, ()
+    display = display_path(Path(path), cwd)
+    markers = OwnMarkers(tuple(_registered(tree, display)), tuple(_read(tree, display)))
+    modules = (plugin_file(name, path, str(root), lambda p: p.is_file()) for name in _plugins(tree))
+    return markers, tuple(module for module in modules if module is not None)
 
 
 def _parse(path: Path) -> ast.Module | None:
