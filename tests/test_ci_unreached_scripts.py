@@ -11,7 +11,10 @@ import pytest
 from repo_expectations import run_audit, run_check, written_repository
 
 TEST = "def test_a():\n    assert True\n"
-PLACE = "which no pipeline of this repository runs (it is run by hand or by a CI system outside"
+PLACE = (
+    "which no pipeline of this repository that detlint reads runs (it is run by hand, by a CI "
+    "system outside the repository, or by one detlint does not read, such as Jenkins),"
+)
 SINGLE = "a 10% violation is reported 0.010% of the time instead of 10.0% in a single-attempt test"
 
 

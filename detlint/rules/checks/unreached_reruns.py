@@ -60,8 +60,8 @@ def _place(unreached: UnreachedRun) -> str:
     written = unreached.written
     return (
         f"on the pytest command written in {written.where} `{written.span.path}`, which no "
-        "pipeline of this repository runs (it is run by hand or by a CI system outside the "
-        "repository),"
+        "pipeline of this repository that detlint reads runs (it is run by hand, by a CI "
+        "system outside the repository, or by one detlint does not read, such as Jenkins),"
     )
 
 
