@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from detlint.base.facts_cache import FactsCache
     from detlint.compose.ci.analysis import CiAnalysis
     from detlint.compose.ci.script_runs import ScriptLink
+    from detlint.compose.ci.unreached_runs import UnreachedRun
     from detlint.compose.test_gate import TestGate
     from detlint.readers.ci.facts import PipelineFacts
     from detlint.readers.dependencies.declarations import PluginEvidence
@@ -85,8 +86,7 @@ class Request(NamedTuple):
 
 
 class Read(NamedTuple):
-    """What the read phase found: the Python facts, the pipelines, and the files
-    that could not be read."""
+    """What the read phase found: the Python facts, the pipelines, the files not read."""
 
     lint_files: list[Path]  # the Python files linted
     config_files: list[Path]  # pytest's config files among the files checked
@@ -133,8 +133,7 @@ def analyse(
     cache: FactsCache | None = None,
     progress: Progress = NULL_PROGRESS,
 ) -> Analysis:
-    """Analyse ``paths``, saying how far it has got through ``progress`` (one phase
-    per step: reading files, reading pipelines, linking, judging)."""
+    """Analyse ``paths``, saying through ``progress`` how far each phase has got."""
     request = Request(widened(paths, cwd), cwd, settings, selected, cache, progress)
     discovery = discover_files(request.paths, cwd, settings)
     repository = Repository(discovery.root, cwd, settings, jobs or default_jobs())
@@ -153,7 +152,10 @@ def analyse(
         [*discovery.problems, *read.problems, *composed.problems]
         + [problem for config in configs for problem in config.problems]
     )
-    findings = judge(request, composed, configs, problems, ci)
+    from detlint.compose.ci.unreached_runs import unreached_runs
+
+    unreached = unreached_runs(request.paths, repository, ci, request.selected)
+    findings = judge(request, composed, configs, problems, ci, unreached)
     if read.as_context:
         # The paths the run was given and could not read are its own business too.
         kept = display_paths(read.lint_files, repository.root, repository.cwd) | {
@@ -268,10 +270,9 @@ def _read_both(
 def _context_pipelines(
     request: Request, discovery: Discovery, repository: Repository
 ) -> tuple[tuple[PipelineFacts, ...], bool]:
-    """A run on some files of the tree (a pre-commit hook, `detlint check tests/`)
-    reports what involves them: what it read around them (conftest.py aliases, context
-    pipelines) is context, with or without pipelines in the tree. It still needs the
-    CI steps that run them: DET501 on a marker the job retries again."""
+    """A run on some files of the tree (a pre-commit hook, `detlint check tests/`) reports
+    what involves them, reading around them as context (conftest.py aliases, pipelines):
+    it still needs the CI steps that run them (DET501 on a marker the job retries again)."""
     from detlint.readers.ci.context import context_pipelines, covers_tree
 
     root, cwd = repository.root, request.cwd
@@ -286,9 +287,8 @@ def _context_pipelines(
 
 
 def compose_tests(request: Request, read: Read, repository: Repository) -> Composed:
-    """Each test's gates, alone: its own knobs under its directory's config and its
-    project's plugin (which plugin reads `flaky` matters only once there is a marker
-    to read, so nothing of the dependencies is read before that)."""
+    """Each test's gates, alone: its own knobs under its directory's config and project's
+    plugin (which plugin reads `flaky` matters only once a marker is there to read)."""
     if not read.modules and not read.pipelines:
         return Composed([], {}, None, [], [])
     from detlint.compose.ci.script_runs import link_scripts
@@ -323,10 +323,9 @@ def compose_tests(request: Request, read: Read, repository: Repository) -> Compo
 def compose_ci(
     request: Request, read: Read, composed: Composed, repository: Repository
 ) -> CiAnalysis | None:
-    """Every test as each CI run runs it. Tests a CI knob acts on count with their
-    trial loops, even without a knob of their own: the files such steps run are read
-    again with the trial prefilter (and files a step runs that were not linted at all
-    are read for context)."""
+    """Every test as each CI run runs it. Tests a CI knob acts on count with their trial
+    loops, even without a knob of their own: the files such steps run are read again with
+    the trial prefilter (and files a step runs that were not linted, for context)."""
     if not read.pipelines or composed.evidence is None:
         return None
     from detlint.compose.ci.analysis import link_ci
@@ -349,9 +348,8 @@ def compose_ci(
 def linted_configs(
     read: Read, composed: Composed, repository: Repository
 ) -> tuple[PytestConfig, ...]:
-    """The configuration that applies to the linted files, even those without knobs
-    (global reruns reach every test), and that of a linted config file itself (a
-    pre-commit run on a changed pyproject.toml), each once."""
+    """The configuration of the linted files, even those without knobs (global reruns reach
+    every test), and of a linted config file itself (pre-commit on a pyproject.toml), once."""
     configs = dict(composed.configs)
     directories = {path.parent for path in (*read.lint_files, *read.config_files)} - set(configs)
     if read.modules or read.config_files or may_rerun(directories):
@@ -366,10 +364,11 @@ def judge(
     configs: tuple[PytestConfig, ...],
     problems: tuple[Problem, ...],
     ci: CiAnalysis | None,
+    unreached: tuple[UnreachedRun, ...],
 ) -> tuple[Finding, ...]:
     """Run the rules; imported only when there is something to judge."""
     gates = composed.gates
-    if not (gates or configs or problems or ci is not None):
+    if not (gates or configs or problems or unreached or ci is not None):
         return ()
     from detlint.rules.context import RuleContext
     from detlint.rules.registry import run_rules
@@ -385,6 +384,7 @@ def judge(
         selected=request.selected,
         quarantine_reason=settings.quarantine_reason,
         scripts=tuple(composed.scripts),
+        unreached=unreached,
     )
     if ci is not None:
         context = dataclasses.replace(

@@ -12,6 +12,7 @@ the readers instead of taking callbacks from the engine.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from detlint.readers.project.settings import Settings
     from detlint.readers.python.facts import ModuleFacts
 
+# A Python build's output under a build/ directory (setuptools' lib, bdist, temp, scripts).
+_BUILD_OUTPUT = re.compile(r"/build/(?:lib|bdist|temp|scripts-)[^/]*/")
+
 # Below this many files, worker start-up costs more than reading them here.
 PARALLEL_THRESHOLD = 200
 
@@ -46,6 +50,9 @@ class Repository:
         self._python: PythonRepository | None = None
         self._with_trials: PythonRepository | None = None
         self._projects: Projects | None = None
+        # The files commands of the run's pipelines called (relative to the root), as
+        # ``called_text`` read them: a command written in any other file no pipeline runs.
+        self.called: set[str] = set()
 
     @property
     def configs(self) -> PytestConfigs:
@@ -75,6 +82,22 @@ class Repository:
             default_excludes=default_excludes,
             unsaved=unsaved_paths(),
         )
+
+    def script_files(self) -> tuple[str, ...]:
+        """``files()`` with ``build/`` directories walked, for the scripts a project runs
+        by hand: many keep their build and test launchers there (``build/rocm/*.py``).
+        What a Python build writes under it (``build/lib*/``, ``build/bdist*/``,
+        ``build/temp*/``, ``build/scripts-*/``) is still output, and left out."""
+        settings = self._settings
+        default_excludes, exclude = settings.walk_excludes()
+        files = repository_files(
+            self.root,
+            exclude=exclude,
+            respect_gitignore=settings.respect_gitignore,
+            vendored=settings.vendored_dirs,
+            default_excludes=tuple(name for name in default_excludes if name != "build"),
+        )
+        return tuple(path for path in files if _BUILD_OUTPUT.search(path) is None)
 
     @property
     def projects(self) -> Projects:
@@ -108,7 +131,10 @@ class Repository:
             return None
         data = read_bytes(target, display_path(target, self.cwd), max_bytes=1_000_000)
         text = data if isinstance(data, Problem) else decode_text(data, "")
-        return None if isinstance(text, Problem) else text
+        if isinstance(text, Problem):
+            return None
+        self.called.add(path)
+        return text
 
     @property
     def python(self) -> PythonRepository:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.compose.ci.script_runs import ScriptLink
     from detlint.compose.ci.test_run import OtherRun, TestRun
+    from detlint.compose.ci.unreached_runs import UnreachedRun
     from detlint.compose.test_gate import Knob, TestGate
     from detlint.model import Policy
     from detlint.readers.ci.facts import CiKnob, CiStep
@@ -51,6 +52,7 @@ class RuleContext:
     ci_steps: Callable[[CiKnob], Sequence[CiStep]] = lambda knob: ()  # the steps a knob is on
     quarantine_reason: str | None = None  # the configured placeholder for a tracking issue
     scripts: tuple[ScriptLink, ...] = ()  # test modules' own pytest.main, with their tests
+    unreached: tuple[UnreachedRun, ...] = ()  # commands written where no pipeline runs them
 
 
 def loss(gate: TestGate, context: RuleContext, policy: Policy | None = None) -> Loss:

@@ -25,6 +25,7 @@ from detlint.rules.checks.skipped_flaky import (
 )
 from detlint.rules.checks.soft_fail import soft_fail
 from detlint.rules.checks.stacked_retries import stacked_retries
+from detlint.rules.checks.unreached_reruns import unreached_reruns
 from detlint.rules.checks.unreadable_file import unreadable_file
 from detlint.rules.checks.untracked_quarantine import untracked_quarantine
 from detlint.rules.context import RuleContext
@@ -43,7 +44,7 @@ RULE_FUNCTIONS: dict[str, Rule | tuple[Rule, ...]] = {
     "DET302": ci_trial_override,
     "DET401": soft_fail,
     "DET411": job_retry,
-    "DET421": ci_reruns_flag,
+    "DET421": (ci_reruns_flag, unreached_reruns),
     "DET431": masked_exit_status,
     "DET501": stacked_retries,
 }
