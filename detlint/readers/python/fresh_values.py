@@ -162,6 +162,8 @@ _SCOPES = frozenset(
 )
 _CHECK_PREFIXES = ("assert", "fail")
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# What starts a worker that runs a function passed to it, outside the test's own code.
+_WORKERS = frozenset({"Process", "Thread", "Timer"})
 # Names of functions that only look values up (``looks_up``), called by name.
 Lookups = frozenset[str]
 
@@ -223,6 +225,23 @@ def checked_conditions(body: list[ast.stmt]) -> dict[int, tuple[ast.expr, ...]]:
             found[id(node)] = tests
         stack.extend((child, tests) for child in ast.iter_child_nodes(node))
     return found
+
+
+def starts_workers(nodes: Sequence[ast.AST]) -> bool:
+    """Whether a loop body (its own nodes) starts a process or thread
+    (``mp.Process(target=self._child, args=(i,)).start()``): the function it passes
+    runs in the worker, where a failing check cannot fail the test, and what the loop
+    keeps (queues, handles) holds no result yet; a later loop that reads them is the
+    one that checks. An executor's ``submit(f, x)`` is no such start: a test that
+    calls ``.result()`` on its future gets the function's exception."""
+    return any(
+        isinstance(node, ast.Call)
+        and (
+            _called_name(node) in _WORKERS
+            or any(keyword.arg == "target" for keyword in node.keywords)
+        )
+        for node in nodes
+    )
 
 
 def looks_up(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

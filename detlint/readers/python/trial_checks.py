@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from detlint.model.threshold import Threshold
 from detlint.readers.python.count_bounds import CountBounds
 from detlint.readers.python.fresh_checks import FreshChecks
-from detlint.readers.python.fresh_values import acts
+from detlint.readers.python.fresh_values import acts, starts_workers
 from detlint.readers.python.loop_tallies import tallies
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.retry_loops import retry_reason
@@ -237,6 +237,8 @@ class TrialChecks:
             return LoopVerdict(
                 False, reason="each iteration re-checks values computed before the loop"
             )
+        if starts_workers(nodes):
+            return LoopVerdict(False, reason="the loop starts workers, whose checks run apart")
         return self._checked_after(loop, bound)
 
     def _waits(self, loop: ast.For | ast.AsyncFor) -> bool:
