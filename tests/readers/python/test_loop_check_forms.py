@@ -100,6 +100,15 @@ def test_a_module_function_that_only_looks_up_makes_no_trial(tmp_path):
     )
 
 
+def test_a_module_function_that_computes_by_arithmetic_runs_a_trial(tmp_path):
+    """``run_kernel(seed)`` computes from its argument: a trial per seed, counted."""
+    before = "\n\ndef run_kernel(seed):\n    return seed % 7 != 3\n"
+    body = "random.seed(0)\nfor seed in range(20):\n    assert run_kernel(seed)"
+    assert _trials(tmp_path, body, "import random\n" + before).startswith(
+        "20 trials (literal loop bound)"
+    )
+
+
 def test_a_function_of_the_test_that_calls_code_runs_a_trial(tmp_path):
     body = NUCLEUS.replace("return item", "return model.fetch(item)")
     assert _trials(tmp_path, body) == (
