@@ -22,6 +22,9 @@ class Level:
     defined: tuple[str | None, ...]
     # Whether a block holds a trial hint: it may loop or read the environment.
     hinted: tuple[bool, ...]
+    # Whether a block is a function that skips while it runs (a fixture, a gate the
+    # test calls first).
+    skips: tuple[bool, ...]
 
     @classmethod
     def of(cls, blocks: list[str]) -> Level:
@@ -31,6 +34,10 @@ class Level:
             heads,
             tuple(map(defined_name, blocks, heads)),
             tuple(map(_hinted, blocks, heads)),
+            tuple(
+                head is not None and head.group(1) != "class" and _skips(block)
+                for block, head in zip(blocks, heads, strict=True)
+            ),
         )
 
     def is_class(self, index: int) -> bool:
@@ -42,12 +49,15 @@ class Level:
 
         Assignments (trial constants, parametrize tables, aliases) always can; a
         function or class only if it loops or reads the environment (a trial helper,
-        a fixture returning a trial count). Others (assertion helpers, base classes)
-        are left out, which keeps large real suites cheap to parse; the few that
-        matter are kept by ``_checked_by_loops`` and ``_bases_of_kept``.
+        a fixture returning a trial count), or a function that skips while it runs (a
+        fixture, or a ``skip_unless_mac()`` the test calls first: where it skips, the
+        test does not run). Others (assertion helpers, base classes) are left out,
+        which keeps large real suites cheap to parse; the few that matter are kept by
+        ``_checked_by_loops`` and ``_bases_of_kept``.
         """
         return [
-            head is None or hinted for head, hinted in zip(self.heads, self.hinted, strict=True)
+            head is None or hinted or skips
+            for head, hinted, skips in zip(self.heads, self.hinted, self.skips, strict=True)
         ]
 
 
@@ -64,6 +74,15 @@ class Words:
         if found is None:
             found = self._found[index] = set(IDENTIFIER.findall(self._blocks[index]))
         return found
+
+
+# What a function that skips while it runs holds (``pytest.skip(``, ``self.skipTest(``,
+# ``raise SkipTest``).
+_SKIP_HINTS = ("skip(", "skipTest(", "SkipTest")
+
+
+def _skips(block: str) -> bool:
+    return any(hint in block for hint in _SKIP_HINTS)
 
 
 def _hinted(block: str, head: re.Match[str] | None) -> bool:

@@ -41,8 +41,9 @@ _BODY_HINTS = (
 CHECK_HINTS = ("assert", "fail(")
 # A loop statement, or a comprehension ``all``/``any`` requires of every item: with a
 # check in the body, a loop detlint may not count but a finding names (``uncounted_loops``).
-# What a check in such a loop may look like: an assertion, or a call named as a check.
-_LOOP_CHECK_HINTS = (*CHECK_HINTS, "check_", "compare_", "verify_", "validate_")
+# What a check in such a loop may look like: an assertion, a ``raise`` (under the loop's
+# ``if``, a check as an ``assert`` is), or a call named as a check.
+_LOOP_CHECK_HINTS = (*CHECK_HINTS, "raise ", "check_", "compare_", "verify_", "validate_")
 _LOOP = re.compile(r"^[ \t]+(?:async[ \t]+)?for[ \t]|\b(?:all|any)\(", re.M)
 
 

@@ -11,8 +11,10 @@ whose bytes hold a knob (``DefinitionLookup``), and its own calls resolve there.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 from detlint.readers.python.definitions import DefinitionLookup
+from detlint.readers.python.facts import Mark
 from detlint.readers.python.helper_retries import DecoratorMarks, Helper, named_callee
 from detlint.readers.python.module_index import Function, ModuleIndex
 
@@ -22,15 +24,20 @@ class CalledFunctions:
     the module that defines them."""
 
     def __init__(
-        self, index: ModuleIndex, marks: DecoratorMarks, definitions: DefinitionLookup
+        self,
+        index: ModuleIndex,
+        marks: DecoratorMarks,
+        definitions: DefinitionLookup,
+        runs: Callable[[Function], list[Mark]] = lambda function: [],
     ) -> None:
         self.index = index
         self.marks = marks
         self.definitions = definitions
+        self.runs = runs  # the skips and xfails a function of this module applies
 
     def helper(self, function: Function) -> Helper:
         """A function of this module a test may call."""
-        return Helper(function, self.index, self.marks, self.here)
+        return Helper(function, self.index, self.marks, self.here, self.runs)
 
     def here(self, call: ast.Call) -> Helper | None:
         """The function a call in a function of this module (not a method) names."""

@@ -162,6 +162,10 @@ _SCOPES = frozenset(
 )
 _CHECK_PREFIXES = ("assert", "fail")
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+# What starts a worker that runs a function passed to it, outside the test's own code.
+_WORKERS = frozenset({"Process", "Thread", "Timer"})
+# Names of functions that only look values up (``looks_up``), called by name.
+Lookups = frozenset[str]
 
 
 def computes(call: ast.Call) -> bool:
@@ -176,24 +180,87 @@ def computes(call: ast.Call) -> bool:
     return True
 
 
-def computed(check: ast.AST, fresh: set[str]) -> bool:
+def computed(check: ast.AST, fresh: set[str], lookups: Lookups = frozenset()) -> bool:
     """Whether a check (or a value) looks at something its iteration computed: a name
     bound afresh, an awaited result, or what a call returns (``assert run() == 1``).
     ``for n in range(k): assert out.count(str(n)) == 1`` inspects one result k ways:
-    one trial, not k."""
+    one trial, not k. ``lookups`` are functions the test defines that only look values
+    up (``expected(row.ref)``): calling one computes nothing new."""
     if isinstance(check, ast.Raise):
-        return True  # under the loop's own `if`: the test decides what failed
+        return True  # outside any `if` of the loop's: the test decides what failed
     if (
         isinstance(check, ast.Call)
         and isinstance(check.func, ast.Name)
         and not check.func.id.startswith(_CHECK_PREFIXES)
         and check.func.id not in _INSPECTING
+        and check.func.id not in lookups
     ):
         return True  # a helper of this module that asserts: it runs the trial itself
     return any(
-        _afresh(node, fresh) and not (node is check and isinstance(node, ast.Call))
+        _afresh(node, fresh, lookups) and not (node is check and isinstance(node, ast.Call))
         for node in ast.walk(check)
     )
+
+
+def checked_conditions(body: list[ast.stmt]) -> dict[int, tuple[ast.expr, ...]]:
+    """The ``if`` tests each ``raise`` or ``fail(...)`` of a loop body is under, by the
+    id of the node: ``if not isinstance(col, Quiver): raise AssertionError(...)`` checks
+    what ``assert isinstance(col, Quiver)`` does, so the tests are what it looks at (its
+    message, ``type(col)``, is no part of the check)."""
+    found: dict[int, tuple[ast.expr, ...]] = {}
+    stack: list[tuple[ast.AST, tuple[ast.expr, ...]]] = [(node, ()) for node in body]
+    while stack:
+        node, tests = stack.pop()
+        if isinstance(node, _NESTED):
+            continue
+        if isinstance(node, ast.If):
+            stack.append((node.test, tests))
+            inner = (*tests, node.test)
+            stack.extend((child, inner) for child in (*node.body, *node.orelse))
+            continue
+        failing = isinstance(node, ast.Raise) or (
+            isinstance(node, ast.Call) and _called_name(node).startswith("fail")
+        )
+        if failing and tests:
+            found[id(node)] = tests
+        stack.extend((child, tests) for child in ast.iter_child_nodes(node))
+    return found
+
+
+def starts_workers(nodes: Sequence[ast.AST]) -> bool:
+    """Whether a loop body (its own nodes) starts a process or thread
+    (``mp.Process(target=self._child, args=(i,)).start()``): the function it passes
+    runs in the worker, where a failing check cannot fail the test, and what the loop
+    keeps (queues, handles) holds no result yet; a later loop that reads them is the
+    one that checks. An executor's ``submit(f, x)`` is no such start: a test that
+    calls ``.result()`` on its future gets the function's exception."""
+    return any(
+        isinstance(node, ast.Call)
+        and (
+            _called_name(node) in _WORKERS
+            or any(keyword.arg == "target" for keyword in node.keywords)
+        )
+        for node in nodes
+    )
+
+
+def looks_up(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function only looks values up: its body reads its parameters, the
+    names around it, subscripts, attributes and literals, loops and compares, and calls
+    nothing that computes (an error it raises is no value it makes). Arithmetic makes a
+    value (``return seed % 7 != 3`` may stand for the code under test): no look-up."""
+    raised = {
+        id(node.exc)
+        for node in ast.walk(function)
+        if isinstance(node, ast.Raise) and node.exc is not None
+    }
+    for statement in function.body:
+        for node in ast.walk(statement):
+            if isinstance(node, (*_NESTED, ast.Await, ast.Yield, ast.YieldFrom, ast.BinOp)):
+                return False
+            if isinstance(node, ast.Call) and id(node) not in raised and computes(node):
+                return False
+    return True
 
 
 def _acting_call(call: ast.Call) -> bool:
@@ -235,18 +302,23 @@ def _acting(node: ast.AST) -> bool:
     return False
 
 
-def _afresh(node: ast.AST, fresh: set[str]) -> bool:
+def _afresh(node: ast.AST, fresh: set[str], lookups: Lookups = frozenset()) -> bool:
     if isinstance(node, ast.Name):
         return node.id in fresh
     if isinstance(node, ast.Call):
-        return computes(node)
+        return computes(node) and _called_name(node) not in lookups
     return isinstance(node, ast.Await)
 
 
-def _value_computed(value: ast.AST, fresh: set[str]) -> bool:
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _value_computed(value: ast.AST, fresh: set[str], lookups: Lookups = frozenset()) -> bool:
     """Whether a value bound in the loop body is computed afresh: it reads a fresh name,
     awaits, or calls something that computes."""
-    return any(_afresh(node, fresh) for node in ast.walk(value))
+    return any(_afresh(node, fresh, lookups) for node in ast.walk(value))
 
 
 def _bindings(node: ast.AST) -> tuple[list[ast.AST], ast.AST | None]:
@@ -262,7 +334,7 @@ def _bindings(node: ast.AST) -> tuple[list[ast.AST], ast.AST | None]:
     return [], None
 
 
-def fresh_names(nodes: Sequence[ast.AST]) -> set[str]:
+def fresh_names(nodes: Sequence[ast.AST], lookups: Lookups = frozenset()) -> set[str]:
     """The names a loop body binds to what its iteration computed: a name bound from
     values computed before the loop (``a = out[i]``) is not one, the loop's own
     variable neither. An object changed in place (``counter.shift()`` before ``assert
@@ -280,7 +352,7 @@ def fresh_names(nodes: Sequence[ast.AST]) -> set[str]:
     while grew:
         grew = False
         for targets, value in bindings:
-            if value is None or not _value_computed(value, fresh):
+            if value is None or not _value_computed(value, fresh, lookups):
                 continue
             for target in targets:
                 for name in ast.walk(target):

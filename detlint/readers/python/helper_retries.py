@@ -62,12 +62,14 @@ DecoratorMarks = Callable[[Sequence[ast.expr]], list[Mark]]
 class Helper:
     """A function a test may call, with the module that defines it, how that module
     resolves decorators, and which function a call in its body names (None when it
-    names none detlint reads)."""
+    names none detlint reads), and the skips and xfails a function of its module applies
+    while it runs (``body_marks``: read for a test that calls it first, ``helper_skips``)."""
 
     function: Function
     index: ModuleIndex
     marks: DecoratorMarks
     callee: Callable[[ast.Call], Helper | None]
+    runs: Callable[[Function], list[Mark]] = lambda function: []
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from detlint.readers.python.fixture_params import (
 from detlint.readers.python.fixtures import FixtureMarksLookup, is_fixture, no_fixture_marks
 from detlint.readers.python.helper_reach import may_reach_retries
 from detlint.readers.python.helper_retries import Helper, HelperRetries
+from detlint.readers.python.helper_skips import helper_skips
 from detlint.readers.python.marks import (
     ExternalLookup,
     MarkResolver,
@@ -113,12 +114,13 @@ class ModuleScanner:
         self.fixture_params = FixtureParams(index, conftest_fixtures)
         self._methods: dict[int, _Method] = {}
         self._classes: dict[int, list[Mark]] = {}
+        self._bounds: dict[int, dict[str, Helper]] = {}
         self.helper_retries = HelperRetries()
         # Whether a function its tests call can carry a retry decorator: most modules'
         # tests reach none, and walking their calls through every import is a large
         # part of a suite's read (``helper_reach``).
         self.reach_helpers = reach_helpers
-        self.called = CalledFunctions(index, self._function_marks, definitions)
+        self.called = CalledFunctions(index, self._function_marks, definitions, self.body.of)
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         """Every mark the decorators apply, plain markers (parametrize) included."""
@@ -169,17 +171,20 @@ class ModuleScanner:
             factor = self._fixture_factor(function, classes, level)
             instances = None if factor is None else instances * factor
         class_name = "::".join(node.name for node in classes) if classes else None
+        # What fixes a test's draws is read in the module that defines it: a test a class
+        # here inherits from another module is read there, with its classes of that module.
         reader = owner or self
         own = [
             *self.named.marks(function.name, class_name, facts.span, class_wraps),
             *reaching(function, facts.applied.knobs, level.tables, instances, reader.index.text),
             *self.body.of_fixtures(function, classes[-1] if classes else None),
         ]
-        # What fixes a test's draws is read in the module that defines it: a test a class
-        # here inherits from another module is read there, with its classes of that module.
-        reader = owner or self
+        # The functions the test calls (its class's methods along its lineage among them):
+        # retry decorators on those that hold its checks, skips in those it calls first.
+        callee = functools.partial(reader.called.of_test, self._bound(classes))
         if facts.trials.span is None and reader.reach_helpers:
-            own += self._through_helpers(function, classes, reader)
+            own += self.helper_retries.of(function, reader.index, callee)
+        own += helper_skips(function, callee)
         lineage = [
             klass
             for klass, tree in (self.classes.lineage(classes[-1]) if classes else [])
@@ -218,19 +223,17 @@ class ModuleScanner:
             scopes.append(scope)
         return self.fixture_params.factor(names, scopes, level.given, level.marked)
 
-    def _through_helpers(
-        self, function: Function, classes: list[ast.ClassDef], reader: ModuleScanner
-    ) -> list[Mark]:
-        """Retry decorators on the functions the test calls that hold its checks
-        (``helper_retries``), its class's methods along its lineage among them."""
-        bound: dict[str, Helper] = {}  # the class's own definition hides its bases'
-        for klass, tree in self.classes.lineage(classes[-1]) if classes else []:
-            owner = tree.owner
-            for method in methods(klass):
-                bound.setdefault(method.name, owner.called.helper(method))
-        return self.helper_retries.of(
-            function, reader.index, functools.partial(reader.called.of_test, bound)
-        )
+    def _bound(self, classes: list[ast.ClassDef]) -> dict[str, Helper]:
+        """The methods ``self.name(...)`` calls in a test of ``classes`` name, along
+        its lineage (a class's own definition hides its bases'), found once per class."""
+        key = id(classes[-1]) if classes else 0
+        bound = self._bounds.get(key)
+        if bound is None:
+            bound = self._bounds[key] = {}
+            for klass, tree in self.classes.lineage(classes[-1]) if classes else []:
+                for method in methods(klass):
+                    bound.setdefault(method.name, tree.owner.called.helper(method))
+        return bound
 
     def _function_marks(self, decorators: Sequence[ast.expr]) -> list[Mark]:
         """The knobs of a function's decorators."""

@@ -344,12 +344,15 @@ def _with_redefinitions(keep: list[bool], defined: Sequence[str | None]) -> list
 
 
 def _trial_names(blocks: list[str], level: Level) -> set[str]:
-    """Functions and methods that loop or read the environment (trial helpers): a body
-    that calls one is not stubbed."""
+    """Functions and methods that loop or read the environment (trial helpers), or
+    skip while they run (a gate the test calls first): a body that calls one is not
+    stubbed."""
     trial_names = {
         name
-        for name, head, hinted in zip(level.defined, level.heads, level.hinted, strict=True)
-        if name is not None and hinted and head is not None
+        for name, head, hinted, skips in zip(
+            level.defined, level.heads, level.hinted, level.skips, strict=True
+        )
+        if name is not None and (hinted or skips) and head is not None
     }
     for index, hinted in enumerate(level.hinted):
         if hinted and level.is_class(index):

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from detlint.model.threshold import Threshold
 from detlint.readers.python.count_bounds import CountBounds
-from detlint.readers.python.fresh_values import acts, computed, fresh_names
+from detlint.readers.python.fresh_checks import FreshChecks
+from detlint.readers.python.fresh_values import acts, starts_workers
 from detlint.readers.python.loop_tallies import tallies
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.retry_loops import retry_reason
@@ -211,6 +212,7 @@ class TrialChecks:
         self.index = index
         self.function = function
         self._asserting: dict[str, bool] = {}
+        self._fresh = FreshChecks(index, function)
         self._nodes: Sequence[ast.AST] | None = None
 
     def each_iteration(
@@ -229,13 +231,14 @@ class TrialChecks:
                 False, reason="the loop variable picks the case each iteration checks"
             )
         checking = [node for node in nodes if self.checks(node)]
-        fresh = fresh_names(nodes)
-        if any(computed(node, fresh) for node in checking) or (checking and acts(nodes)):
+        if self._fresh.any_fresh(loop, nodes, checking) or (checking and acts(nodes)):
             return EACH_ITERATION
         if checking:
             return LoopVerdict(
                 False, reason="each iteration re-checks values computed before the loop"
             )
+        if starts_workers(nodes):
+            return LoopVerdict(False, reason="the loop starts workers, whose checks run apart")
         return self._checked_after(loop, bound)
 
     def _waits(self, loop: ast.For | ast.AsyncFor) -> bool:
@@ -310,8 +313,7 @@ class TrialChecks:
         built: the first loop's count is not theirs."""
         nodes = own_nodes(loop.body)
         checks_found = [node for node in nodes if self.checks(node)]
-        fresh = fresh_names(nodes)
-        if not checks_found or any(computed(node, fresh) for node in checks_found):
+        if not checks_found or self._fresh.any_fresh(loop, nodes, checks_found):
             return False
         if checks.reads(loop.iter):
             return True
@@ -348,7 +350,7 @@ class TrialChecks:
                 argument = required_node.args[0]
                 if not (isinstance(argument, ast.GeneratorExp | ast.ListComp)):
                     continue
-                if argument.generators[0] is not loop or not computed(argument.elt, set()):
+                if argument.generators[0] is not loop or not self._fresh.element(argument.elt):
                     continue
                 name = called(required_node)
                 if (name, negated) in (("all", False), ("any", True)):
