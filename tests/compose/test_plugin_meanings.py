@@ -244,3 +244,32 @@ def test_fail_on_flaky_leaves_every_rerun_visible_and_says_so(tmp_path):
         "--fail-on-flaky makes a test that passes only on a rerun fail the step (exit 7): the "
         "reruns hide no failure"
     )
+
+
+@pytest.mark.parametrize(
+    "filters",
+    ["--only-rerun NoBrokersAvailable", "--only-rerun OSError --only-rerun TimeoutError"],
+)
+def test_config_reruns_filtered_to_other_errors_hide_no_violation(tmp_path, filters):
+    files = {
+        "requirements.txt": "pytest-rerunfailures\n",
+        "pytest.ini": f"[pytest]\naddopts = --reruns 3 {filters} --reruns-delay 30\n",
+    }
+    document = check(
+        tmp_path, {"tests/test_b.py": "def test_b():\n    assert run() == 1\n", **files}
+    )
+    assert findings(document) == []
+
+
+def test_config_reruns_whose_filter_may_match_an_assertion_are_still_reported(tmp_path):
+    files = {
+        "requirements.txt": "pytest-rerunfailures\n",
+        "pytest.ini": "[pytest]\naddopts = --reruns 3 --only-rerun AssertionError\n",
+    }
+    document = check(
+        tmp_path, {"tests/test_b.py": "def test_b():\n    assert run() == 1\n", **files}
+    )
+    assert only(document, "DET104")["message"] == (
+        "addopts --reruns 3 reruns every test without its own marker: a test failing 10% of "
+        "its attempts is reported 0.010% of the time instead of 10%"
+    )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
+from detlint.compose.filters import rerunfailures_filter
 from detlint.compose.plugins import RERUNFAILURES, RETRY
 from detlint.compose.rerun_layers import suite_cap_note
 from detlint.model import FlakyRuns, Layer, Policy, Reruns
@@ -39,6 +40,8 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
         for setting, plugin, reach in _settings(config):
             if plugin == RERUNFAILURES and config.fail_on_flaky is not None:
                 continue  # a pass on a rerun fails the run (exit 7): nothing is hidden
+            if plugin == RERUNFAILURES and _filtered_out(config):
+                continue  # ``--only-rerun NoBrokersAvailable``: an assertion is never rerun
             if setting is not None and setting.value > 0:
                 if plugin == RERUNFAILURES:
                     session = _session(config)
@@ -98,6 +101,15 @@ def _settings(config: PytestConfig) -> list[tuple[IntSetting | None, str, str]]:
         ),
         (config.retries, RETRY, "every test, and bare markers too"),
     ]
+
+
+def _filtered_out(config: PytestConfig) -> bool:
+    """Whether the configuration's own ``--only-rerun``/``--rerun-except`` keep an
+    assertion failure from being rerun: its reruns then hide no violation. A marker's
+    filters replace these for its test, so DET101 judges marked tests on their own."""
+    if not config.only_rerun and not config.rerun_except:
+        return False
+    return rerunfailures_filter(None, config.only_rerun, config.rerun_except).masks is False
 
 
 def _session(config: PytestConfig) -> str | None:
