@@ -48,8 +48,9 @@ _CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
 def _bases_of_kept(level: Level, keep: list[bool], wanted: Wanted) -> set[int]:
     """The class blocks that kept classes with a knob of their own inherit from, to
     keep whole: a subclass runs its base's tests under its own marks (a skip on
-    `TestGevent(DrainerTests)`). A class whose knobs sit on its own methods needs no
-    base: the tests it inherits carry none."""
+    `TestGevent(DrainerTests)`). A class whose knobs sit on its own methods needs its
+    bases only to be collected: `MappingTestCase(TestBase)` is a unittest.TestCase
+    through `TestBase` alone (``_collected_through_bases``)."""
     blocks = level.blocks
     classes = {
         name: index
@@ -60,7 +61,9 @@ def _bases_of_kept(level: Level, keep: list[bool], wanted: Wanted) -> set[int]:
     pending = [
         index
         for index, kept in enumerate(keep)
-        if kept and level.is_class(index) and _class_knob(level, index, wanted)
+        if kept
+        and level.is_class(index)
+        and (_class_knob(level, index, wanted) or _collected_through_bases(level, index))
     ]
     while pending:
         index = pending.pop()
@@ -74,6 +77,19 @@ def _bases_of_kept(level: Level, keep: list[bool], wanted: Wanted) -> set[int]:
                 found.add(base)
                 pending.append(base)
     return found
+
+
+def _collected_through_bases(level: Level, index: int) -> bool:
+    """Whether a class's name and own bases leave its collection to its bases: a name
+    the default ``Test*`` pattern misses and no base named ``...TestCase``."""
+    block, head = level.blocks[index], level.heads[index]
+    if head is None or head.group(1) != "class":
+        return False
+    bases = _CLASS_BASES.search(block, head.start())
+    if bases is None or "TestCase" in bases.group(1):
+        return False
+    name = level.defined[index] or ""
+    return not name.startswith("Test")
 
 
 def _inheriting(level: Level, imported: frozenset[str]) -> set[int]:
