@@ -134,6 +134,10 @@ _OUTCOMES = (
 )
 _SPURIOUS_OUTCOMES = r"(?:failures?|failing|fails|errors?|crash(?:es)?|hangs|timeouts|segfaults)"
 
+# A race a sanitizer identifies: "race condition that TSAN identifies", "... found by
+# ThreadSanitizer".
+_NOT_SANITIZED = r"(?! (?:\w+ ){0,3}(?:tsan|thread ?sanitizer|sanitizers?)(?![a-z0-9]))"
+
 # Phrases hold single spaces, not \s+: the prefilter searches the file's bytes, where a
 # phrase broken over two lines would not hold the stem either.
 _FAILING_TERMS: tuple[FlakyTerm, ...] = (
@@ -164,7 +168,9 @@ _FAILING_TERMS: tuple[FlakyTerm, ...] = (
     # teardown", "windows has logging race issues" (ray): a race is intermittent by nature.
     # Not a race track, nor a test of one that needs hardware ("CUDA codegen path race
     # needs a CUDA device", warp) or "racing-stream test".
-    FlakyTerm("race condition", _word("race[- ]conditions?")),
+    # Not one a sanitizer reports ("Known race condition that TSAN identifies", CPython):
+    # the sanitizer finds it on every run, so the skip is a gate on the sanitizer build.
+    FlakyTerm("race condition", _word("race[- ]conditions?") + _NOT_SANITIZED),
     FlakyTerm(
         "race",
         _word(

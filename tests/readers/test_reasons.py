@@ -96,9 +96,14 @@ WORD_FORMS = [
     ("unreliable", "unreliable"),
     ("fails randomly at start-up", "fails randomly"),
     ("hangs every now and then", "every now and then"),
+    ("TODO: RUSTPYTHON; occasionally crash (malloc corruption)", "occasionally crash"),
+    ("race condition in the teardown, seen by users", "race condition"),
 ]
 NOT_FLAKY = [
     "trace the race track",  # "race" alone is not a race condition
+    # A race a sanitizer reports on every run: a gate on the sanitizer build.
+    "https://github.com/python/cpython/issues/124878 - Known race condition that TSAN identifies.",
+    "race condition reported by ThreadSanitizer",
     # The substring "flak" that a word match no longer takes for flaky.
     "separate ifs because flake8 is outsmarting me",  # ao, the comment above a pytest.skip
     "Snowflake connector not installed",

@@ -36,69 +36,11 @@ from detlint.readers.python.body_stubs import (
     member_trial_names,
     with_stubs,
 )
+from detlint.readers.python.kept_bases import bases_of_kept, inheriting
 from detlint.readers.python.narrowed import Narrowed, join_pieces
 
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
-
-
-_CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
-
-
-def _bases_of_kept(level: Level, keep: list[bool], wanted: Wanted) -> set[int]:
-    """The class blocks that kept classes with a knob of their own inherit from, to
-    keep whole: a subclass runs its base's tests under its own marks (a skip on
-    `TestGevent(DrainerTests)`). A class whose knobs sit on its own methods needs no
-    base: the tests it inherits carry none."""
-    blocks = level.blocks
-    classes = {
-        name: index
-        for index, name in enumerate(level.defined)
-        if name is not None and level.is_class(index)
-    }
-    found: set[int] = set()
-    pending = [
-        index
-        for index, kept in enumerate(keep)
-        if kept and level.is_class(index) and _class_knob(level, index, wanted)
-    ]
-    while pending:
-        index = pending.pop()
-        head = level.heads[index]
-        if head is None or head.group(1) != "class":
-            continue
-        bases = _CLASS_BASES.search(blocks[index], head.start())
-        for name in IDENTIFIER.findall(bases.group(1)) if bases else ():
-            base = classes.get(name)
-            if base is not None and base not in found and base != index:
-                found.add(base)
-                pending.append(base)
-    return found
-
-
-def _inheriting(level: Level, imported: frozenset[str]) -> set[int]:
-    """The class blocks whose bases name an imported class that holds a knob: kept
-    whole, since a method of their own may replace an inherited test."""
-    if not imported:
-        return set()
-    found: set[int] = set()
-    for index, head in enumerate(level.heads):
-        if head is not None and head.group(1) == "class":
-            bases = _CLASS_BASES.search(level.blocks[index], head.start())
-            if bases and not imported.isdisjoint(IDENTIFIER.findall(bases.group(1))):
-                found.add(index)
-    return found
-
-
-def _class_knob(level: Level, index: int, wanted: Wanted) -> bool:
-    """Whether a class block holds a knob on the class itself: in its decorators or
-    class line, or in a class-level ``pytestmark``."""
-    block, head = level.blocks[index], level.heads[index]
-    if head is None or head.group(1) != "class":
-        return False
-    line_end = block.find("\n", head.end())
-    header = block[: line_end if line_end >= 0 else len(block)]
-    return wanted(header) or ("pytestmark" in block and wanted(block))
 
 
 def _checked_by_loops(level: Level, keep: list[bool], words: Words) -> list[bool]:
@@ -252,7 +194,7 @@ def narrow(text: str, wanted: Wanted, imported: frozenset[str] = frozenset()) ->
     keep = _kept(blocks, stripped, holds_token, level, imported, callables)
     if keep is None:
         return None
-    inherited = _bases_of_kept(level, keep, wanted) | _inheriting(level, imported)
+    inherited = bases_of_kept(level, keep, wanted) | inheriting(level, imported)
     keep = [k or index in inherited for index, k in enumerate(keep)]
     pieces, whole = _pieces(blocks, keep, inherited, level, wanted, masked)
     # A body that calls an imported name is read too: a retry decorator there

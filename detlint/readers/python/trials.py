@@ -23,6 +23,7 @@ from detlint.model.threshold import Threshold
 from detlint.readers.python.facts import NO_TRIALS, TrialCount
 from detlint.readers.python.locations import call_args
 from detlint.readers.python.mapped_trials import mapped_trials
+from detlint.readers.python.method_helpers import CalledHelpers
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted, literal
 from detlint.readers.python.sibling_loops import block_of, siblings, summed
@@ -111,35 +112,32 @@ class TrialResolver:
         if found is not None:
             return found
         text = self.index.text(function)
-        if any(name in text for name in self._looping_helpers):
-            for call in self.index.body(function, ast.Call):
-                if not isinstance(call.func, ast.Name):
-                    continue
-                helper = self.index.functions.get(call.func.id)
-                if helper is not None and helper is not function:
-                    found, why = self._loop_trials(helper, 1)
-                    if found is not None and found.uncounted is not None:
-                        return self._in_helper(function, found, call.func.id)
-                    if found is not None:
-                        return found
-                    reason = reason or why
+        if "self." in text or "cls." in text or any(n in text for n in self._looping_helpers):
+            for name, helper, times in self.helpers.callees(function):
+                found, why = self._loop_trials(helper, 1)
+                if found is not None and found.uncounted is not None:
+                    return self._in_helper(found, name, times)
+                if found is not None:
+                    return found
+                reason = reason or why
         mapped = mapped_trials(self.index, function, self._bound)
         if mapped is not None:
             return mapped
-        uncounted = uncounted_loop(self.index, function, self._counted)
+        uncounted = uncounted_loop(self.index, function, self._counted, self.helpers.callees)
         if uncounted is not None:
             return dataclasses.replace(NO_TRIALS, origin=uncounted.describe(), uncounted=uncounted)
         if reason:
             return dataclasses.replace(NO_TRIALS, origin=f"{NO_TRIALS.origin}: {reason}")
         return NO_TRIALS
 
-    def _in_helper(self, function: Function, found: TrialCount, name: str) -> TrialCount:
+    @functools.cached_property
+    def helpers(self) -> CalledHelpers:
+        """The module's functions and the methods ``self.`` reaches, that tests call."""
+        return CalledHelpers(self.index)
+
+    def _in_helper(self, found: TrialCount, name: str, times: int) -> TrialCount:
         """An uncounted loop of a function the test calls, named with that function."""
         assert found.uncounted is not None
-        times = sum(
-            isinstance(call.func, ast.Name) and call.func.id == name
-            for call in self.index.body(function, ast.Call)
-        )
         uncounted = dataclasses.replace(found.uncounted, helper=name, calls=times)
         return dataclasses.replace(found, origin=uncounted.describe(), uncounted=uncounted)
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections import Counter
 from collections.abc import Callable
 
 from detlint.readers.python.loop_cases import case_count
@@ -38,6 +37,8 @@ Loop = ast.For | ast.AsyncFor | ast.comprehension
 # it is in: those loops are the trial loops of ``TrialResolver``, counted or not by
 # what it decides.
 Counted = Callable[[Function, Loop], bool]
+# The functions of the module a function calls, each with its name and how many calls.
+Callees = Callable[[Function], list[tuple[str, Function, int]]]
 _SHOWN = 40  # characters of an iterable a message quotes
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # The first word of a call whose name says it checks; calls that run a command instead.
@@ -46,20 +47,16 @@ _NOT_CHECKS = frozenset({"check_output", "check_call"})
 
 
 def uncounted_loop(
-    index: ModuleIndex, function: Function, counted: Counted
+    index: ModuleIndex, function: Function, counted: Counted, callees: Callees
 ) -> UncountedLoop | None:
     """The first loop of the test's own body (in source order) whose iterations each
     can fail the test and whose count as trials detlint does not read; else the first
-    such loop of a function of the module the test calls."""
+    such loop of a function of the module (or a method of its class) the test calls."""
     found = _own_loop(index, function, counted)
     if found is not None:
         return found
-    calls = Counter(
-        call.func.id for call in index.body(function, ast.Call) if isinstance(call.func, ast.Name)
-    )
-    for name, times in calls.items():
-        helper = index.functions.get(name)
-        if helper is None or helper is function or _returns_value(helper):
+    for name, helper, times in callees(function):
+        if _returns_value(helper):
             continue
         found = _own_loop(index, helper, counted)
         if found is not None:
