@@ -15,6 +15,7 @@ files a run lints: a pre-commit run on one file and a run from the root agree.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -187,6 +188,14 @@ owner_directory = (
 )
 
 
+# ``pytest`` itself (a requirement, ``[tool.pytest.ini_options]``), not the first word of
+# a plugin's name: ``pytest-timeout`` or ``pytest_asyncio`` alone are added to an
+# environment some project above declares.
+_PYTEST = re.compile(rb"(?<![\w.-])pytest(?![\w-])", re.IGNORECASE)
+
+
 def _names_pytest(path: Path) -> bool:
+    """Whether the file names pytest itself: a directory whose files list only pytest
+    plugins adds them to the environment of the project above it, not an own one."""
     data = read_bytes(path, str(path))
-    return not isinstance(data, Problem) and b"pytest" in data
+    return not isinstance(data, Problem) and _PYTEST.search(data) is not None
