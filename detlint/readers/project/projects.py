@@ -59,11 +59,12 @@ class Projects:
             if not is_dependency_file(path, self.root, installed):
                 continue  # a listing without git holds every file
             by_directory.setdefault(_owner(Path(os.path.abspath(path)), self.root), []).append(path)
-        # A directory is a project when one of its own dependency files names pytest.
+        # A directory is a project when one of its own dependency files names pytest
+        # (``_names_pytest``).
         self.roots = {self.root} | {
             directory
             for directory, held in by_directory.items()
-            if any(_names_pytest(path) for path in held)
+            if any(_names_pytest(path, directory) for path in held)
         }
         self._files: dict[Path, list[Path]] = {}
         for directory, held in by_directory.items():
@@ -189,13 +190,21 @@ owner_directory = (
 
 
 # ``pytest`` itself (a requirement, ``[tool.pytest.ini_options]``), not the first word of
-# a plugin's name: ``pytest-timeout`` or ``pytest_asyncio`` alone are added to an
-# environment some project above declares.
-_PYTEST = re.compile(rb"(?<![\w.-])pytest(?![\w-])", re.IGNORECASE)
+# a plugin's name (``pytest-timeout``, ``pytest_asyncio``).
+_PYTEST = re.compile(rb"(?<![\w-])pytest(?![\w-])", re.IGNORECASE)
+# pytest's own configuration files, which no dependency reader takes.
+_PYTEST_INI = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml")
 
 
-def _names_pytest(path: Path) -> bool:
-    """Whether the file names pytest itself: a directory whose files list only pytest
-    plugins adds them to the environment of the project above it, not an own one."""
+def _names_pytest(path: Path, directory: Path) -> bool:
+    """Whether a dependency file makes its directory a project: it names pytest itself,
+    or a pytest plugin beside a pytest configuration of the directory's own (the
+    environment its ``pytest.ini`` runs in). Plugins listed alone
+    (``backends/arm/requirements-arm-tosa.txt``: ``pytest-timeout``) are added to the
+    environment of the project above, whose rerun plugin then reads the tests' markers."""
     data = read_bytes(path, str(path))
-    return not isinstance(data, Problem) and _PYTEST.search(data) is not None
+    if isinstance(data, Problem) or b"pytest" not in data.lower():
+        return False
+    if _PYTEST.search(data) is not None:
+        return True
+    return any(os.path.isfile(directory / name) for name in _PYTEST_INI)

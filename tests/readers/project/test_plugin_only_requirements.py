@@ -80,3 +80,9 @@ def test_a_directory_that_declares_pytest_itself_is_its_own_project(repository):
         "pytest == 8.3.5\npytest-timeout == 2.4.0\n"
     )
     assert _findings(repository) == []
+
+
+def test_plugins_beside_the_directorys_own_pytest_ini_make_a_project(repository):
+    # backends/arm/test configures pytest and lists its plugins: the environment there.
+    (repository / "backends/arm/test/requirements.txt").write_text("pytest-timeout == 2.4.0\n")
+    assert _findings(repository) == []
