@@ -23,6 +23,7 @@ from detlint.compose.filters import (
     flaky_filter,
     rerunfailures_filter,
     retry_filter,
+    skip_filter,
     xfail_filter,
 )
 from detlint.compose.plugins import (
@@ -114,7 +115,7 @@ class Composition:
         evaluates every skip and xfail mark, and the first that holds applies); a
         skip, decided at setup, comes before any xfail."""
         xfail = self._first(XFAIL_KINDS, self._xfail_gate)
-        skip = self._first(SKIP_KINDS, lambda mark: SKIP)
+        skip = self._first(SKIP_KINDS, self._skip_gate)
         return skip or xfail or BLOCKING
 
     def _first(self, kinds: tuple[str, ...], gate_of: _GateOf) -> Gate | None:
@@ -144,6 +145,13 @@ class Composition:
             self.knobs.append(Knob(kind, mark.span, mark.name, mark, condition))
             self.alternatives.append(Alternative(condition, _gate_effect(gate), force=mark))
         return decided
+
+    def _skip_gate(self, mark: Mark) -> Gate | None:
+        filtered = skip_filter(mark)
+        if filtered.masks is False:
+            self.notes.append(filtered.what)
+            return None
+        return SKIP
 
     def _xfail_gate(self, mark: Mark) -> Gate | None:
         if mark.kind == "xfail-call":

@@ -192,6 +192,19 @@ def xfail_filter(mark: Mark) -> Filtered:
     return PASSES
 
 
+def skip_filter(mark: Mark) -> Filtered:
+    """A skip reached only in ``except OSError:`` (no clause on its path takes an
+    AssertionError): it runs after another error ended the checks, so a violation
+    fails the test before any skip, as with ``xfail(raises=OSError)``."""
+    if not mark.caught:
+        return PASSES
+    return Filtered(
+        False,
+        f"{mark.name}() at line {mark.span.line} runs only in `except {mark.caught}:`; "
+        "an assertion violation fails the test",
+    )
+
+
 def decorator_filter(mark: Mark) -> Filtered:
     """What a retry decorator retries: the except clauses of the repository's own (read
     from its code), a library's filter (``retry=retry_if_exception_type(IOError)``,

@@ -416,4 +416,6 @@ def test_chord(manager):
     message = only(document, "DET101")["message"]
     # The `try` is on line 126: 3 lines of imports, 30 helpers of 4 lines, the marker.
     assert "skipped where the test gets past line 126 and `not redis(manager)`" in message
-    assert "skipped where `NotImplementedError` is raised" in message
+    # The skip in `except NotImplementedError` runs after that error ended the checks:
+    # it hides no violation, so it makes no environment of its own.
+    assert "`NotImplementedError` is raised" not in message

@@ -15,6 +15,7 @@ files a run lints: a pre-commit run on one file and a run from the root agree.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,11 +59,12 @@ class Projects:
             if not is_dependency_file(path, self.root, installed):
                 continue  # a listing without git holds every file
             by_directory.setdefault(_owner(Path(os.path.abspath(path)), self.root), []).append(path)
-        # A directory is a project when one of its own dependency files names pytest.
+        # A directory is a project when one of its own dependency files names pytest
+        # (``_names_pytest``).
         self.roots = {self.root} | {
             directory
             for directory, held in by_directory.items()
-            if any(_names_pytest(path) for path in held)
+            if any(_names_pytest(path, directory) for path in held)
         }
         self._files: dict[Path, list[Path]] = {}
         for directory, held in by_directory.items():
@@ -187,6 +189,22 @@ owner_directory = (
 )
 
 
-def _names_pytest(path: Path) -> bool:
+# ``pytest`` itself (a requirement, ``[tool.pytest.ini_options]``), not the first word of
+# a plugin's name (``pytest-timeout``, ``pytest_asyncio``).
+_PYTEST = re.compile(rb"(?<![\w-])pytest(?![\w-])", re.IGNORECASE)
+# pytest's own configuration files, which no dependency reader takes.
+_PYTEST_INI = ("pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml")
+
+
+def _names_pytest(path: Path, directory: Path) -> bool:
+    """Whether a dependency file makes its directory a project: it names pytest itself,
+    or a pytest plugin beside a pytest configuration of the directory's own (the
+    environment its ``pytest.ini`` runs in). Plugins listed alone
+    (``backends/arm/requirements-arm-tosa.txt``: ``pytest-timeout``) are added to the
+    environment of the project above, whose rerun plugin then reads the tests' markers."""
     data = read_bytes(path, str(path))
-    return not isinstance(data, Problem) and b"pytest" in data
+    if isinstance(data, Problem) or b"pytest" not in data.lower():
+        return False
+    if _PYTEST.search(data) is not None:
+        return True
+    return any(os.path.isfile(directory / name) for name in _PYTEST_INI)

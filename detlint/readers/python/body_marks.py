@@ -11,6 +11,7 @@ the test runs.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Literal
 
@@ -21,12 +22,13 @@ from detlint.readers.python.fixtures import (
     fixtures_of,
     is_autouse,
 )
-from detlint.readers.python.guards import GuardedWalk
+from detlint.readers.python.guards import GuardedWalk, handlers_around
 from detlint.readers.python.locations import call_args
 from detlint.readers.python.marks import MarkResolver
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 from detlint.readers.python.prefilter import IMPERATIVE_TOKENS
+from detlint.readers.python.retry_libraries import catches_assertion
 from detlint.readers.python.trial_checks import own_nodes
 
 IMPERATIVE: dict[str, MarkKind] = {
@@ -49,6 +51,34 @@ _BUILTIN_FIXTURES = frozenset({"self", "cls", "request"})
 
 def _has_args(call: ast.Call) -> bool:
     return bool(call.args or call.keywords)
+
+
+def _caught(function: Function, call: ast.Call, text: Callable[[ast.AST], str]) -> str:
+    """The exception types of the ``except`` clauses a skip is reached through, when
+    every clause names only exceptions no AssertionError is (``except OSError:``): the
+    skip then runs only after such an error left the checks, and hides no assertion
+    failure. "" when it is in no clause, or one that is bare, takes ``Exception``,
+    ``AssertionError`` or a class detlint cannot tell (``MyError``, ``socket.timeout``)."""
+    handlers = handlers_around(function.body, call)
+    if not handlers or any(handler.type is None for handler in handlers):
+        return ""
+    types = [handler.type for handler in handlers if handler.type is not None]
+    names = [name for node in types for name in (dotted(item) for item in _listed(node))]
+    if not names or any(name is None or name.endswith("failureException") for name in names):
+        return ""
+    if catches_assertion(name for name in names if name is not None) is not False:
+        return ""
+    return ", ".join(_written(node, text) for node in types)
+
+
+def _listed(node: ast.expr) -> list[ast.expr]:
+    return list(node.elts) if isinstance(node, ast.Tuple) else [node]
+
+
+def _written(node: ast.expr, text: Callable[[ast.AST], str]) -> str:
+    """An except clause's types as written there, a tuple in its parentheses."""
+    code = " ".join(text(node).split())
+    return f"({code})" if isinstance(node, ast.Tuple) and not code.startswith("(") else code
 
 
 class BodyMarks:
@@ -108,6 +138,7 @@ class BodyMarks:
                     comment=self.index.comment_on(span.line),
                     guards=guards,
                     among_checks=self._among_checks(function, call) if kind == "xfail-call" else "",
+                    caught=_caught(function, call, self.index.text) if kind == "skip-call" else "",
                 )
             )
         return marks

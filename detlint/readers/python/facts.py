@@ -125,6 +125,10 @@ class Mark:
     # when none comes after it (a failing check fails the test before it is reached),
     # "" otherwise or for any other mark.
     among_checks: Literal["", "first", "last"] = ""
+    # The exception types of the ``except`` clauses an imperative skip is reached through,
+    # as written ("OSError"), when none of them takes an AssertionError: the skip then
+    # runs only after another error ended the checks. "" for any other mark.
+    caught: str = ""
     # A decorator of the repository's own that calls the test again, as read from its code.
     retry: RetryReading | None = None
     # What a ``pytest.mark.parametrize(...)`` makes of the tests it marks, read where the

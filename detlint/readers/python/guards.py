@@ -261,3 +261,25 @@ def _may_leave(statement: ast.stmt) -> bool:
             return True
         stack.extend(ast.iter_child_nodes(node))
     return False
+
+
+def handlers_around(body: list[ast.stmt], target: ast.AST) -> list[ast.ExceptHandler] | None:
+    """The ``except`` clauses ``target`` sits in, outermost first (an empty list when it
+    is in none), or None when it is not in ``body`` outside nested functions.
+
+    A call in a handler runs only after the ``try:`` body raised what that clause
+    catches: a skip there is reached through that exception alone (``guards`` quotes it
+    as a phrase; this keeps the clauses themselves, to read the types they name).
+    """
+    stack: list[tuple[ast.AST, tuple[ast.ExceptHandler, ...]]] = [
+        (statement, ()) for statement in body
+    ]
+    while stack:
+        node, handlers = stack.pop()
+        if node is target:
+            return list(handlers)
+        if isinstance(node, _NESTED):
+            continue
+        inside = (*handlers, node) if isinstance(node, ast.ExceptHandler) else handlers
+        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+    return None

@@ -236,6 +236,7 @@ def _index_statement(
             index.assignments[name] = value
             _note_definition(index, name, value, guard)
             _shadow_import(index, name, value, guard)
+            index.imports.add_assignment(name, value)
 
 
 def _and(guard: str | None, branch: str | None) -> str | None:

@@ -79,6 +79,11 @@ class ImportMap:
             local = alias.asname if alias.asname is not None else alias.name
             self.names[local] = f"{module}{separator}{alias.name}"
 
+    def add_assignment(self, name: str, value: ast.expr) -> None:
+        """A module-level ``name = value``: pytest imported by a helper binds the module."""
+        if binds_pytest(value):
+            self.names[name] = "pytest"
+
     def qualify(self, node: ast.AST) -> str | None:
         """The qualified name of a name chain, or None when its head is not imported."""
         name = dotted(node)
@@ -91,6 +96,22 @@ class ImportMap:
             return None
         base = self.names[head]
         return f"{base}.{rest}" if rest else base
+
+
+def binds_pytest(value: ast.expr) -> bool:
+    """Whether a value is pytest imported by a helper: ``importorskip("pytest")``,
+    ``import_module("pytest")``, ``support.import_helper.import_module('pytest')``.
+
+    A call whose first argument is the literal module name ``"pytest"`` gives the module
+    (or skips or fails the file), so the name it is bound to reads ``@pytest.mark...``
+    as ``import pytest`` would.
+    """
+    return (
+        isinstance(value, ast.Call)
+        and bool(value.args)
+        and isinstance(value.args[0], ast.Constant)
+        and value.args[0].value == "pytest"
+    )
 
 
 class NotLiteral:
