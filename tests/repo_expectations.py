@@ -43,6 +43,22 @@ def written_repository(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
+def git_repository(root: Path, files: dict[str, str]) -> Path:
+    """A git work tree at ``root`` holding ``files`` (path: text, written as given), with
+    no user configuration read, so that detlint lists its files as git does."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    subprocess.run(
+        ["git", "init", "-q"],
+        cwd=root,
+        check=True,
+        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull},
+    )
+    return root
+
+
 def github_workflow(*runs: str) -> str:
     """A GitHub workflow of one job on ubuntu whose steps are ``runs``, each a ``run: |``
     block (the first command of the first step on line 7)."""

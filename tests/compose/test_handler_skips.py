@@ -4,12 +4,10 @@ for another exception does not, and the audit says why it is left out."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from repo_expectations import run_audit, run_check
+from repo_expectations import git_repository, run_audit, run_check
 
 from detlint.readers.project.discovery import clear_cache
 
@@ -34,12 +32,7 @@ class RecvmsgTests(unittest.TestCase):
 @pytest.fixture
 def repository(tmp_path):
     clear_cache()
-    subprocess.run(
-        ["git", "init", "-q"],
-        cwd=tmp_path,
-        check=True,
-        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull},
-    )
+    git_repository(tmp_path, {})
     yield tmp_path
     clear_cache()
 

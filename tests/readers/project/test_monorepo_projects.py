@@ -4,11 +4,8 @@ agree on every finding for that file."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
-from repo_expectations import run_check
+from repo_expectations import git_repository, run_check
 
 from detlint.readers.project.discovery import clear_cache
 
@@ -35,16 +32,7 @@ def monorepo(tmp_path):
         # a's CI requirements live in a folder of a's.
         "a/requirements/ci.txt": "pytest-timeout\n",
     }
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    subprocess.run(
-        ["git", "init", "-q"],
-        cwd=tmp_path,
-        check=True,
-        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull},
-    )
+    git_repository(tmp_path, files)
     yield tmp_path
     clear_cache()
 

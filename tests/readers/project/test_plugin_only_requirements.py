@@ -5,12 +5,10 @@ nested pytest.ini registers ``flaky`` for ``--strict-markers``."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from repo_expectations import run_check
+from repo_expectations import git_repository, run_check
 
 from detlint.readers.project.discovery import clear_cache
 
@@ -22,23 +20,10 @@ PYTEST_INI = (
 )
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    subprocess.run(
-        ["git", "init", "-q"],
-        cwd=root,
-        check=True,
-        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull},
-    )
-
-
 @pytest.fixture
 def repository(tmp_path):
     clear_cache()
-    _write(
+    git_repository(
         tmp_path,
         {
             "pyproject.toml": '[project]\nname = "top"\n',

@@ -3,12 +3,10 @@ written through that name are read as ``import pytest`` would read them."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
-from repo_expectations import run_check
+from repo_expectations import git_repository, run_check
 
 from detlint.readers.project.discovery import clear_cache
 
@@ -27,16 +25,7 @@ def _repository(root: Path, test: str) -> None:
         'test = ["pytest"]\n',
         "tests/test_complexity.py": test,
     }
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    subprocess.run(
-        ["git", "init", "-q"],
-        cwd=root,
-        check=True,
-        env={**os.environ, "GIT_CONFIG_GLOBAL": os.devnull},
-    )
+    git_repository(root, files)
 
 
 @pytest.mark.parametrize(
