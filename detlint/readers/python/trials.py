@@ -26,7 +26,7 @@ from detlint.readers.python.mapped_trials import mapped_trials
 from detlint.readers.python.method_helpers import CalledHelpers
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted, literal
-from detlint.readers.python.sibling_loops import block_of, siblings, summed
+from detlint.readers.python.sibling_loops import block_of, nested_product, siblings, summed
 from detlint.readers.python.trial_checks import TrialChecks
 from detlint.readers.python.uncounted_loops import uncounted_at, uncounted_loop
 
@@ -214,7 +214,7 @@ class TrialResolver:
                     NO_TRIALS, origin=uncounted.describe(), uncounted=uncounted
                 )
         if len(parts) < 2:
-            return first
+            return nested_product(found, lambda node: self.index.original_line(_iter_line(node)))
         lines = [self.index.original_line(_iter_line(node)) for node, _ in parts]
         return summed(list(zip(lines, [count for _, count in parts], strict=True)))
 

@@ -82,11 +82,12 @@ def test_trial_loops_in_a_function_the_test_calls_add_up(tmp_path):
 @pytest.mark.parametrize(
     ("body", "trials"),
     [
-        # A loop nested in another is not one that follows it: the outer loop's count.
+        # A loop nested in another is not one that follows it: no sum (their counts
+        # multiply instead, see below).
         (
             "for _ in range(5):\n    for _ in range(4):\n        x = np.random.rand(3)\n"
             "        assert run(x) == 1\n",
-            "5 trials (literal loop bound)",
+            "20 trials (nested loops of 5 x 4 at lines 11 and 12)",
         ),
         # Loops in two branches: one of them runs, not both.
         (
@@ -196,3 +197,22 @@ def skip_if_missing(name):
 )
 def test_a_loop_that_only_decides_a_skip_is_no_check(tmp_path, body, helpers, trials):
     assert _trials(tmp_path, body, helpers) == trials
+
+
+def test_a_trial_loop_written_in_another_multiplies_its_count(tmp_path):
+    """RustPython's test_parsing: ``for i in range(1000): for j in range(TEST_SIZE):``
+    with a check in the inner body runs 1000 x TEST_SIZE trials per attempt."""
+    body = "for i in range(4):\n    for j in range(SIZE):\n" + "".join(
+        f"    {line}\n" for line in TRIAL.strip("\n").split("\n")
+    )
+    finding = _finding(tmp_path, body, "\n\nSIZE = 5\n")
+    assert "20 trials (nested loops of 4 x 5 at lines 11 and 12)" in finding["message"]
+    assert finding["numbers"]["reported_without"] == pytest.approx(1 - 0.9**20)
+
+
+def test_a_trial_loop_under_an_if_of_the_outer_body_is_not_multiplied(tmp_path):
+    """The inner loop runs on some passes only: the outer count alone is sure."""
+    body = "for i in range(4):\n    if i % 2:\n        for j in range(5):\n" + "".join(
+        f"        {line}\n" for line in TRIAL.strip("\n").split("\n")
+    )
+    assert _trials(tmp_path, body) == "4 trials (literal loop bound)"
