@@ -30,6 +30,11 @@ def run_trials(trials: TrialCount, needed: int) -> str:
             f"raise the {trials.loops} trial loops from {trials.count} to {needed}"
             " iterations in all"
         )
+    if trials.span is not None and trials.nested > 1:
+        return (
+            f"raise the {trials.nested} nested trial loops from {trials.count} to {needed}"
+            " iterations in all"
+        )
     if trials.span is not None:
         return f"raise the trial loop from {trials.count} to {needed} iterations"
     loop = trials.uncounted

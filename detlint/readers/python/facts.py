@@ -219,6 +219,7 @@ class TrialCount:
     # are then those of one item checked).
     uncounted: UncountedLoop | None = None
     loops: int = 1  # loops that follow each other whose trials add up to ``count``
+    nested: int = 1  # loops written one in another whose counts multiply to ``count``
     mapped: str = ""  # the checking function mapped over the range, when not a loop
 
     @property

@@ -91,5 +91,8 @@ def nested_product(
     listed = ", ".join(lines[:-1]) + " and " + lines[-1]
     of = " x ".join(str(count) for count in counts)
     return dataclasses.replace(
-        first, count=math.prod(counts), origin=f"nested loops of {of} at lines {listed}"
+        first,
+        count=math.prod(counts),
+        origin=f"nested loops of {of} at lines {listed}",
+        nested=len(chain),
     )

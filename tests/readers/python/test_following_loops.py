@@ -208,6 +208,9 @@ def test_a_trial_loop_written_in_another_multiplies_its_count(tmp_path):
     finding = _finding(tmp_path, body, "\n\nSIZE = 5\n")
     assert "20 trials (nested loops of 4 x 5 at lines 11 and 12)" in finding["message"]
     assert finding["numbers"]["reported_without"] == pytest.approx(1 - 0.9**20)
+    assert finding["help"].startswith(
+        "drop the marker and raise the 2 nested trial loops from 20 to 29 iterations in all"
+    )
 
 
 def test_a_trial_loop_under_an_if_of_the_outer_body_is_not_multiplied(tmp_path):
