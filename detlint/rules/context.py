@@ -199,6 +199,24 @@ def replay_clause(
     )
 
 
+def single_attempt_loss(policy: Policy, context: RuleContext) -> Loss:
+    """The numbers of a test of one attempt and one trial under ``policy``: what a
+    setting whose tests are not linked one by one (a config's or an unreached script's
+    reruns) is quoted for."""
+    q, target = context.reference_rate, context.target
+    return Loss(
+        reference_rate=q,
+        target=target,
+        trials=1,
+        trials_env=None,
+        reported=policy.reported(q),
+        reported_without=policy.baseline().reported(q),
+        visible=policy.visible(q),
+        trials_needed=policy.baseline().trials_needed(q, target),
+        instances=None,
+    )
+
+
 def loss_phrase(numbers: Loss) -> str:
     """ "a 10% violation is reported 2.8% of the time instead of 41.0%", never "X instead
     of X": where both round alike, more digits tell them apart, or it says so."""

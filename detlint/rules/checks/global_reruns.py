@@ -21,6 +21,7 @@ from detlint.rules.context import (
     finding,
     loss_phrase,
     replay_clause,
+    single_attempt_loss,
 )
 from detlint.rules.finding import Finding, Loss
 from detlint.rules.fix_plans import config_reruns_plan
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 def global_reruns(context: RuleContext) -> Iterator[Finding]:
     """DET104: reruns for every unmarked test from pytest's configuration."""
-    q, target = context.reference_rate, context.target
+    q = context.reference_rate
     knobs: dict[Span, tuple[str, Layer]] = {}
     sources: dict[Span, str] = {}  # how each setting is written ("addopts --reruns")
     caps: dict[Span, str] = {}  # the --max-suite-reruns that makes a loss the most it can be
@@ -62,18 +63,7 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
             knobs.setdefault(config.force_flaky, (what, flaky))
             sources.setdefault(config.force_flaky, "addopts --force-flaky")
     for span, (what, layer) in sorted(knobs.items()):
-        policy = Policy(layers=(layer,))
-        numbers = Loss(
-            reference_rate=q,
-            target=target,
-            trials=1,
-            trials_env=None,
-            reported=policy.reported(q),
-            reported_without=policy.baseline().reported(q),
-            visible=policy.visible(q),
-            trials_needed=policy.baseline().trials_needed(q, target),
-            instances=None,
-        )
+        numbers = single_attempt_loss(Policy(layers=(layer,)), context)
         yield finding(
             "DET104",
             span,

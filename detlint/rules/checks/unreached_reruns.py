@@ -16,7 +16,13 @@ from detlint.compose.plugins import RETRY
 from detlint.compose.rerun_layers import suite_cap_note
 from detlint.model import FlakyRuns, Layer, Policy, Reruns
 from detlint.rules.ci_costs import reruns_no_violation, reruns_visible
-from detlint.rules.context import QUARANTINE, RuleContext, finding, loss_phrase
+from detlint.rules.context import (
+    QUARANTINE,
+    RuleContext,
+    finding,
+    loss_phrase,
+    single_attempt_loss,
+)
 from detlint.rules.finding import Finding, Loss
 
 if TYPE_CHECKING:
@@ -95,18 +101,7 @@ def _single_attempt(options: RunOptions, context: RuleContext) -> Loss:
         layer = Reruns(setting.value)
     elif options.retries is not None and options.retries.value:
         layer = Reruns(options.retries.value, RETRY)
-    policy, q = Policy(layers=(layer,)), context.reference_rate
-    return Loss(
-        reference_rate=q,
-        target=context.target,
-        trials=1,
-        trials_env=None,
-        reported=policy.reported(q),
-        reported_without=policy.baseline().reported(q),
-        visible=policy.visible(q),
-        trials_needed=policy.baseline().trials_needed(q, context.target),
-        instances=None,
-    )
+    return single_attempt_loss(Policy(layers=(layer,)), context)
 
 
 def _unread_count(unreached: UnreachedRun) -> Finding:
