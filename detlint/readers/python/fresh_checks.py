@@ -12,6 +12,7 @@ iteration a fresh trial.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Sequence
 
 from detlint.readers.python.fresh_values import (
@@ -66,13 +67,17 @@ class FreshChecks:
     def _looks_up(self, name: str) -> bool:
         known = self._looking_up.get(name)
         if known is None:
-            nested = [
-                node
-                for node in ast.walk(self.function)
-                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
-                and node.name == name
-                and node is not self.function
-            ]
-            definition = nested[-1] if nested else self.index.functions.get(name)
+            definition = self._nested.get(name) or self.index.functions.get(name)
             known = self._looking_up[name] = definition is not None and looks_up(definition)
         return known
+
+    @functools.cached_property
+    def _nested(self) -> dict[str, Function]:
+        """The functions the test defines, by name (the last definition of each), found
+        in one walk of the test."""
+        return {
+            node.name: node
+            for node in ast.walk(self.function)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node is not self.function
+        }
