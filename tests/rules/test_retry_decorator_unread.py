@@ -9,6 +9,7 @@ stays silent whatever its name, and so does one no test is given.
 
 from __future__ import annotations
 
+import pytest
 from realworld_cases import audit, check, findings, one_test
 
 FLAKY_MODULE = """\
@@ -169,6 +170,11 @@ TESTS = """\
         @is_flaky()
         def test_flaky_called(self):
             assert fetch()
+
+
+    @is_flaky
+    def test_function_flaky_bare():
+        assert fetch()
     """
 
 # Product code: a retry decorator on a function no test is, which a test calls.
@@ -229,16 +235,31 @@ def test_a_decorator_whose_code_goes_where_the_read_does_not_is_not_judged(tmp_p
     )
 
 
-def test_a_factory_applied_without_a_call_is_named_with_what_it_takes(tmp_path):
-    """diffusers' `@is_flaky` written bare: the test becomes `max_attempts`, and what the
-    runner then calls recurses where the read stops. Called, it is 5 attempts."""
+def test_a_factory_applied_without_a_call_leaves_a_test_that_never_runs(tmp_path):
+    """diffusers' `@is_flaky` written bare: the test becomes `max_attempts`, and the name
+    of the test holds the inner `decorator`, which the runner calls with the instance and
+    which returns `wrapper` without running the test: it passes whatever it asserts.
+    Called, it is 5 attempts."""
     found = _by_line(tmp_path)
     assert found[31]["message"] == (
-        "retry decorator is_flaky (pkg/others.py:52) not judged: applied without a call, it "
-        "takes the test as `max_attempts`; detlint cannot follow its code from there (it "
-        "calls itself too deep to follow), so no figure"
+        "retry decorator is_flaky (pkg/others.py:52) applied without a call, it takes the "
+        "test as `max_attempts` and leaves its inner `decorator` in the test's place, which "
+        "returns without running the test: the test passes whatever it asserts, so a 10% "
+        "violation is never reported (was 10.0%) (1 attempt, no trial loop recognised)"
     )
+    assert found[31]["numbers"]["reported"] == 0.0
+    assert found[31]["numbers"]["reported_without"] == pytest.approx(0.1)
+    assert found[31]["help"].startswith("write `@is_flaky()` so that the test runs; then ")
     assert "(5 attempts from the default max_attempts=5;" in found[35]["message"]
+
+
+def test_a_test_function_under_a_bare_factory_errors_and_is_no_finding(tmp_path):
+    """A test function given the inner `decorator(obj)` asks pytest for a fixture `obj`
+    and errors on every run: nothing is hidden, and the audit names the knob."""
+    assert 40 not in _by_line(tmp_path)
+    test = one_test(audit(tmp_path, REPOSITORY), "test_function_flaky_bare")
+    assert [knob["kind"] for knob in test["knobs"]] == ["retry-decorator"]
+    assert test["layers"] == []
 
 
 def test_decorators_that_call_the_test_once_or_say_no_retry_are_silent(tmp_path):

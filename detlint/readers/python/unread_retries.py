@@ -13,6 +13,9 @@ parameter such as ``max_runs``, ``retries``, ``attempts``, ``times`` or
 - its code goes where the read does not follow, and it calls the wrapped function
   inside a loop, or hands it to code the read does not follow (``pool.submit(f)``).
 
+A factory applied bare whose inner function never runs the test (``bare_factories``)
+gets a reading of its own: the test passes whatever it asserts.
+
 A decorator that calls the test once on every path stays silent, whatever its name.
 """
 
@@ -22,6 +25,7 @@ import ast
 import re
 from collections.abc import Sequence
 
+from detlint.readers.python.bare_factories import NEVER_RUNS, bare_factory, taken_parameter
 from detlint.readers.python.facts import Argument, ArgValue, Dynamic, RetryReading
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import NOT_LITERAL, literal
@@ -93,6 +97,14 @@ def unread_reading(
     """A reading without a figure for a decorator that says it retries and that the read
     did not follow (the module docstring's cases), or None."""
     definition = index.name_span(function)
+    factory = bare_factory(function) if bare else None
+    if factory is not None:
+        origin = (
+            f"applied without a call, it takes the test as `{factory.taken}` and leaves its "
+            f"inner `{factory.inner}` in the test's place, which returns without running the "
+            "test"
+        )
+        return RetryReading(definition, None, origin, NEVER_RUNS, judged=False)
     for run, result in runs:
         if result.kind == "itself" and (run.annotations or run.handed):
             recorded = _recorded(index, function, arguments) or _attributes(run)
@@ -110,7 +122,7 @@ def unread_reading(
     for _, result in runs:
         if result.kind == "unread" and calls_in_loop(index, function):
             origin = f"it calls the test in a loop detlint cannot follow ({result.reason})"
-            taken = _taken(function) if bare else None
+            taken = taken_parameter(function) if bare else None
             if taken is not None:
                 origin = (
                     f"applied without a call, it takes the test as `{taken}`; detlint cannot "
@@ -118,17 +130,6 @@ def unread_reading(
                 )
             return RetryReading(definition, None, origin, "", judged=False)
     return None
-
-
-def _taken(function: Function) -> str | None:
-    """The parameter a decorator factory applied bare (``@is_flaky``, not
-    ``@is_flaky()``) takes the test as, when that one defaults to a number: the factory
-    was meant to be called (one defaulting to None may be meant for the function)."""
-    positional = [*function.args.posonlyargs, *function.args.args]
-    if not positional or len(function.args.defaults) != len(positional):
-        return None
-    default = literal(function.args.defaults[0])
-    return positional[0].arg if isinstance(default, int | float) else None
 
 
 def calls_in_loop(index: ModuleIndex, function: Function, depth: int = 0) -> bool:

@@ -6,12 +6,14 @@ retries the assertion along with the flaky operation.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from detlint.base.percentages import percent, percent_label
 from detlint.compose.filters import decorator_filter
 from detlint.compose.retry_counts import retry_decorator_attempts
 from detlint.model import FlakyRuns
+from detlint.readers.python.bare_factories import NEVER_RUNS
 from detlint.readers.python.helper_retries import helper_step
 from detlint.readers.python.options import HOOK_TEST
 from detlint.readers.python.retry_wrappers import PASSES_AGAIN
@@ -56,7 +58,7 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
         named = _named(mark)
         reading = mark.retry
         if reading is not None and not reading.judged:
-            yield _unread(span, mark, named, gates, context)
+            yield from _unjudged_reading(span, mark, named, gates, context)
             continue
         if any(gate.test.name == HOOK_TEST for gate in gates) and _unlisted(mark):
             yield _not_judged(span, mark, named, attempts, origin)
@@ -168,6 +170,42 @@ def _without_limit(
         f"({where}{covers(gates)}){unlimited}"
     )
     return finding("DET103", span, message, alternatives(gate, numbers, HELP))
+
+
+def _unjudged_reading(
+    span: Span, mark: Mark, named: str, gates: list[TestGate], context: RuleContext
+) -> Iterator[Finding]:
+    """A decorator read without a figure: named with what detlint could not follow, or,
+    applied bare where the test never runs, with what that hides."""
+    if mark.retry is not None and mark.retry.shape == NEVER_RUNS:
+        yield from _never_runs(span, mark, named, gates, context)
+    else:
+        yield _unread(span, mark, named, gates, context)
+
+
+def _never_runs(
+    span: Span, mark: Mark, named: str, gates: list[TestGate], context: RuleContext
+) -> Iterator[Finding]:
+    """A factory applied bare whose inner decorator runs no test (``bare_factories``):
+    a method under it passes whatever it asserts. A test function asks pytest for a
+    fixture named after the inner function's parameter and errors on every run, which
+    hides nothing: no finding for it (the audit names the knob)."""
+    methods = [gate for gate in gates if gate.test.class_name is not None]
+    if not methods or mark.retry is None:
+        return
+    gate, numbers = worst(methods, context)
+    numbers = replace(numbers, reported=0.0)
+    message = (
+        f"retry decorator {named} {mark.retry.origin}: the test passes whatever it "
+        f"asserts, so a {percent_label(numbers.reference_rate)} violation is never "
+        f"reported (was {percent(numbers.reported_without)}) ({trials_phrase(gate.test)}"
+        f"{covers(methods)})"
+    )
+    help_text = f"write `@{mark.name}()` so that the test runs; then " + alternatives(
+        gate, numbers, HELP
+    )
+    related = [mark.retry.definition]
+    yield finding("DET103", span, message, help_text, numbers, related)
 
 
 def _through(mark: Mark, figure: bool = True) -> list[str]:
