@@ -22,14 +22,14 @@ import ast
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
-from detlint.readers.python.facts import Mark
+from detlint.readers.python.facts import Mark, MarkKind
 from detlint.readers.python.marks import MarkResolver
 from detlint.readers.python.module_index import ModuleIndex
 from detlint.readers.python.names import dotted
 
 _ENTRY_KINDS = ("skip", "skipif", "unittest-skip", "xfail", "unittest-xfail")
 # functorch's ``skip(op)`` is ``unittest.skip``, its ``xfail(op)`` ``unittest.expectedFailure``.
-_OP_ENTRIES = {
+_OP_ENTRIES: dict[str, tuple[MarkKind, str]] = {
     "skip": ("unittest-skip", "unittest.skip"),
     "xfail": ("unittest-xfail", "unittest.expectedFailure"),
 }
@@ -88,16 +88,8 @@ def _entry_marks(index: ModuleIndex, resolver: MarkResolver, call: ast.Call) -> 
     last = name.rsplit(".", 1)[-1]
     if isinstance(call.func, ast.Name) and last in _OP_ENTRIES:
         kind, resolved = _OP_ENTRIES[last]
-        mark = Mark(
-            kind=kind,  # type: ignore[arg-type]
-            name=resolved,
-            arguments=(),
-            bare=True,
-            span=span,
-            scope="function",
-            comment=comment,
-        )
-        return [replace(mark, entry=_named(call))]
+        entry = _named(call)
+        return [Mark(kind, resolved, (), True, span, "function", comment=comment, entry=entry)]
     if last == "decorate":
         inner = next((k.value for k in call.keywords if k.arg == "decorator"), None)
     elif last == "DecorateInfo" and call.args:
