@@ -91,7 +91,8 @@ def same_link(config: PytestConfig, other: PytestConfig, evidence: PluginEvidenc
 def link_tests(
     test: TestFunction, config: PytestConfig, evidence: PluginEvidence
 ) -> list[TestGate]:
-    """The test's own gate, plus one per ``pytest.param`` mark with the instances it covers."""
+    """The test's own gate, plus one per ``pytest.param`` mark with the instances it
+    covers, and one per data-list entry that skips or xfails some of its instances."""
     gates = [link_test(test, config, evidence)]
     names = [mark.name for _, mark in test.param_marks]
     lines = [(mark.name, mark.span.line) for _, mark in test.param_marks]
@@ -105,4 +106,10 @@ def link_tests(
                 where += f", column {mark.span.column}"
         suffix = f"[pytest.param marks={mark.name}{where}]"
         gates.append(link_test(test, config, evidence, (mark,), suffix, covered))
+    for mark in test.entry_marks:
+        # An entry of a data list a decorator consumes (`skip("matmul")` in `@skipOps`):
+        # the instances it names are a gate of their own, of a count not known statically.
+        suffix = f"[{mark.entry} on line {mark.span.line}]"
+        gate = link_test(test, config, evidence, (mark,), suffix)
+        gates.append(dataclasses.replace(gate, instances=None))
     return gates

@@ -332,7 +332,8 @@ def _holds_knobs(test: TestFunction) -> bool:
     its file is one of them whether or not it was parsed: the count a message quotes
     must not depend on why the file was read."""
     trials = test.trials
-    return bool(test.marks or test.param_marks) or trials.count != 1 or trials.env is not None
+    knobs = test.marks or test.param_marks or test.entry_marks
+    return bool(knobs) or trials.count != 1 or trials.env is not None
 
 
 def _selected(

@@ -136,6 +136,10 @@ class Mark:
     table: Parametrized | None = None
     # The instances of the test it reaches, where its guards read parametrize arguments.
     covered: Covered | None = None
+    # For a skip or xfail written as an entry of a data list a decorator of the test
+    # consumes (``skip("matmul")`` in ``@skipOps(...)``): the instances it names, "the
+    # 'matmul' instances". How many there are is not known statically. "" otherwise.
+    entry: str = ""
 
     def keyword(self, name: str) -> ArgValue | None:
         for argument in self.arguments:
@@ -299,6 +303,9 @@ class TestFunction:
     trials: TrialCount
     unittest: bool = False  # a method of a unittest.TestCase, which pytest collects its own way
     replays: Replay | None = None  # a fixed seed or a recording every attempt repeats
+    # Skips and xfails of some of its instances, as entries of a data list a decorator
+    # consumes (``Mark.entry``); each is a gate of its own with an unknown count.
+    entry_marks: tuple[Mark, ...] = ()
 
     @property
     def nodeid(self) -> str:

@@ -27,6 +27,7 @@ from detlint.readers.python.body_marks import BodyMarks
 from detlint.readers.python.called_functions import CalledFunctions
 from detlint.readers.python.class_params import class_factor
 from detlint.readers.python.definitions import DefinitionLookup, nowhere
+from detlint.readers.python.entry_marks import entry_marks
 from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TestFunction, TrialCount
 from detlint.readers.python.fixture_params import (
     ConftestFixtures,
@@ -47,11 +48,7 @@ from detlint.readers.python.marks import (
     no_external,
     no_reexport,
 )
-from detlint.readers.python.module_exports import (
-    ForeignLookup,
-    ModuleExports,
-    no_foreign_module,
-)
+from detlint.readers.python.module_exports import ForeignLookup, ModuleExports, no_foreign_module
 from detlint.readers.python.module_index import Function, ModuleIndex, index_module
 from detlint.readers.python.named_wraps import ModuleWraps, WrapsLookup, no_wraps, unlisted
 from detlint.readers.python.narrowed import Narrowed
@@ -81,6 +78,7 @@ class _Method:
     span: Span
     applied: Applied
     trials: TrialCount
+    entries: tuple[Mark, ...] = ()  # skips and xfails of data lists its decorators consume
 
 
 class ModuleScanner:
@@ -198,6 +196,7 @@ class ModuleScanner:
             instances=instances,
             marks=(*own, *outer.knobs),
             param_marks=level.param_marks,
+            entry_marks=facts.entries,
             trials=facts.trials,
             unittest=unittest,
             replays=reader.replays.of_test(
@@ -246,9 +245,9 @@ class ModuleScanner:
         if found is None:
             applied = Applied.of(self._decorator_marks(function.decorator_list, "function"))
             applied = replace(applied, knobs=(*applied.knobs, *self.body.of(function)))
-            found = self._methods[id(function)] = _Method(
-                self.index.name_span(function), applied, self.trials.trials_of(function)
-            )
+            entries = entry_marks(self.index, self.marks, function.decorator_list)
+            span, trials = self.index.name_span(function), self.trials.trials_of(function)
+            found = self._methods[id(function)] = _Method(span, applied, trials, entries)
         return found
 
     def tests(self) -> list[TestFunction]:

@@ -315,7 +315,7 @@ def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict
         for test in module.tests:
             for mark in test.marks:
                 marks.setdefault(mark.span, (mark, []))[1].append(test.nodeid)
-            for _, mark in test.param_marks:
+            for mark in (*(m for _, m in test.param_marks), *test.entry_marks):
                 marks.setdefault(mark.span, (mark, []))[1].append(test.nodeid)
         for mark in module.hook_marks:
             marks.setdefault(mark.span, (mark, []))

@@ -8,7 +8,9 @@ import re
 from collections.abc import Iterator
 
 from detlint.base.percentages import percent, percent_label
+from detlint.base.span import Span
 from detlint.compose.test_gate import TestGate
+from detlint.readers.python.facts import Mark
 from detlint.readers.reasons import says_flaky
 from detlint.rules.context import (
     QUARANTINE,
@@ -132,7 +134,19 @@ def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
             span,
             f"test skipped as {word!r}{where}, so a {q} violation is never reported "
             f"(was {percent(numbers.reported_without)}) and nothing shows it "
-            f"({trials_phrase(gate.test)}{covers(gates, span)})",
+            f"({trials_phrase(gate.test)}{_reach(mark, gates, span)})",
             f"run it under a visible quarantine instead: {QUARANTINE}",
             numbers,
         )
+
+
+def _reach(mark: Mark, gates: list[TestGate], span: Span) -> str:
+    """What the skip covers: for an entry of a data list a decorator consumes, the
+    instances it names of each test, whose count is not known statically."""
+    if not mark.entry:
+        return covers(gates, span)
+    names = sorted({gate.test.name for gate in gates})
+    return (
+        f"; skips {mark.entry} of {', '.join(names)}; "
+        "how many instances that is is not known statically"
+    )
