@@ -6,15 +6,18 @@ whose ``for i in range(3): testfunc(...)`` runs it: each iteration checks as
 support.wait_process(pid, exitcode=10)``, a function of ``test.support`` that raises
 ``AssertionError`` on the wrong exit code: each iteration checks. A callable passed
 in counts when the caller calls the loop's function once (the argument names one
-function); a function of another module counts only on an ``assert``, an
-assertion call or ``raise AssertionError`` of its own, since a library's other
-raises (``ValueError`` on a bad argument) are not checks of what a trial computed.
+function). A function of another module counts only from a module of the tests (a
+path part names ``test``: ``test.support``, ``tests/helpers.py``) and only on an
+``assert``, an assertion call or ``raise AssertionError`` of its own: a library's
+``assert`` guards an invariant, and its other raises (``ValueError`` on a bad
+argument) are not checks of what a trial computed.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping
+from pathlib import PurePath
 
 from detlint.readers.python.method_helpers import CalledHelpers
 from detlint.readers.python.module_index import Function, ModuleIndex
@@ -51,6 +54,8 @@ class ForeignChecks:
         if defined is None:
             return False
         index, name = defined
+        if not any("test" in part.lower() for part in PurePath(index.path).parts):
+            return False  # a library's own ``assert`` guards an invariant, not a trial
         function = index.functions.get(name)
         return function is not None and asserts_itself(function)
 

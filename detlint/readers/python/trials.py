@@ -123,7 +123,8 @@ class TrialResolver:
         text = self.index.text(function)
         if "self." in text or "cls." in text or any(n in text for n in self._looping_helpers):
             for name, helper, times in self.helpers.callees(function):
-                passed = passed_functions(self.helpers, function, helper)
+                looping = self._may_loop(helper)
+                passed = passed_functions(self.helpers, function, helper) if looping else {}
                 found, why = self._loop_trials(helper, 1, passed)
                 if found is not None and found.uncounted is not None:
                     return self._in_helper(found, name, times)

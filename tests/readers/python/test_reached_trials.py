@@ -197,3 +197,34 @@ def test_an_asserting_function_of_another_module_checks_each_iteration(tmp_path)
     # A function that raises only on a bad argument checks nothing a trial computed.
     assert "(was 10.0%)" in messages[17]
     assert _trials(messages[17]).startswith(NO_LOOP)
+
+
+LIBRARY = """def compute(value):
+    assert value >= 0, "negative input"
+    return value * 2
+"""
+
+COMPUTING = """import unittest
+
+from mylib.core import compute
+
+
+class ComputeTests(unittest.TestCase):
+    @unittest.skip("flaky")
+    def test_computed(self):
+        for i in range(20):
+            compute(i)
+"""
+
+
+def test_an_assert_in_a_library_module_is_no_check_of_a_trial(tmp_path):
+    """The library guards an invariant of its input: the loop checks nothing it computed."""
+    files = {
+        "tests/test_case.py": COMPUTING,
+        "mylib/__init__.py": "",
+        "mylib/core.py": LIBRARY,
+    }
+    (finding,) = [f for f in check(tmp_path, files)["findings"] if f["code"] == "DET202"]
+    assert finding["line"] == 7
+    assert "(was 10.0%)" in finding["message"]
+    assert _trials(finding["message"]).startswith(NO_LOOP)
