@@ -2,7 +2,8 @@
 
 cudf's ``test_disable_pandas_accelerator_multi_threaded`` runs ``for _ in
 executor.map(per_thread_work, range(num_threads * 10)): pass``, where
-``per_thread_work`` is a function of the module that asserts: each of the 200 calls
+``per_thread_work`` is a function of the module that asserts (or one the test defines in its body,
+as CPython's ``test_context_threads_1`` maps its nested ``sub``): each of the 200 calls
 can fail the test, as each iteration of a trial loop can. The results must be
 consumed for a failure to reach the test (an executor's ``map`` raises a call's error
 when its result is read, the builtin ``map`` runs nothing until then), so only a map
@@ -36,7 +37,7 @@ def mapped_trials(index: ModuleIndex, function: Function, bound: Bound) -> Trial
         checker, iterable = call.args
         if not isinstance(checker, ast.Name):
             continue
-        helper = index.functions.get(checker.id)
+        helper = _defined_in(function, checker.id) or index.functions.get(checker.id)
         if helper is None or helper is function or not holds_checks(index, helper):
             continue
         if not (isinstance(iterable, ast.Call) and dotted(iterable.func) == "range"):
@@ -52,6 +53,15 @@ def mapped_trials(index: ModuleIndex, function: Function, bound: Bound) -> Trial
             return count
         uncounted = UncountedLoop(index.text(call), line, over_range=True)
         return TrialCount(1, None, origin=uncounted.describe(), uncounted=uncounted)
+    return None
+
+
+def _defined_in(function: Function, name: str) -> Function | None:
+    """A function the test defines in its own body (``def sub(num): ...`` mapped by
+    ``tp.map(sub, range(10))``), which a name there means before the module's."""
+    for statement in function.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef) and statement.name == name:
+            return statement
     return None
 
 

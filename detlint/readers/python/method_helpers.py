@@ -60,7 +60,11 @@ class CalledHelpers:
     def callee(self, function: Function, call: ast.Call) -> tuple[str, Function] | None:
         """The function of the module a call in ``function`` runs, with the name it is
         called by: ``helper(...)``, or ``self.helper(...)`` in a method of a class."""
-        func = call.func
+        return self.named(function, call.func)
+
+    def named(self, function: Function, func: ast.expr) -> tuple[str, Function] | None:
+        """The function of the module an expression in ``function`` names: ``helper``,
+        or ``self.helper`` in a method of a class."""
         if isinstance(func, ast.Name):
             found = self.index.functions.get(func.id)
             return None if found is None else (func.id, found)

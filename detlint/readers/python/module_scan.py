@@ -104,7 +104,7 @@ class ModuleScanner:
         self.options = options
         self.marks = MarkResolver(index, external, options.retry_names, reexport, definitions)
         self.named = ModuleWraps(index, self.marks, definitions, conftest_wraps)
-        self.trials = TrialResolver(index, fixtures, options.env_readers)
+        self.trials = TrialResolver(index, fixtures, options.env_readers, self._foreign_name)
         self.body = BodyMarks(index, self.marks, fixture_marks)
         self.classes: ClassTree[ModuleScanner] = ClassTree(index, self, self._foreign_class)
         self.foreign = foreign

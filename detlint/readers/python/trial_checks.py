@@ -12,7 +12,7 @@ recognised").
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from detlint.model.threshold import Threshold
@@ -63,6 +63,7 @@ class LoopVerdict:
     reason: str = ""
 
 
+CallCheck = Callable[[ast.Call], bool]  # a check through a function beyond the module's
 NOT_CHECKED = LoopVerdict(False, reason="no iteration checks what it computed")
 EACH_ITERATION = LoopVerdict(True)
 
@@ -208,23 +209,30 @@ class TrialChecks:
     of such a test is one trial, however many times the loop turns.
     """
 
-    def __init__(self, index: ModuleIndex, function: Function) -> None:
+    def __init__(
+        self, index: ModuleIndex, function: Function, elsewhere: CallCheck | None = None
+    ) -> None:
         self.index = index
         self.function = function
+        self.elsewhere = elsewhere
         self._asserting: dict[str, bool] = {}
         self._fresh = FreshChecks(index, function)
         self._nodes: Sequence[ast.AST] | None = None
 
     def each_iteration(
-        self, loop: ast.For | ast.AsyncFor | ast.comprehension, bound: ast.expr
+        self,
+        loop: ast.For | ast.AsyncFor | ast.comprehension,
+        bound: ast.expr,
+        cases: bool = False,
     ) -> LoopVerdict:
+        """``cases``: each iteration runs a case whole (``(20, 50) * 3``): it cannot poll."""
         if isinstance(loop, ast.comprehension):
             return self._in_assert(loop)
         retry = retry_reason(loop, self.checks)
         if retry:
             return LoopVerdict(False, reason=retry)
         nodes = own_nodes(loop.body)
-        if self._waits(loop):
+        if not cases and self._waits(loop):
             return LoopVerdict(False, reason="the loop waits (it sleeps), it does not try")
         if _indexes_by(loop.target, nodes):
             return LoopVerdict(
@@ -272,8 +280,10 @@ class TrialChecks:
             return False
         if name.startswith(_CHECK_PREFIXES):
             return True
-        if depth == 0 and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            return self._helper_asserts(name)
+        if depth == 0 and isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and self._helper_asserts(name):
+                return True
+            return self.elsewhere is not None and self.elsewhere(node)
         return False
 
     def _helper_asserts(self, name: str) -> bool:

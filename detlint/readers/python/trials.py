@@ -26,6 +26,14 @@ from detlint.readers.python.mapped_trials import mapped_trials
 from detlint.readers.python.method_helpers import CalledHelpers
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted, literal
+from detlint.readers.python.reached_checks import (
+    ForeignChecks,
+    ForeignName,
+    call_check,
+    no_foreign_name,
+    passed_functions,
+)
+from detlint.readers.python.repeated_items import repeated_items
 from detlint.readers.python.sibling_loops import block_of, nested_product, siblings, summed
 from detlint.readers.python.trial_checks import TrialChecks
 from detlint.readers.python.uncounted_loops import uncounted_at, uncounted_loop
@@ -68,6 +76,7 @@ class TrialResolver:
     index: ModuleIndex
     fixtures: FixtureLookup = no_fixture
     env_readers: frozenset[str] = frozenset()
+    foreign: ForeignName = no_foreign_name
 
     def env_read(self, expression: ast.expr) -> tuple[str, int | None] | None:
         """``int(os.getenv("X", "5"))`` -> ("X", 5); ``os.environ["X"]`` -> ("X", None)."""
@@ -114,7 +123,9 @@ class TrialResolver:
         text = self.index.text(function)
         if "self." in text or "cls." in text or any(n in text for n in self._looping_helpers):
             for name, helper, times in self.helpers.callees(function):
-                found, why = self._loop_trials(helper, 1)
+                looping = self._may_loop(helper)
+                passed = passed_functions(self.helpers, function, helper) if looping else {}
+                found, why = self._loop_trials(helper, 1, passed)
                 if found is not None and found.uncounted is not None:
                     return self._in_helper(found, name, times)
                 if found is not None:
@@ -129,6 +140,10 @@ class TrialResolver:
         if reason:
             return dataclasses.replace(NO_TRIALS, origin=f"{NO_TRIALS.origin}: {reason}")
         return NO_TRIALS
+
+    @functools.cached_property
+    def _foreign_checks(self) -> ForeignChecks:
+        return ForeignChecks(self.foreign)
 
     @functools.cached_property
     def helpers(self) -> CalledHelpers:
@@ -157,13 +172,18 @@ class TrialResolver:
         )
 
     def _may_loop(self, function: Function) -> bool:
-        """Whether a function's code names ``range``, as a trial loop's bound does: most
-        test bodies do not, and walking a body is the costliest part of reading it."""
-        return "range" in self.index.text(function)
+        """Whether a function's code names ``range`` or repeats a sequence (``(20, 50) *
+        3``), as a trial loop's bound does: most test bodies do not, and walking a body
+        is the costliest part of reading it."""
+        text = self.index.text(function)
+        return "range" in text or ") *" in text or "] *" in text
 
-    def _loop_trials(self, function: Function, depth: int) -> tuple[TrialCount | None, str]:
+    def _loop_trials(
+        self, function: Function, depth: int, passed: dict[str, Function] | None = None
+    ) -> tuple[TrialCount | None, str]:
         """The function's trial count (an environment-bound loop before a literal one),
-        else why the first loop a trial count bounds is none."""
+        else why the first loop a trial count bounds is none. ``passed``: the functions
+        the caller passes for the function's parameters."""
         if not self._may_loop(function):
             return None, ""
         found: list[tuple[ast.AST, TrialCount]] = []
@@ -171,20 +191,31 @@ class TrialResolver:
         reason = ""
         for node in self.index.body(function, _LOOPS):
             bound = _range_bound(node.iter)
+            repeated = repeated_items(node.iter) if bound is None else None
+            if repeated is not None:
+                bound = repeated.times
             if bound is None:
                 continue
             count = self._bound(bound, function, depth)
-            if count is None:
+            if count is None or (repeated is not None and count.env is not None):
                 continue
             # Whether the loop checks what it computes costs a walk of its body: asked
             # only of loops whose bound is a trial count.
-            checks = checks or TrialChecks(self.index, function)
-            verdict = checks.each_iteration(node, bound)
+            elsewhere = call_check(self.index, passed or {}, self._foreign_checks)
+            checks = checks or TrialChecks(self.index, function, elsewhere)
+            cases = repeated is not None and repeated.items > 1
+            verdict = checks.each_iteration(node, bound, cases)
             why = verdict.reason or _threshold_problem(verdict.threshold, count.count)
             if why:
                 reason = reason or f"{why} (line {self.index.original_line(node.iter.lineno)})"
                 continue
             count = dataclasses.replace(count, threshold=verdict.threshold)
+            if repeated is not None:
+                line = self.index.original_line(node.iter.lineno)
+                origin = repeated.describe(self.index.text(node.iter), line)
+                count = dataclasses.replace(count, origin=origin)
+                if repeated.items > 1:
+                    return count, ""  # per item: no sum or product with other loops
             if count.env is not None:
                 return count, ""
             found.append((node, count))
