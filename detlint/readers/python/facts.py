@@ -286,6 +286,15 @@ class Replay:
 
 
 @dataclass(frozen=True)
+class Branch:
+    """A branch of an ``if`` a test class is defined in: the ``if``'s test as written,
+    and whether the class is in its body (True) or its ``else`` (False)."""
+
+    code: str
+    holds: bool
+
+
+@dataclass(frozen=True)
 class TestFunction:
     """One test function (or method) and every mark that reaches it."""
 
@@ -299,6 +308,13 @@ class TestFunction:
     trials: TrialCount
     unittest: bool = False  # a method of a unittest.TestCase, which pytest collects its own way
     replays: Replay | None = None  # a fixed seed or a recording every attempt repeats
+    # The ``if`` branches the test's class is defined in: it exists where they all hold.
+    branches: tuple[Branch, ...] = ()
+    # The call a class that inherits this method is passed to (``test_both``), which may
+    # build more test classes from it at run time; "" when none is.
+    built_by: str = ""
+    # The class that defines the method, as "<path>::<Class>" (None for a function).
+    owner: str | None = None
 
     @property
     def nodeid(self) -> str:
@@ -338,6 +354,9 @@ class ModuleFacts:
     named: bool = False
     # The ``pytest.main(...)`` calls its ``__main__`` block makes on the file itself.
     script_runs: tuple[ScriptRun, ...] = ()
+    # ("<path>::<Class>", call) for each class along the lineage of a class the module
+    # passes to a call that may build more test classes from it (``passed_classes``).
+    passed_classes: tuple[tuple[str, str], ...] = ()
 
 
 def hook_tests(module: ModuleFacts) -> list[TestFunction]:

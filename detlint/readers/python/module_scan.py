@@ -25,7 +25,8 @@ from detlint.base.span import Span
 from detlint.readers.python.applied_marks import Applied
 from detlint.readers.python.body_marks import BodyMarks
 from detlint.readers.python.called_functions import CalledFunctions
-from detlint.readers.python.class_params import class_factor
+from detlint.readers.python.class_branches import class_branches
+from detlint.readers.python.class_params import class_factor, times
 from detlint.readers.python.definitions import DefinitionLookup, nowhere
 from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TestFunction, TrialCount
 from detlint.readers.python.fixture_params import (
@@ -62,6 +63,7 @@ from detlint.readers.python.options import (
     matches_name,
 )
 from detlint.readers.python.param_guards import reaching
+from detlint.readers.python.passed_classes import passed_classes
 from detlint.readers.python.replays import (
     FixtureReplayLookup,
     ReplayFinder,
@@ -121,6 +123,7 @@ class ModuleScanner:
         # part of a suite's read (``helper_reach``).
         self.reach_helpers = reach_helpers
         self.called = CalledFunctions(index, self._function_marks, definitions, self.body.of)
+        self.branches = class_branches(index)  # the ``if`` branches of its classes, by id
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         """Every mark the decorators apply, plain markers (parametrize) included."""
@@ -260,9 +263,8 @@ class ModuleScanner:
         include those it inherits from classes of the same module, and its
         marks those of its bases, as pytest reads them along the MRO.
         """
-        if self.index.assignments.get("__test__") is not None and _is_false_constant(
-            self.index.assignments["__test__"]
-        ):
+        flag = self.index.assignments.get("__test__")
+        if isinstance(flag, ast.Constant) and flag.value is False:
             return []
         module = self._module_marks()
         options = self.options
@@ -301,10 +303,13 @@ class ModuleScanner:
                     else matches_name(method.name, self.options.python_functions)
                 )
                 if collected and not is_fixture(owner.index, method):
-                    tests.append(self._test(method, chain, level, unittest, owner, wraps))
+                    test = self._test(method, chain, level, unittest, owner, wraps)
+                    where = f"{owner.index.path}::{klass.name}"
+                    branches = self.branches.get(id(chain[0]), ())
+                    tests.append(replace(test, owner=where, branches=branches))
         factor = class_factor(self.index, node, self._foreign_name)
         if factor != 1:
-            tests = [replace(test, instances=_times(test.instances, factor)) for test in tests]
+            tests = [replace(test, instances=times(test.instances, factor)) for test in tests]
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):
@@ -336,14 +341,6 @@ class ModuleScanner:
         if function is None or not is_fixture(self.index, function):
             return None
         return self.trials.fixture_trials(function)
-
-
-def _times(instances: int | None, factor: int | None) -> int | None:
-    return None if instances is None or factor is None else instances * factor
-
-
-def _is_false_constant(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is False
 
 
 def scan_module(
@@ -396,5 +393,6 @@ def scan_module(
         hook_marks=(*scanner.body.in_hooks(), *unlisted(wraps)),
         named=named,
         script_runs=script_runs(index) if collected else (),
+        passed_classes=passed_classes(index, scanner.classes) if collected else (),
     )
     return facts, exports
