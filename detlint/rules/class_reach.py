@@ -55,6 +55,21 @@ def _mark(by_test: dict[Key, list[TestGate]], knob: Span | None) -> Mark | None:
     return None
 
 
+def installed(gates: Sequence[TestGate]) -> str:
+    """What a count of tests says where an installer puts classes into their module at run
+    time ("" where none does): for a class of the installer's module, that the number of
+    tests is unknown (it may make several of each, under names no statement writes); for
+    a class written in the test module on a base only the installer binds, that detlint
+    takes it for a unittest.TestCase."""
+    tests = [gate.test for gate in gates if gate.test.installed_by]
+    if not tests:
+        return ""
+    call = f"`{tests[0].installed_by}(globals(), ...)`"
+    if any(not (test.owner or "").startswith(f"{test.path}::") for test in tests):
+        return f"; covers tests of the classes {call} installs at run time: how many is unknown"
+    return f"; its class's base is one {call} installs at run time, taken for a unittest.TestCase"
+
+
 def built_by(gates: Sequence[TestGate]) -> str:
     """The call that may build more test classes that inherit these tests ("" if none)."""
     return next((gate.test.built_by for gate in gates if gate.test.built_by), "")

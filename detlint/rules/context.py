@@ -19,7 +19,7 @@ from detlint.readers.python.facts import Mark, TestFunction
 from detlint.readers.python.options import HOOK_TEST
 from detlint.readers.python.param_facts import Covered
 from detlint.rules.catalogue import RULES
-from detlint.rules.class_reach import built_by, hedged, where_defined
+from detlint.rules.class_reach import built_by, hedged, installed, where_defined
 from detlint.rules.finding import Finding, Loss
 from detlint.rules.trial_advice import more_trials
 
@@ -96,6 +96,8 @@ def covers(gates: Sequence[TestGate], knob: Span | None = None) -> str:
     """
     if any(gate.test.name == HOOK_TEST for gate in gates):
         return "; reaches every test the hook marks"
+    if unknown := installed(gates):
+        return unknown
     # Test functions, not gates: the instances a `pytest.param` mark covers are a gate
     # of their own, yet no other test, and the test's own gate counts them already.
     by_test: dict[tuple[str, str | None, str], list[TestGate]] = {}

@@ -193,3 +193,62 @@ def test_class_only_checked_with_a_call_keeps_the_exact_count(tmp_path: Path) ->
     }
     (found,) = findings(check(tmp_path, files, "--no-cache"), "DET202")
     assert found["message"].endswith("; covers 2 tests, 2 test instances)")
+
+
+INSTALLER = {
+    "tests/__init__.py": "",
+    "tests/_test_multiprocessing.py": """\
+        import unittest
+
+        class BaseTestCase(object):
+            ALLOWED_TYPES = ('processes', 'threads')
+
+        class _TestLock(BaseTestCase):
+            @unittest.skip("flaky timeout")
+            def test_repr_rlock(self):
+                self.assertTrue(True)
+
+        def install_tests_in_module_dict(remote_globs, start_method):
+            for name, base in list(globals().items()):
+                if isinstance(base, type) and issubclass(base, BaseTestCase):
+                    remote_globs["With" + name[1:]] = type(name, (base, unittest.TestCase), {})
+        """,
+    "tests/test_spawn.py": """\
+        import sys
+        import unittest
+        from tests._test_multiprocessing import install_tests_in_module_dict
+
+        install_tests_in_module_dict(globals(), 'spawn')
+
+        class WithTestCondition(WithTestCondition):
+            @unittest.skipIf(sys.platform == 'darwin', 'flaky timeout')
+            def test_notify(self):
+                super().test_notify()
+        """,
+}
+
+
+def test_classes_a_module_dict_installer_binds_are_reported(tmp_path: Path) -> None:
+    found = findings(check(tmp_path, INSTALLER, "--no-cache"), "DET202")
+    where = {(f["path"], f["line"]): f["message"] for f in found}
+    assert set(where) == {("tests/_test_multiprocessing.py", 7), ("tests/test_spawn.py", 8)}
+    # The installer's classes: named and counted at run time only.
+    assert where["tests/_test_multiprocessing.py", 7].endswith(
+        "(1 attempt, no trial loop recognised; covers tests of the classes "
+        "`install_tests_in_module_dict(globals(), ...)` installs at run time: how many is "
+        "unknown)"
+    )
+    # A class written on a base only the installer binds: collected as that base is.
+    assert where["tests/test_spawn.py", 8].endswith(
+        "(1 attempt, no trial loop recognised; its class's base is one "
+        "`install_tests_in_module_dict(globals(), ...)` installs at run time, taken for a "
+        "unittest.TestCase)"
+    )
+
+
+def test_a_module_without_an_installer_collects_neither(tmp_path: Path) -> None:
+    files = dict(INSTALLER)
+    files["tests/test_spawn.py"] = files["tests/test_spawn.py"].replace(
+        "install_tests_in_module_dict(globals(), 'spawn')", "pass"
+    )
+    assert findings(check(tmp_path, files, "--no-cache"), "DET202") == []

@@ -313,6 +313,9 @@ class TestFunction:
     # The call a class that inherits this method is passed to (``test_both``), which may
     # build more test classes from it at run time; "" when none is.
     built_by: str = ""
+    # The call that installs its class into the module at run time under a name detlint
+    # cannot know (``install_tests_in_module_dict(globals(), ...)``); "" for a class written.
+    installed_by: str = ""
     # The class that defines the method, as "<path>::<Class>" (None for a function).
     owner: str | None = None
 

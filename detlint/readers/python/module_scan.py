@@ -1,17 +1,15 @@
 """Reading one module: its tests, the marks that reach each, and its exports.
 
-Marks reach a test from its own decorators, its class and the classes it
-inherits from (decorators and the class ``pytestmark``), the module
-``pytestmark``, ``pytest.param(..., marks=...)`` entries of its
-parametrization, imperative ``pytest.xfail()`` / ``pytest.skip()`` calls in its
-body and in the fixtures it uses (``body_marks``). The closest mark comes
-first, the order in which pytest's ``get_closest_marker`` sees them. Which
-functions and classes are tests follows pytest's collection rules
-(``test_classes``, and the configured patterns in ``options``).
+Marks reach a test from its own decorators, its class and the classes it inherits from
+(decorators and the class ``pytestmark``), the module ``pytestmark``, ``pytest.param(...,
+marks=...)`` entries of its parametrization, imperative ``pytest.xfail()`` /
+``pytest.skip()`` calls in its body and in the fixtures it uses (``body_marks``). The
+closest mark comes first, the order in which pytest's ``get_closest_marker`` sees them.
+Which functions and classes are tests follows pytest's collection rules (``test_classes``,
+and the configured patterns in ``options``).
 
-A module also exports what other modules can use: aliases that are marks
-(``gpu_flaky = pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that
-return a trial count.
+A module also exports what other modules can use: aliases that are marks (``gpu_flaky =
+pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that return a trial count.
 """
 
 from __future__ import annotations
@@ -41,6 +39,7 @@ from detlint.readers.python.fixtures import FixtureMarksLookup, is_fixture, no_f
 from detlint.readers.python.helper_reach import may_reach_retries
 from detlint.readers.python.helper_retries import Helper, HelperRetries
 from detlint.readers.python.helper_skips import helper_skips
+from detlint.readers.python.installed_classes import installed_tests
 from detlint.readers.python.marks import (
     ExternalLookup,
     MarkResolver,
@@ -276,12 +275,15 @@ class ModuleScanner:
                 tests.append(self._test(function, [], module))
         # A class defined twice is the one written last, as for functions.
         for node in {node.name: node for node in self.index.classes}.values():
-            tests += self._class_tests([node], module)
-        return tests
+            tests += self.class_tests([node], module)
+        return tests + installed_tests(self, module)
 
-    def _class_tests(self, chain: list[ast.ClassDef], outer: Applied) -> list[TestFunction]:
+    def class_tests(
+        self, chain: list[ast.ClassDef], outer: Applied, installed: bool = False
+    ) -> list[TestFunction]:
+        """A class's tests (``installed``: an installer made a TestCase of it at run time)."""
         node = chain[-1]
-        collected = self.classes.collected(node, self.options.python_classes)
+        collected = None if installed else self.classes.collected(node, self.options.python_classes)
         if collected is False:
             return []
         unittest = collected is None
@@ -313,7 +315,7 @@ class ModuleScanner:
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):
-                    tests += self._class_tests([*chain, statement], level)
+                    tests += self.class_tests([*chain, statement], level)
         return tests
 
     def _foreign_name(self, qualified: str) -> tuple[ModuleIndex, str] | None:

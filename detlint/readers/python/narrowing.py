@@ -255,6 +255,7 @@ def _kept(
         or s.startswith("__test__")  # a module that opts out of collection
         or _uses(aliases, blocks[index], words, index)
         or (not s.startswith(_DEFINITIONS) and _PASSES_TEST_CLASS.search(s) is not None)
+        or "(globals()" in s  # a module-dict installer (``installed_classes``)
         for index, (s, token, branch) in enumerate(
             zip(stripped, holds_token, branches, strict=True)
         )
