@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 import builtins
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from detlint.readers.python.module_index import ModuleIndex
 from detlint.readers.python.names import dotted
@@ -24,7 +24,23 @@ from detlint.readers.python.test_classes import base_names
 if TYPE_CHECKING:
     from detlint.readers.python.applied_marks import Applied
     from detlint.readers.python.facts import TestFunction
-    from detlint.readers.python.module_scan import ModuleScanner
+    from detlint.readers.python.module_exports import ForeignLookup
+    from detlint.readers.python.options import ScanOptions
+    from detlint.readers.python.test_classes import ClassTree
+
+
+class ModuleScanner(Protocol):
+    """What an installer's tests are read with: the scanner of a module (``module_scan``)."""
+
+    index: ModuleIndex
+    options: ScanOptions
+    classes: ClassTree[Any]
+    foreign: ForeignLookup
+
+    def class_tests(
+        self, chain: list[ast.ClassDef], outer: Applied, installed: bool = False
+    ) -> list[TestFunction]: ...
+
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -59,8 +75,8 @@ def installed_tests(scanner: ModuleScanner, module: Applied) -> list[TestFunctio
         call = name.rsplit(".", 1)[-1]
         qualified = scanner.index.imports.qualify_name(name)
         source = scanner.foreign(qualified, scanner.index.path) if qualified else None
-        if source is not None and source[0].scanner is not scanner:
-            owner = source[0].scanner.classes.owner
+        owner = None if source is None else source[0].scanner.classes.owner
+        if owner is not None and owner is not scanner:
             for node in owner.index.classes:
                 tests = owner.class_tests([node], module, installed=True)
                 found += [
