@@ -1,13 +1,12 @@
 """One run of detlint over a set of paths, as named phases.
 
-``paths -> discover -> read (facts) -> compose (each test's policy, alone and under
-each CI run) -> judge (findings)``. Reading is the expensive phase: the Python pass
-parses only the files the byte prefilter keeps, the CI pass reads every pipeline,
-and both spread their files over the cores when there are enough to pay for
-worker processes; when a run has both, the Python files are sifted while the
-pipelines are read. What later phases ask of the repository (its files, pytest's
-config of a directory, a project's rerun plugin, the text of a script a step
-calls) is answered by one :class:`~detlint.readers.repository.Repository`.
+``paths -> discover -> read (facts) -> compose (each test's policy, alone and under each CI run)
+-> judge (findings)``. Reading is the expensive phase: the Python pass parses only the files the
+byte prefilter keeps, the CI pass reads every pipeline, and both spread their files over the
+cores when there are enough to pay for worker processes; when a run has both, the Python files
+are sifted while the pipelines are read. What later phases ask of the repository (its files,
+pytest's config of a directory, a project's rerun plugin, the text of a script a step calls) is
+answered by one :class:`~detlint.readers.repository.Repository`.
 """
 
 from __future__ import annotations
@@ -182,8 +181,7 @@ def analyse(
 
 
 def read_repository(request: Request, discovery: Discovery, repository: Repository) -> Read:
-    """Read the Python files and the pipelines; for a run on some files of a tree,
-    the pipelines that run them too (as context)."""
+    """Read the Python files and pipelines (for a run on part of a tree, those that run it)."""
     settings, progress = request.settings, request.progress
     lint_files = [path for path in discovery.files if path.suffix == ".py"]
     config_files = [path for path in discovery.files if path.name in PYTEST_CONFIG_FILES]
@@ -224,7 +222,9 @@ def read_repository(request: Request, discovery: Discovery, repository: Reposito
             looping.append(path)
         elif result is not None:
             modules.append(result)
-    as_context = False
+    from detlint.compose.built_classes import with_built_classes
+
+    modules, as_context = with_built_classes(modules), False
     if modules and not pipelines:
         pipelines, as_context = _context_pipelines(request, discovery, repository)
     return Read(

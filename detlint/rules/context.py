@@ -19,6 +19,7 @@ from detlint.readers.python.facts import Mark, TestFunction
 from detlint.readers.python.options import HOOK_TEST
 from detlint.readers.python.param_facts import Covered
 from detlint.rules.catalogue import RULES
+from detlint.rules.class_reach import built_by, hedged, installed, where_defined
 from detlint.rules.finding import Finding, Loss
 from detlint.rules.trial_advice import more_trials
 
@@ -95,11 +96,23 @@ def covers(gates: Sequence[TestGate], knob: Span | None = None) -> str:
     """
     if any(gate.test.name == HOOK_TEST for gate in gates):
         return "; reaches every test the hook marks"
+    if unknown := installed(gates):
+        return unknown
     # Test functions, not gates: the instances a `pytest.param` mark covers are a gate
     # of their own, yet no other test, and the test's own gate counts them already.
     by_test: dict[tuple[str, str | None, str], list[TestGate]] = {}
     for gate in gates:
         by_test.setdefault((gate.test.path, gate.test.class_name, gate.test.name), []).append(gate)
+    by_test, unsure = where_defined(by_test, knob)
+    phrase = _count_phrase(by_test, knob)
+    built = built_by(gates)
+    return hedged(phrase, len(by_test), unsure, built) if unsure or built or not by_test else phrase
+
+
+def _count_phrase(
+    by_test: dict[tuple[str, str | None, str], list[TestGate]], knob: Span | None
+) -> str:
+    """ "; covers 3 tests, 12 test instances" for the tests in ``by_test``."""
     tests = by_test
     reach = [_covered(group, knob) for group in by_test.values()]
     if any(found is not None for found in reach):

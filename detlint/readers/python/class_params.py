@@ -90,3 +90,8 @@ def _product(index: ModuleIndex, call: ast.Call, foreign: Foreign) -> int | None
     if any(size is None for size in sizes):
         return None
     return math.prod(size for size in sizes if size is not None)
+
+
+def times(instances: int | None, factor: int | None) -> int | None:
+    """A test's instances under a class factor (None where either is unknown)."""
+    return None if instances is None or factor is None else instances * factor

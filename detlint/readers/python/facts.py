@@ -290,6 +290,15 @@ class Replay:
 
 
 @dataclass(frozen=True)
+class Branch:
+    """A branch of an ``if`` a test class is defined in: the ``if``'s test as written,
+    and whether the class is in its body (True) or its ``else`` (False)."""
+
+    code: str
+    holds: bool
+
+
+@dataclass(frozen=True)
 class TestFunction:
     """One test function (or method) and every mark that reaches it."""
 
@@ -306,6 +315,16 @@ class TestFunction:
     # Skips and xfails of some of its instances, as entries of a data list a decorator
     # consumes (``Mark.entry``); each is a gate of its own with an unknown count.
     entry_marks: tuple[Mark, ...] = ()
+    # The ``if`` branches the test's class is defined in: it exists where they all hold.
+    branches: tuple[Branch, ...] = ()
+    # The call a class that inherits this method is passed to (``test_both``), which may
+    # build more test classes from it at run time; "" when none is.
+    built_by: str = ""
+    # The call that installs its class into the module at run time under a name detlint
+    # cannot know (``install_tests_in_module_dict(globals(), ...)``); "" for a class written.
+    installed_by: str = ""
+    # The class that defines the method, as "<path>::<Class>" (None for a function).
+    owner: str | None = None
 
     @property
     def nodeid(self) -> str:
@@ -345,6 +364,9 @@ class ModuleFacts:
     named: bool = False
     # The ``pytest.main(...)`` calls its ``__main__`` block makes on the file itself.
     script_runs: tuple[ScriptRun, ...] = ()
+    # ("<path>::<Class>", call) for each class along the lineage of a class the module
+    # passes to a call that may build more test classes from it (``passed_classes``).
+    passed_classes: tuple[tuple[str, str], ...] = ()
 
 
 def hook_tests(module: ModuleFacts) -> list[TestFunction]:

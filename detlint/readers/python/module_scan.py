@@ -1,17 +1,15 @@
 """Reading one module: its tests, the marks that reach each, and its exports.
 
-Marks reach a test from its own decorators, its class and the classes it
-inherits from (decorators and the class ``pytestmark``), the module
-``pytestmark``, ``pytest.param(..., marks=...)`` entries of its
-parametrization, imperative ``pytest.xfail()`` / ``pytest.skip()`` calls in its
-body and in the fixtures it uses (``body_marks``). The closest mark comes
-first, the order in which pytest's ``get_closest_marker`` sees them. Which
-functions and classes are tests follows pytest's collection rules
-(``test_classes``, and the configured patterns in ``options``).
+Marks reach a test from its own decorators, its class and the classes it inherits from
+(decorators and the class ``pytestmark``), the module ``pytestmark``, ``pytest.param(...,
+marks=...)`` entries of its parametrization, imperative ``pytest.xfail()`` /
+``pytest.skip()`` calls in its body and in the fixtures it uses (``body_marks``). The
+closest mark comes first, the order in which pytest's ``get_closest_marker`` sees them.
+Which functions and classes are tests follows pytest's collection rules (``test_classes``,
+and the configured patterns in ``options``).
 
-A module also exports what other modules can use: aliases that are marks
-(``gpu_flaky = pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that
-return a trial count.
+A module also exports what other modules can use: aliases that are marks (``gpu_flaky =
+pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that return a trial count.
 """
 
 from __future__ import annotations
@@ -25,7 +23,8 @@ from detlint.base.span import Span
 from detlint.readers.python.applied_marks import Applied
 from detlint.readers.python.body_marks import BodyMarks
 from detlint.readers.python.called_functions import CalledFunctions
-from detlint.readers.python.class_params import class_factor
+from detlint.readers.python.class_branches import class_branches
+from detlint.readers.python.class_params import class_factor, times
 from detlint.readers.python.definitions import DefinitionLookup, nowhere
 from detlint.readers.python.entry_marks import entry_marks
 from detlint.readers.python.facts import Mark, ModuleFacts, NamedWrap, TestFunction, TrialCount
@@ -41,6 +40,7 @@ from detlint.readers.python.fixtures import FixtureMarksLookup, is_fixture, no_f
 from detlint.readers.python.helper_reach import may_reach_retries
 from detlint.readers.python.helper_retries import Helper, HelperRetries
 from detlint.readers.python.helper_skips import helper_skips
+from detlint.readers.python.installed_classes import installed_tests
 from detlint.readers.python.marks import (
     ExternalLookup,
     MarkResolver,
@@ -59,6 +59,7 @@ from detlint.readers.python.options import (
     matches_name,
 )
 from detlint.readers.python.param_guards import reaching
+from detlint.readers.python.passed_classes import passed_classes
 from detlint.readers.python.replays import (
     FixtureReplayLookup,
     ReplayFinder,
@@ -119,6 +120,7 @@ class ModuleScanner:
         # part of a suite's read (``helper_reach``).
         self.reach_helpers = reach_helpers
         self.called = CalledFunctions(index, self._function_marks, definitions, self.body.of)
+        self.branches = class_branches(index)  # the ``if`` branches of its classes, by id
 
     def _decorator_marks(self, decorators: Sequence[ast.expr], scope: str) -> list[Mark]:
         """Every mark the decorators apply, plain markers (parametrize) included."""
@@ -259,9 +261,8 @@ class ModuleScanner:
         include those it inherits from classes of the same module, and its
         marks those of its bases, as pytest reads them along the MRO.
         """
-        if self.index.assignments.get("__test__") is not None and _is_false_constant(
-            self.index.assignments["__test__"]
-        ):
+        flag = self.index.assignments.get("__test__")
+        if isinstance(flag, ast.Constant) and flag.value is False:
             return []
         module = self._module_marks()
         options = self.options
@@ -273,12 +274,15 @@ class ModuleScanner:
                 tests.append(self._test(function, [], module))
         # A class defined twice is the one written last, as for functions.
         for node in {node.name: node for node in self.index.classes}.values():
-            tests += self._class_tests([node], module)
-        return tests
+            tests += self.class_tests([node], module)
+        return tests + installed_tests(self, module)
 
-    def _class_tests(self, chain: list[ast.ClassDef], outer: Applied) -> list[TestFunction]:
+    def class_tests(
+        self, chain: list[ast.ClassDef], outer: Applied, installed: bool = False
+    ) -> list[TestFunction]:
+        """A class's tests (``installed``: an installer made a TestCase of it at run time)."""
         node = chain[-1]
-        collected = self.classes.collected(node, self.options.python_classes)
+        collected = None if installed else self.classes.collected(node, self.options.python_classes)
         if collected is False:
             return []
         unittest = collected is None
@@ -300,14 +304,17 @@ class ModuleScanner:
                     else matches_name(method.name, self.options.python_functions)
                 )
                 if collected and not is_fixture(owner.index, method):
-                    tests.append(self._test(method, chain, level, unittest, owner, wraps))
+                    test = self._test(method, chain, level, unittest, owner, wraps)
+                    where = f"{owner.index.path}::{klass.name}"
+                    branches = self.branches.get(id(chain[0]), ())
+                    tests.append(replace(test, owner=where, branches=branches))
         factor = class_factor(self.index, node, self._foreign_name)
         if factor != 1:
-            tests = [replace(test, instances=_times(test.instances, factor)) for test in tests]
+            tests = [replace(test, instances=times(test.instances, factor)) for test in tests]
         if not unittest:
             for statement in node.body:
                 if isinstance(statement, ast.ClassDef):
-                    tests += self._class_tests([*chain, statement], level)
+                    tests += self.class_tests([*chain, statement], level)
         return tests
 
     def _foreign_name(self, qualified: str) -> tuple[ModuleIndex, str] | None:
@@ -335,14 +342,6 @@ class ModuleScanner:
         if function is None or not is_fixture(self.index, function):
             return None
         return self.trials.fixture_trials(function)
-
-
-def _times(instances: int | None, factor: int | None) -> int | None:
-    return None if instances is None or factor is None else instances * factor
-
-
-def _is_false_constant(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and node.value is False
 
 
 def scan_module(
@@ -395,5 +394,6 @@ def scan_module(
         hook_marks=(*scanner.body.in_hooks(), *unlisted(wraps)),
         named=named,
         script_runs=script_runs(index) if collected else (),
+        passed_classes=passed_classes(index, scanner.classes) if collected else (),
     )
     return facts, exports

@@ -39,6 +39,10 @@ from detlint.readers.python.body_stubs import (
 from detlint.readers.python.kept_bases import bases_of_kept, inheriting
 from detlint.readers.python.narrowed import Narrowed, join_pieces
 
+# A top-level call that passes a test class (``test_both(Mixin, lock_tests.RLockTests)``):
+# it may build more test classes from it at run time (``passed_classes``).
+_PASSES_TEST_CLASS = re.compile(r"\w\([^()]*\b\w*(?:Tests?|TestCase)\b\s*[,)]")
+_DEFINITIONS = ("def ", "class ", "async ", "@")
 # Imported names that are never aliases of a knob by themselves.
 _COMMON_WORDS = frozenset({"pytest", "mark", "as", "os", "import"})
 
@@ -250,6 +254,8 @@ def _kept(
         or (s.startswith(_GUARDED) and ("import" in s or "pytestmark" in branch))
         or s.startswith("__test__")  # a module that opts out of collection
         or _uses(aliases, blocks[index], words, index)
+        or (not s.startswith(_DEFINITIONS) and _PASSES_TEST_CLASS.search(s) is not None)
+        or "(globals()" in s  # a module-dict installer (``installed_classes``)
         for index, (s, token, branch) in enumerate(
             zip(stripped, holds_token, branches, strict=True)
         )

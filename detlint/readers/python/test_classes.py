@@ -131,17 +131,21 @@ class ClassTree(Generic[Owner]):
     def _bases(self, node: ast.ClassDef) -> list[tuple[ast.ClassDef, ClassTree[Owner]]]:
         found: list[tuple[ast.ClassDef, ClassTree[Owner]]] = []
         for name in base_names(node):
-            base = self._classes.get(name)
-            if base is not None:
-                if base is not node:
-                    found.append((base, self))
-                continue
-            qualified = self.index.imports.qualify_name(name)
-            if qualified is not None and self.foreign is not None:
-                imported = self.foreign(qualified)
-                if imported is not None:
-                    found.append(imported)
+            base = self.resolve(name)
+            if base is not None and base[0] is not node:
+                found.append(base)
         return found
+
+    def resolve(self, name: str) -> tuple[ast.ClassDef, ClassTree[Owner]] | None:
+        """The class a dotted name of this module stands for: one of its own, or one it
+        imports from another module of the repository."""
+        own = self._classes.get(name)
+        if own is not None:
+            return own, self
+        qualified = self.index.imports.qualify_name(name)
+        if qualified is None or self.foreign is None:
+            return None
+        return self.foreign(qualified)
 
     def lineage(self, node: ast.ClassDef) -> list[tuple[ast.ClassDef, ClassTree[Owner]]]:
         """The class and its bases, each with the tree of its module, in method
