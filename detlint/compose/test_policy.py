@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from detlint.compose.environment import Composition
+from detlint.compose.option_gates import option_gated
 from detlint.compose.plugins import (
     declared_plugins,
 )
@@ -36,7 +37,7 @@ def link_test(
     replays = test.replays
     if replays is not None and replays.plugin and replays.plugin not in evidence.seed_plugins:
         test = dataclasses.replace(test, replays=None)  # the fixture is not that plugin's
-    marks = (*extra_marks, *test.marks)
+    marks = option_gated((*extra_marks, *test.marks), evidence, config)
     primary = Composition(test, marks, config, evidence)
     policy = primary.policy()
     environments: list[Environment] = []

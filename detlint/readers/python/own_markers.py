@@ -8,7 +8,8 @@ PytestUnknownMarkWarning for the name. The project's own code can also give a ma
 its meaning: a hook or fixture that looks it up (``item.get_closest_marker("flaky")``,
 ``iter_markers("flaky")``, ``"flaky" in item.keywords``) and skips, repeats or times
 the test as it sees fit. With no rerun plugin declared, such a marker means what that
-code does, which detlint does not evaluate; it is not judged as a rerun.
+code does, which detlint does not evaluate; it is not judged as a rerun. One shape is
+read: a hook that skips the marker's tests unless an option is given (``option_skips``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from detlint.base.paths import display_path
 from detlint.base.source import decode_python, read_bytes
 from detlint.base.span import Problem, Span
 from detlint.readers.python.locations import call_args
+from detlint.readers.python.option_skips import OptionSkip, node_span, option_skips
 from detlint.readers.python.plugin_modules import plugin_file, plugin_names
 
 # Bytes a file needs to register or read a marker, or to name plugin modules.
@@ -43,6 +45,7 @@ class OwnMarkers:
 
     registered: tuple[MarkerUse, ...] = ()
     read: tuple[MarkerUse, ...] = ()
+    skips: tuple[OptionSkip, ...] = ()  # hooks that skip a marker unless an option is given
 
     def registers(self, name: str) -> MarkerUse | None:
         return next((use for use in self.registered if use.name == name), None)
@@ -51,10 +54,21 @@ class OwnMarkers:
         """The first place the project's code reads marker ``name``, or None."""
         return next((use for use in self.read if use.name == name), None)
 
+    def option_skip(self, name: str) -> OptionSkip | None:
+        """The hook that skips the tests marked ``name`` unless an option is given, when
+        that is all the project's code does with the marker: one skip, and every place
+        that reads the name is its lookup (``option_skips``). None otherwise."""
+        skips = [skip for skip in self.skips if skip.name == name]
+        reads = {use.span for use in self.read if use.name == name}
+        if len(skips) != 1 or reads != {skips[0].test}:
+            return None
+        return skips[0]
+
     def __add__(self, other: OwnMarkers) -> OwnMarkers:
         return OwnMarkers(
             tuple(dict.fromkeys((*self.registered, *other.registered))),
             tuple(dict.fromkeys((*self.read, *other.read))),
+            tuple(dict.fromkeys((*self.skips, *other.skips))),
         )
 
 
@@ -94,7 +108,11 @@ def _file_markers(path: str, root: Path, cwd: Path) -> tuple[OwnMarkers, tuple[s
     if tree is None:
         return NO_OWN_MARKERS, ()
     display = display_path(Path(path), cwd)
-    markers = OwnMarkers(tuple(_registered(tree, display)), tuple(_read(tree, display)))
+    markers = OwnMarkers(
+        tuple(_registered(tree, display)),
+        tuple(_read(tree, display)),
+        tuple(option_skips(tree, display)),
+    )
     modules = (plugin_file(name, path, str(root), lambda p: p.is_file()) for name in _plugins(tree))
     return markers, tuple(module for module in modules if module is not None)
 
@@ -110,16 +128,6 @@ def _parse(path: Path) -> ast.Module | None:
         return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError):
         return None
-
-
-def _span(display: str, node: ast.expr) -> Span:
-    return Span(
-        display,
-        node.lineno,
-        node.col_offset + 1,
-        node.end_lineno or node.lineno,
-        (node.end_col_offset or node.col_offset) + 1,
-    )
 
 
 def _string(node: ast.expr | None) -> str | None:
@@ -146,7 +154,7 @@ def _registered(tree: ast.Module, display: str) -> Iterable[MarkerUse]:
             line = _string(first[0]) if first else None  # f"flaky: {text}"
         name = (line or "").split(":", 1)[0].split("(", 1)[0].strip()
         if name.isidentifier():
-            yield MarkerUse(name, _span(display, node))
+            yield MarkerUse(name, node_span(display, node))
 
 
 def _read(tree: ast.Module, display: str) -> Iterable[MarkerUse]:
@@ -158,12 +166,12 @@ def _read(tree: ast.Module, display: str) -> Iterable[MarkerUse]:
                 for arg in call_args(node):
                     name = _string(arg.value) if arg.keyword in (None, "name") else None
                     if name is not None:
-                        yield MarkerUse(name, _span(display, node))
+                        yield MarkerUse(name, node_span(display, node))
                         break
             elif node.func.attr == "get" and _is_keywords(node.func.value) and node.args:
                 name = _string(node.args[0])
                 if name is not None:
-                    yield MarkerUse(name, _span(display, node))
+                    yield MarkerUse(name, node_span(display, node))
         elif (
             isinstance(node, ast.Compare)
             and len(node.ops) == 1
@@ -172,7 +180,7 @@ def _read(tree: ast.Module, display: str) -> Iterable[MarkerUse]:
         ):
             name = _string(node.left)
             if name is not None:
-                yield MarkerUse(name, _span(display, node))
+                yield MarkerUse(name, node_span(display, node))
 
 
 def _is_keywords(node: ast.expr) -> bool:

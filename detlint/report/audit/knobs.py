@@ -152,8 +152,10 @@ def hides(knob: Knob) -> bool:
     if knob.kind in RETRY_KINDS or knob.kind == "ignore-flaky":
         return True
     if knob.kind in GATE_KINDS and knob.mark is not None:
+        from detlint.compose.option_gates import hook_word
         from detlint.readers.reasons import says_flaky
         from detlint.rules.quarantine_reasons import mark_reason
 
-        return says_flaky(mark_reason(knob.mark), knob.mark.comment) is not None
+        mark = knob.mark
+        return (says_flaky(mark_reason(mark), mark.comment) or hook_word(mark)) is not None
     return False

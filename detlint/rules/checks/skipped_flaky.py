@@ -9,6 +9,12 @@ from collections.abc import Iterator
 
 from detlint.base.percentages import percent, percent_label
 from detlint.base.span import Span
+from detlint.compose.option_gates import (
+    hook_option,
+    hook_skipping,
+    hook_word,
+    option_unless,
+)
 from detlint.compose.test_gate import TestGate
 from detlint.readers.python.facts import Mark
 from detlint.readers.reasons import says_flaky
@@ -120,12 +126,19 @@ def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
     for span, (knob, gates) in sorted(groups.items()):
         mark = knob.mark
         assert mark is not None
-        word = says_flaky(mark_reason(mark), mark.comment)
+        word = says_flaky(mark_reason(mark), mark.comment) or hook_word(mark)
         if word is None:
             continue
         gate, numbers = costliest_quarantined(gates, knob, context)
         q = percent_label(context.reference_rate)
-        if knob.condition:
+        unless = option_unless(knob.condition)
+        if unless is not None:
+            where = (
+                f" {unless} (the hook at {hook_skipping(mark)} skips every test marked "
+                f"`{mark.name}`{_given_in_ci(hook_option(mark), gates, context)}): in a run "
+                "without it, it never runs"
+            )
+        elif knob.condition:
             where = f" where {knob.condition}: there it never runs"
         else:
             where = ": it never runs"
@@ -138,6 +151,30 @@ def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
             f"run it under a visible quarantine instead: {QUARANTINE}",
             numbers,
         )
+
+
+def _given_in_ci(option: str, gates: list[TestGate], context: RuleContext) -> str:
+    """Where a CI run of these tests passes the option that lifts a hook's skip, on its
+    command line or in ``PYTEST_ADDOPTS`` (perhaps only in some of its jobs): there the
+    tests run. How often that run happens is not known, so no number is given for it."""
+    paths = {gate.test.path for gate in gates}
+    for run in context.ci_runs:
+        if paths.isdisjoint(run.test_files):
+            continue
+        if _passes(option, run.run.args):
+            return f"; the CI run at {run.span.path}:{run.span.line} passes `{option}`"
+        for setting in run.env:
+            if setting.name == "PYTEST_ADDOPTS" and _passes(option, setting.value.split()):
+                return (
+                    f"; the CI run at {run.span.path}:{run.span.line} can be given `{option}` "
+                    f"(PYTEST_ADDOPTS set at {setting.span.path}:{setting.span.line}), and "
+                    "runs them there"
+                )
+    return ""
+
+
+def _passes(option: str, words: tuple[str, ...] | list[str]) -> bool:
+    return any(word == option or word.startswith(f"{option}=") for word in words)
 
 
 def _reach(mark: Mark, gates: list[TestGate], span: Span) -> str:
