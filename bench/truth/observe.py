@@ -1,0 +1,55 @@
+"""What the real plugin does: run the scenario's project with pytest and count failures.
+
+An instance is reported failed when pytest ends it failed or errored (a setup
+error fails CI as surely as a failed assertion).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.truth.scenario import TEST_FILE
+from bench.truth.venvs import python_for
+
+PLUGIN = Path(__file__).with_name("outcomes_plugin.py")
+
+
+@dataclass(frozen=True)
+class Observation:
+    failed: int
+    cases: int
+    outcomes: dict[str, int]
+
+    @property
+    def share(self) -> float:
+        return self.failed / self.cases
+
+
+def observe(venv: str, root: Path, cases: int) -> Observation:
+    plugin_dir = root.parent / f"{root.name}-plugin"
+    plugin_dir.mkdir(exist_ok=True)
+    shutil.copy(PLUGIN, plugin_dir / "truth_outcomes.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
+    env["PYTHONPATH"] = str(plugin_dir)
+    env["TRUTH_OUTCOMES"] = str(plugin_dir / "outcomes.json")
+    command = [str(python_for(venv)), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    result = subprocess.run(
+        [*command, "-p", "truth_outcomes", TEST_FILE],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if result.returncode not in (0, 1):
+        raise RuntimeError(
+            f"pytest exited {result.returncode}:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+        )
+    raw = json.loads((plugin_dir / "outcomes.json").read_text())
+    failed = set(raw["failed"]) | set(raw["error"])
+    return Observation(len(failed), cases, {k: len(v) for k, v in raw.items() if v})

@@ -1,0 +1,92 @@
+"""pytest-rerunfailures: marker counts, bare marker, config, exception filters, fixtures."""
+
+from bench.truth.scenario import Scenario
+
+SCENARIOS = (
+    Scenario(
+        "rr-reruns1-T1",
+        "rerunfailures",
+        ("@pytest.mark.flaky(reruns=1)",),
+        1,
+        expect_text=("reruns=1",),
+        fast=True,
+    ),
+    Scenario(
+        "rr-reruns3-T1",
+        "rerunfailures",
+        ("@pytest.mark.flaky(reruns=3)",),
+        1,
+        expect_text=("reruns=3",),
+    ),
+    Scenario(
+        "rr-reruns1-T5",
+        "rerunfailures",
+        ("@pytest.mark.flaky(reruns=1)",),
+        5,
+        expect_text=("reruns=1", "5 trials"),
+    ),
+    Scenario(
+        "rr-reruns3-T5",
+        "rerunfailures",
+        ("@pytest.mark.flaky(reruns=3)",),
+        5,
+        expect_text=("reruns=3", "5 trials"),
+        fast=True,
+    ),
+    Scenario("rr-bare-T1", "rerunfailures", ("@pytest.mark.flaky",), 1),
+    Scenario(
+        "rr-loop5-reruns2",
+        "rerunfailures",
+        ("@pytest.mark.flaky(reruns=2)",),
+        5,
+        expect_text=("reruns=2", "5 trials"),
+    ),
+    Scenario(
+        "rr-addopts-reruns2-unmarked",
+        "rerunfailures",
+        (),
+        1,
+        ini=("addopts = --reruns 2",),
+        note="config reruns on an unmarked test",
+    ),
+    Scenario(
+        "rr-only-rerun-ValueError",
+        "rerunfailures",
+        ('@pytest.mark.flaky(reruns=3, only_rerun=["ValueError"])',),
+        1,
+        note="an assertion is no ValueError: nothing is rerun",
+    ),
+    Scenario(
+        "rr-rerun-except-AssertionError",
+        "rerunfailures",
+        ('@pytest.mark.flaky(reruns=3, rerun_except=["AssertionError"])',),
+        1,
+        note="the assertion is excluded: nothing is rerun",
+    ),
+    Scenario(
+        "rr-rerun-except-ValueError",
+        "rerunfailures",
+        ('@pytest.mark.flaky(reruns=3, rerun_except=["ValueError"])',),
+        1,
+        expect_text=("reruns=3",),
+        note="the assertion is not excluded: rerun 3 times",
+    ),
+    Scenario(
+        "rr-fixture-reruns2-T1",
+        "rerunfailures",
+        ("@pytest.mark.flaky(reruns=2)",),
+        1,
+        where="fixture",
+        expect_text=("reruns=2",),
+        fast=True,
+    ),
+    Scenario(
+        "rr-fixture-reruns2-T5",
+        "rerunfailures",
+        ("@pytest.mark.flaky(reruns=2)",),
+        5,
+        where="fixture",
+        expect_text=("reruns=2",),
+        note="the trial loop is in the fixture",
+    ),
+)

@@ -1,0 +1,27 @@
+"""pytest core xfail and skip, alone and under reruns."""
+
+from bench.truth.scenario import Scenario
+
+SCENARIOS = (
+    Scenario(
+        "xfail-nonstrict-T1",
+        "rerunfailures",
+        ("@pytest.mark.xfail(strict=False)",),
+        1,
+        note="failures are xfailed, passes xpassed: nothing fails",
+    ),
+    Scenario(
+        "xfail-strict-T1",
+        "rerunfailures",
+        ("@pytest.mark.xfail(strict=True)",),
+        1,
+        note="strict: a pass (XPASS) fails, a violation is xfailed",
+    ),
+    Scenario(
+        "xfail-strict-reruns3-T1",
+        "rerunfailures",
+        ("@pytest.mark.xfail(strict=True)", "@pytest.mark.flaky(reruns=3)"),
+        1,
+    ),
+    Scenario("skip-T1", "rerunfailures", ('@pytest.mark.skip(reason="quarantined")',), 1),
+)
