@@ -73,3 +73,19 @@ def test_a_known_bug_marker_is_no_hidden_violation(tmp_path) -> None:
     rules nor the quarantine rule speak of it."""
     files = {"tests/test_a.py": LOOP.format(marks=f"{STRICT}\n@pytest.mark.flaky(reruns=3)")}
     assert findings(check(tmp_path, {**files, **RERUNFAILURES})) == []
+
+
+def test_a_conditional_strict_xfail_says_how_often_a_pass_is_red_there(tmp_path) -> None:
+    """Where the xfail holds, ``reruns=10`` reruns each XPASS(strict): red only when all
+    eleven attempts pass, 0.9**11 = 31.4% at a 10% violation rate."""
+    marks = (
+        "@pytest.mark.xfail(sys.platform == 'win32', reason='#12', strict=True)\n"
+        "@pytest.mark.flaky(reruns=10)"
+    )
+    source = "import sys\n" + LOOP.format(marks=marks).replace("range(5)", "range(1)")
+    (found,) = findings(check(tmp_path, {"tests/test_a.py": source, **RERUNFAILURES}), "DET101")
+    assert found["numbers"]["reported"] == pytest.approx(0.1**11)
+    assert "where the test runs" in found["message"]
+    assert found["message"].endswith(
+        "; elsewhere: XFAIL(strict) where `sys.platform == 'win32'` (red 31.4% of runs there)"
+    )
