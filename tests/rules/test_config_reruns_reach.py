@@ -11,7 +11,7 @@ mode the marker's count replaces the global one.
 from __future__ import annotations
 
 import pytest
-from realworld_cases import RERUNFAILURES, audit, check, only, one_test
+from realworld_cases import RERUNFAILURES, audit, check, one_test, only
 
 LOOPED = """\
 def test_looped():
