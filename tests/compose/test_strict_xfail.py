@@ -89,3 +89,29 @@ def test_a_conditional_strict_xfail_says_how_often_a_pass_is_red_there(tmp_path)
     assert found["message"].endswith(
         "; elsewhere: XFAIL(strict) where `sys.platform == 'win32'` (red 31.4% of runs there)"
     )
+
+
+RETRIED_JOB = """\
+on: push
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: nick-fields/retry@v3
+        with:
+          max_attempts: 3
+          timeout_minutes: 10
+          command: pytest tests
+"""
+
+
+def test_a_job_retry_is_not_quoted_for_a_strict_xfail(tmp_path) -> None:
+    """Job retries over a strict xfail make a fixed bug's XPASS red less often; the job
+    retry rules quote a single-attempt test, and no stacked retries, for it."""
+    source = LOOP.format(marks=f"{STRICT}\n@pytest.mark.flaky(reruns=2)")
+    files = {"tests/test_a.py": source, ".github/workflows/ci.yml": RETRIED_JOB}
+    document = check(tmp_path, {**files, **RERUNFAILURES})
+    assert [f["code"] for f in findings(document)] == ["DET411"]
+    assert "reported 0.10% of the time instead of 10.0% in a single-attempt test" in (
+        findings(document)[0]["message"]
+    )
