@@ -2,12 +2,10 @@
 
 ``paths -> discover -> read (facts) -> compose (each test's policy, alone and under each CI run)
 -> judge (findings)``. Reading is the expensive phase: the Python pass parses only the files the
-byte prefilter keeps, the CI pass reads every pipeline, and both spread their files over the
-cores when there are enough to pay for worker processes; when a run has both, the Python files
-are sifted while the pipelines are read. What later phases ask of the repository (its files,
-pytest's config of a directory, a project's rerun plugin, the text of a script a step calls) is
-answered by one :class:`~detlint.readers.repository.Repository`.
-"""
+byte prefilter keeps (every test file where pytest's config reruns every test), the CI pass reads
+every pipeline, both over the cores when there are enough to pay for worker processes, and the
+Python files are sifted while the pipelines are read. Later phases ask one
+:class:`~detlint.readers.repository.Repository` (its files, pytest's config of a directory...)."""
 
 from __future__ import annotations
 
@@ -200,7 +198,8 @@ def read_repository(request: Request, discovery: Discovery, repository: Reposito
         options = scan_options(
             options, config_files, lint_files, repository.root, repository.configs
         )
-    prefilter = Prefilter(extra=extra, trials="DET301" in request.selected, readers=readers)
+    rerun = repository.configs.rerun_any({path.parent for path in lint_files})
+    prefilter = Prefilter(extra, "DET301" in request.selected, readers=readers, everything=rerun)
     pipelines: tuple[PipelineFacts, ...] = ()
     not_read: tuple[tuple[str, str], ...] = ()
     problems: list[Problem] = []

@@ -32,9 +32,11 @@ from detlint.compose.plugins import (
     PluginChoice,
     choose_plugin,
     ignore_flaky_switch,
+    is_registered_tag,
 )
 from detlint.compose.rerun_layers import flaky_layer, marker_layer, session_reruns_note
 from detlint.compose.retry_counts import retry_decorator_attempts
+from detlint.compose.strict_xfail import strict_xfail_stack
 from detlint.compose.test_gate import SKIP_KINDS, XFAIL_KINDS, Knob
 from detlint.model import (
     BLOCKING,
@@ -102,6 +104,7 @@ class Composition:
     swallowed: bool = False  # a retry decorator returns after its last failed attempt
     ignored: str | None = None  # where --ignore-flaky comes from, when it reads the marker
     undecided: list[str] = field(default_factory=list)  # filters that may let a violation by
+    inner: int = 0  # how many of the retry layers a decorator makes, inside the test's body
 
     def applies(self, mark: Mark, plugin: str | None = None) -> Applies:
         if mark is self.force:
@@ -191,6 +194,7 @@ class Composition:
         )
         if decorator is not None:
             layers += self._retry_decorator(decorator)
+        self.inner = len(layers)
         flaky_decorator = next((m for m in self.marks if m.kind == "flaky-decorator"), None)
         marker = next((m for m in self.marks if m.kind == "flaky"), None)
         if flaky_decorator is not None:
@@ -378,6 +382,8 @@ class Composition:
             gate = XFAIL  # a failure in any phase, a strict XPASS too, reports as XFAIL
         if self.swallowed and gate.blocks:
             gate = SWALLOWED
+        if gate is STRICT_XFAIL and not self.swallowed:
+            gate, layers = strict_xfail_stack(layers, self.inner, self.notes)
         if gate in (XFAIL, STRICT_XFAIL) and any(
             isinstance(layer, Reruns | FlakyRuns) for layer in layers
         ):
@@ -387,13 +393,3 @@ class Composition:
             self.notes.append("an xfailed failure is not rerun: the first one shows as XFAIL")
         trials = self.test.trials
         return Policy(trials.count, tuple(layers), gate, trials.threshold)
-
-
-def is_registered_tag(
-    mark: Mark, config: PytestConfig, choice: PluginChoice, evidence: PluginEvidence
-) -> bool:
-    """A `flaky` marker registered (in the ini ``markers``, or by the project's own
-    ``config.addinivalue_line("markers", ...)``) with no rerun plugin: a tag, not a retry."""
-    registered = any(marker.name == mark.name for marker in config.markers)
-    registered = registered or evidence.own_markers.registers(mark.name) is not None
-    return registered and not choice.declared

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from detlint.model.gate import BLOCKING, Gate
-from detlint.model.layers import Layer, any_fails_inverse
+from detlint.model.layers import Layer, StrictXfail, any_fails_inverse
 from detlint.model.threshold import Threshold, at_least
 
 # Search ceiling for trials_needed: beyond this the answer is "not practical".
@@ -80,6 +80,13 @@ class Policy:
     def masks(self) -> bool:
         """True when any layer or the gate lowers the chance of a report."""
         return not self.gate.blocks or any(layer.masks for layer in self.layers)
+
+    @property
+    def inverted(self) -> bool:
+        """True under a strict xfail: the build is red when the test *passes*, so a
+        retry above it hides a fixed bug, not a violation; the rules that speak of
+        hidden violations leave such a test to its own marker."""
+        return any(isinstance(layer, StrictXfail) for layer in self.layers)
 
     def baseline(self) -> Policy:
         """The same test with every masking knob removed ("without the knob")."""

@@ -55,7 +55,12 @@ def ci_loss(gate: CiGate | None, pair: Pair, context: RuleContext) -> Loss:
 def costliest(
     gates: Iterable[CiGate], pair: Callable[[CiGate], Pair], context: RuleContext
 ) -> tuple[CiGate, Loss] | None:
-    scored = [(gate, ci_loss(gate, pair(gate), context)) for gate in gates]
+    # A strict xfail's retries hide a fixed bug, not a violation: it is quoted for none.
+    scored = [
+        (gate, ci_loss(gate, pair(gate), context))
+        for gate in gates
+        if not gate.base.policy.inverted
+    ]
     if not scored:
         return None
     return max(

@@ -292,7 +292,10 @@ def elsewhere(gate: TestGate, reference_rate: float, skip: str = "") -> str:
         if environment.condition == skip:
             continue
         effect = environment.effect.split(":", 1)[0]
-        if environment.policy.gate.blocks:
+        if environment.policy.inverted:  # a strict xfail: red when the test passes
+            red = percent(environment.policy.reported(reference_rate))
+            parts.append(f"{effect} where {environment.condition} (red {red} of runs there)")
+        elif environment.policy.gate.blocks:
             reported = percent(environment.policy.reported(reference_rate))
             parts.append(f"{effect} where {environment.condition} (reported {reported} there)")
         else:
@@ -301,9 +304,13 @@ def elsewhere(gate: TestGate, reference_rate: float, skip: str = "") -> str:
 
 
 def runs_somewhere_else(gate: TestGate) -> bool:
-    """Whether a conditional skip or xfail takes the test out somewhere: then the
-    headline numbers are those "where the test runs"."""
-    return any(not environment.policy.gate.blocks for environment in gate.environments)
+    """Whether a conditional skip or xfail takes the test out somewhere (a strict one
+    makes it an expected failure): then the headline numbers are those "where the
+    test runs"."""
+    return any(
+        not environment.policy.gate.blocks or environment.policy.inverted
+        for environment in gate.environments
+    )
 
 
 def alternatives(gate: TestGate, numbers: Loss, drop: str) -> str:

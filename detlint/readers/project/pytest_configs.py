@@ -45,6 +45,21 @@ class PytestConfigs:
             found = self._found[key] = self._find(key)
         return found
 
+    def rerun_any(self, directories: set[Path]) -> bool:
+        """Whether pytest's config reruns the tests of some of these directories: its
+        reruns reach every test it collects, knob or not, so every test file is then
+        read, for each such test to count with the layer it gets (a byte test first
+        spares the parse)."""
+        from detlint.readers.project.scope import may_rerun
+
+        if not may_rerun(directories):
+            return False
+        for directory in directories:
+            config = self.of(directory)
+            if config.reruns or config.force_reruns or config.retries or config.force_flaky:
+                return True
+        return False
+
     def in_repository(self, root: Path, directory: str) -> PytestConfig:
         """``of(root / directory)`` for a directory relative to the repository root, by
         the string alone once asked (composing CI asks it for every run)."""

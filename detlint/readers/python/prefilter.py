@@ -156,6 +156,7 @@ class Prefilter:
         trials: bool = False,
         variables: tuple[bytes, ...] = (),
         readers: tuple[bytes, ...] = (),
+        everything: bool = False,
     ) -> None:
         self.extra = extra  # configured names, searched as written
         self.trials = trials  # also parse files with trial loops (for DET301)
@@ -164,16 +165,24 @@ class Prefilter:
         # only there.
         self.variables = variables
         self.readers = readers  # configured environment readers, by their last name
+        # Every test file, whole: pytest's config reruns every collected test, knob or not.
+        self.everything = everything
 
     def replaced(
-        self, *, trials: bool | None = None, variables: tuple[bytes, ...] | None = None
+        self,
+        *,
+        trials: bool | None = None,
+        variables: tuple[bytes, ...] | None = None,
+        everything: bool | None = None,
     ) -> Prefilter:
-        """The same prefilter with trial loops counted, or the pipelines' variables."""
+        """The same prefilter with trial loops counted, the pipelines' variables, or
+        every test file wanted."""
         return Prefilter(
             self.extra,
             self.trials if trials is None else trials,
             self.variables if variables is None else variables,
             self.readers,
+            self.everything if everything is None else everything,
         )
 
     @functools.cached_property
@@ -211,7 +220,7 @@ class Prefilter:
 
     def wants(self, data: bytes) -> bool:
         """Whether a whole file might hold a knob (or, for DET301, an env-driven trial loop)."""
-        if self._knob(data):
+        if self.everything or self._knob(data):
             return True
         return self.trials and may_loop(data)
 
@@ -233,7 +242,7 @@ class Prefilter:
         different blocks, so each is kept on its own token.
         """
         data = text.encode("utf-8", "surrogatepass")
-        if self._knob(data, whole=False):
+        if self.everything or self._knob(data, whole=False):
             return True
         return self.trials and (b"range(" in data or any(t in data for t in TRIAL_TOKENS))
 

@@ -114,6 +114,8 @@ class TestView:
     q50_without: float | None
     trials_needed: int | None
     measured: str = ""  # what the CI reports given with --evidence say of it
+    # Some other environment (a condition's) masks where this one may not.
+    masks_elsewhere: bool = False
 
     @property
     def loss(self) -> float:
@@ -157,6 +159,9 @@ class Headline:
     # Tests whose `flaky` marker the project's own conftest code reads, no rerun plugin
     # declared: what it does is the project's, and detlint does not judge it.
     not_judged: int = 0
+    # Tests whose hiding knobs mask nothing in any environment: a filter that lets no
+    # assertion by, a condition that is never true, a marker that errors every run.
+    mask_nothing: int = 0
 
 
 @dataclass(frozen=True)

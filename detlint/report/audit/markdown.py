@@ -134,7 +134,8 @@ def _headline_lines(view: AuditView, title: str) -> list[str]:
         "| | |",
         "|---|---:|",
         f"| Tests under knobs that hide intermittent failures | {head.masked} |",
-        f"| More where a condition holds | {head.tests - head.masked} |",
+        f"| More where a condition holds | {head.tests - head.masked - head.mask_nothing} |",
+        f"| More under knobs that mask nothing | {head.mask_nothing} |",
     ]
     if texts["median"]:
         out.append(

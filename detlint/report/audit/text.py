@@ -19,11 +19,16 @@ def points(loss: float) -> str:
 def headline_texts(view: AuditView) -> dict[str, str]:
     """The headline's sentences, shared by the HTML and Markdown reports."""
     head, reference = view.headline, percent_label(view.reference_rate)
-    more = head.tests - head.masked
+    more = head.tests - head.masked - head.mask_nothing
     never, rare = head.never_block, head.effectively_never
     masked_card = (
         f"{_tests(head.masked, 'runs', 'run')} under knobs that hide intermittent failures"
         + (f" ({more} more only where a condition holds)" if more else "")
+        + (
+            f" ({head.mask_nothing} more under knobs that mask nothing)"
+            if head.mask_nothing
+            else ""
+        )
     )
     never_card = (
         f"{_tests(never + rare, 'effectively never blocks', 'effectively never block')}: "
@@ -51,13 +56,16 @@ def _lead(head: Headline, reference: str) -> str:
             f"{percent(head.median_reported)} of the time (median) instead of "
             f"{percent(head.median_without)}."
         )
-    elif head.tests:
+    elif head.tests - head.mask_nothing:
+        conditional = head.tests - head.mask_nothing
         lead = (
-            f"{head.tests} test{'s have' if head.tests != 1 else ' has'} knobs that hide "
+            f"{conditional} test{'s have' if conditional != 1 else ' has'} knobs that hide "
             "intermittent failures only where a condition holds."
         )
     else:
         lead = "No test runs under a knob that hides intermittent failures."
+    if head.mask_nothing:
+        lead += f" {_mask_nothing(head.mask_nothing)}"
     files = head.files_under_ci_knobs
     if files:
         lead += (
@@ -120,6 +128,16 @@ def _left_out(head: Headline) -> str:
     if not left_out:
         return ""
     return f"Not counted: {' and '.join(left_out)}; the JSON audit lists them."
+
+
+def _mask_nothing(count: int) -> str:
+    """The sentence on tests whose retry or quarantine knobs mask nothing anywhere."""
+    which = "tests have" if count != 1 else "test has"
+    return (
+        f"{count} {which} retry or quarantine knobs that mask nothing wherever "
+        "the test runs: a filter that lets no assertion failure by, a condition never "
+        "true, or a marker that errors every run."
+    )
 
 
 def _tests(count: int, one: str, many: str) -> str:

@@ -191,6 +191,7 @@ class _Builder:
             q50_without=numbers.q50_without,
             trials_needed=numbers.trials_needed,
             measured=self.measured.get(gate.test.nodeid, ""),
+            masks_elsewhere=any(env.policy.masks for env in gate.environments),
         )
 
     def leaves_out(self, gate: TestGate, chosen: CiGate | None, hiding: Sequence[Knob]) -> bool:
@@ -377,6 +378,7 @@ def audit_view(
         not_run=builder.left_out["not run"],
         without_hiding_knob=builder.left_out["no hiding knob"],
         not_judged=builder.left_out["not judged"],
+        mask_nothing=sum(not (v.policy.masks or v.masks_elsewhere) for v in tests),
         files_under_ci_knobs=len(_files_under_ci_knobs(analysis, {view.path for view in tests})),
     )
     return AuditView(

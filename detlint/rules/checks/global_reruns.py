@@ -22,6 +22,8 @@ from detlint.rules.context import (
     loss_phrase,
     replay_clause,
     single_attempt_loss,
+    trials_phrase,
+    worst,
 )
 from detlint.rules.finding import Finding, Loss
 from detlint.rules.fix_plans import config_reruns_plan
@@ -29,6 +31,7 @@ from detlint.rules.fix_plans import config_reruns_plan
 if TYPE_CHECKING:
     from detlint.compose.ci.run_options import RunOptions
     from detlint.compose.ci.script_runs import ScriptGate, ScriptLink
+    from detlint.compose.test_gate import TestGate
 
 
 def global_reruns(context: RuleContext) -> Iterator[Finding]:
@@ -63,18 +66,46 @@ def global_reruns(context: RuleContext) -> Iterator[Finding]:
             knobs.setdefault(config.force_flaky, (what, flaky))
             sources.setdefault(config.force_flaky, "addopts --force-flaky")
     for span, (what, layer) in sorted(knobs.items()):
-        numbers = single_attempt_loss(Policy(layers=(layer,)), context)
+        covered = covered_tests(context, span)
+        if covered:
+            gate, numbers = worst(covered, context)
+            message = (
+                f"{what}: {loss_phrase(numbers)} in {gate.label} ({trials_phrase(gate.test)})"
+                f"{covers(covered)}{caps.get(span, '')}"
+            )
+        else:
+            numbers = single_attempt_loss(Policy(layers=(layer,)), context)
+            message = (
+                f"{what}: a test failing {percent_label(q)} of its attempts is reported "
+                f"{percent(numbers.reported)} of the time instead of {percent_label(q)}"
+                f"{caps.get(span, '')}"
+            )
         yield finding(
             "DET104",
             span,
-            f"{what}: a test failing {percent_label(q)} of its attempts is reported "
-            f"{percent(numbers.reported)} of the time instead of {percent_label(q)}"
-            f"{caps.get(span, '')}",
+            message,
             "remove the global setting; mark the few tests that need reruns, or quarantine them "
             "visibly with xfail(strict=False) and a tracking issue",
             numbers,
             fix=config_reruns_plan(sources[span], span),
         )
+
+
+_CONFIG_KINDS = ("config-reruns", "config-retries", "config-force-flaky")
+
+
+def covered_tests(context: RuleContext, span: Span) -> list[TestGate]:
+    """The tests the setting at ``span`` reruns, where that hides failures: each one
+    without a marker of its own that wins over it (a test whose marker replaces the
+    global count has no knob of the config's), and whose gate blocks."""
+    return [
+        gate
+        for gate in context.gates
+        if any(knob.kind in _CONFIG_KINDS and knob.span == span for knob in gate.knobs)
+        and gate.policy.gate.blocks
+        and not gate.policy.inverted
+        and any(layer.masks for layer in gate.policy.layers)
+    ]
 
 
 def _settings(config: PytestConfig) -> list[tuple[IntSetting | None, str, str]]:

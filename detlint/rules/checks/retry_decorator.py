@@ -75,7 +75,9 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
         masking = swallowing or [
             gate
             for gate in gates
-            if gate.policy.gate.blocks and any(layer.masks for layer in gate.policy.layers)
+            if gate.policy.gate.blocks
+            and not gate.policy.inverted
+            and any(layer.masks for layer in gate.policy.layers)
         ]
         if not masking:
             continue

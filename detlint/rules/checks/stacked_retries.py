@@ -25,7 +25,8 @@ def stacked_retries(context: RuleContext) -> Iterator[Finding]:
     """DET501: a test retried inside pytest and again by its CI job."""
     groups: dict[CiKnob, list[CiGate]] = {}
     for gate in context.ci_gates:
-        if gate.retries and any(layer.masks for layer in gate.inside.layers):
+        inside = gate.inside  # under a strict xfail the retries hide a fixed bug (none here)
+        if gate.retries and not inside.inverted and any(layer.masks for layer in inside.layers):
             groups.setdefault(gate.retries[0][0], []).append(gate)
 
     def pair(gate: CiGate) -> Pair:
