@@ -151,28 +151,8 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
             False,
             agreed=True,
         )
-    refused = rejected(mark, declared)
-    if refused:
-        return PluginChoice(
-            FLAKY,
-            f"{all_declared(declared)}; flaky's setup hook reads the marker whichever "
-            "plugin runs the test",
-            declared,
-            False,
-            rejected=refused,
-        )
     if len(declared) > 1:
-        # Each registers `flaky`; the last one loaded wins and load order is
-        # the environment's directory order. Use the arguments as the best guess.
-        guess = plugin_from_arguments(mark)
-        fight = f"{all_declared(declared)}; they fight over `flaky`"
-        if guess == FLAKY and declared == frozenset({RERUNFAILURES, FLAKY}):
-            # Measured (16.7, 3.8.1): where pytest-rerunfailures runs the test it reads
-            # no flaky keyword, so `max_runs=4` gives 2 runs there, not 4.
-            fight += (
-                ": where pytest-rerunfailures takes the test it reruns it once, as a bare marker"
-            )
-        return PluginChoice(guess, fight, declared, True)
+        return _contested(mark, declared)
     if evidence.plugins and not declared and not evidence.declared(IGNORE_FLAKY):
         # Every declared rerun plugin is disabled (``-p no:rerunfailures``): nothing
         # registers the marker, so it reruns nothing; no guess from its keywords.
@@ -199,6 +179,29 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
         True,
         evidence.declares,
     )
+
+
+def _contested(mark: Mark, declared: frozenset[str]) -> PluginChoice:
+    """Several plugins declared that read this marker differently."""
+    refused = rejected(mark, declared)
+    if refused:
+        return PluginChoice(
+            FLAKY,
+            f"{all_declared(declared)}; flaky's setup hook reads the marker whichever "
+            "plugin runs the test",
+            declared,
+            False,
+            rejected=refused,
+        )
+    # Each registers `flaky`; the last one loaded wins and load order is
+    # the environment's directory order. Use the arguments as the best guess.
+    guess = plugin_from_arguments(mark)
+    fight = f"{all_declared(declared)}; they fight over `flaky`"
+    if guess == FLAKY and declared == frozenset({RERUNFAILURES, FLAKY}):
+        # Measured (16.7, 3.8.1): where pytest-rerunfailures runs the test it reads
+        # no flaky keyword, so `max_runs=4` gives 2 runs there, not 4.
+        fight += ": where pytest-rerunfailures takes the test it reruns it once, as a bare marker"
+    return PluginChoice(guess, fight, declared, True)
 
 
 def rejected(mark: Mark, declared: frozenset[str]) -> tuple[str, ...]:

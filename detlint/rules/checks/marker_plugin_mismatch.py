@@ -116,17 +116,7 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
             yield _rejected(span, choice)
             continue
         if choice.conflict:
-            two = len(choice.declared) == 2
-            claim, others = ("claim", "other's") if two else ("each claims", "others'")
-            yield finding(
-                "DET102",
-                span,
-                f"{all_declared(choice.declared)} and {claim} `flaky`: which one reads this "
-                f"marker depends on install order, and the {others} arguments are ignored or "
-                "rejected",
-                "keep one rerun plugin in the dependencies (or disable the "
-                f"{'other' if two else 'others'} with `-p no:NAME` in addopts)",
-            )
+            yield _conflict(span, choice)
             continue
         if choice.plugin == IGNORE_FLAKY:
             if mark.arguments:  # written for a rerun plugin none of which is declared
@@ -164,6 +154,22 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
                 f"{problem} ({choice.evidence}{reach})",
                 "write the arguments of the plugin that is installed, or drop the marker",
             )
+
+
+def _conflict(span: Span, choice: PluginChoice) -> Finding:
+    """Several plugins declared that read the marker differently: the one loaded last
+    takes it, and which that is depends on the environment."""
+    two = len(choice.declared) == 2
+    claim, others = ("claim", "other's") if two else ("each claims", "others'")
+    return finding(
+        "DET102",
+        span,
+        f"{all_declared(choice.declared)} and {claim} `flaky`: which one reads this "
+        f"marker depends on install order, and the {others} arguments are ignored or "
+        "rejected",
+        "keep one rerun plugin in the dependencies (or disable the "
+        f"{'other' if two else 'others'} with `-p no:NAME` in addopts)",
+    )
 
 
 def _rejected(span: Span, choice: PluginChoice) -> Finding:
