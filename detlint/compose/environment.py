@@ -32,8 +32,10 @@ from detlint.compose.plugins import (
     PluginChoice,
     choose_plugin,
     ignore_flaky_switch,
+    is_registered_tag,
 )
 from detlint.compose.rerun_layers import flaky_layer, marker_layer, session_reruns_note
+from detlint.compose.retried_phases import call_phase_only
 from detlint.compose.retry_counts import retry_decorator_attempts
 from detlint.compose.test_gate import SKIP_KINDS, XFAIL_KINDS, Knob
 from detlint.model import (
@@ -373,7 +375,7 @@ class Composition:
 
     def policy(self) -> Policy:
         gate = self.gate()
-        layers = self.retry_layers()
+        layers = call_phase_only(self.retry_layers(), self.test, self.notes)
         if self.ignored is not None and gate is not SKIP:
             gate = XFAIL  # a failure in any phase, a strict XPASS too, reports as XFAIL
         if self.swallowed and gate.blocks:
@@ -387,13 +389,3 @@ class Composition:
             self.notes.append("an xfailed failure is not rerun: the first one shows as XFAIL")
         trials = self.test.trials
         return Policy(trials.count, tuple(layers), gate, trials.threshold)
-
-
-def is_registered_tag(
-    mark: Mark, config: PytestConfig, choice: PluginChoice, evidence: PluginEvidence
-) -> bool:
-    """A `flaky` marker registered (in the ini ``markers``, or by the project's own
-    ``config.addinivalue_line("markers", ...)``) with no rerun plugin: a tag, not a retry."""
-    registered = any(marker.name == mark.name for marker in config.markers)
-    registered = registered or evidence.own_markers.registers(mark.name) is not None
-    return registered and not choice.declared

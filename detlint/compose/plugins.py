@@ -250,3 +250,13 @@ def _declared_evidence(evidence: PluginEvidence, plugin: str) -> str:
 
     first = found[0]
     return f"{requirement_text(plugin, first.specifier)} from {first.span.path}:{first.span.line}"
+
+
+def is_registered_tag(
+    mark: Mark, config: PytestConfig, choice: PluginChoice, evidence: PluginEvidence
+) -> bool:
+    """A `flaky` marker registered (in the ini ``markers``, or by the project's own
+    ``config.addinivalue_line("markers", ...)``) with no rerun plugin: a tag, not a retry."""
+    registered = any(marker.name == mark.name for marker in config.markers)
+    registered = registered or evidence.own_markers.registers(mark.name) is not None
+    return registered and not choice.declared
