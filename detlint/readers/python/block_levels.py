@@ -95,8 +95,13 @@ def _skips(block: str) -> bool:
     return any(hint in block for hint in _SKIP_HINTS)
 
 
+# A fixture's decorator, ``@pytest.fixture`` or ``@fixture(scope=...)`` (not a step's
+# ``target_fixture=`` keyword).
+_FIXTURE_DECORATOR = re.compile(r"@(?:\w+\.)*fixture\b(?!\s*=)")
+
+
 def _checking_fixture(block: str) -> bool:
-    return "fixture" in block.split("def", 1)[0] and any(
+    return _FIXTURE_DECORATOR.search(block.split("def", 1)[0]) is not None and any(
         hint in block for hint in (*CHECK_HINTS, "raise ")
     )
 
