@@ -115,7 +115,7 @@ def test_a_conflict_is_worded_for_the_number_of_plugins(
     (tmp_path / "requirements.txt").write_text(requirements)
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_x.py").write_text(
-        "import pytest\n\n\n@pytest.mark.flaky(reruns=2)\ndef test_x():\n    assert True\n"
+        "import pytest\n\n\n@pytest.mark.flaky(max_runs=3)\ndef test_x():\n    assert True\n"
     )
     code, document = run_check(tmp_path)
     assert code == 1

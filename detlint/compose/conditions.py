@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from detlint.compose.retry_condition import never_false
 from detlint.compose.retry_counts import looks_boolean
 from detlint.readers.python.facts import ArgValue, Dynamic, Mark
 from detlint.readers.python.guards import quoted
@@ -140,9 +141,9 @@ def _own_condition(mark: Mark, plugin: str | None) -> Applies:
             # pytest-retry checks `condition is False`: only a literal False stops it.
             if value is False:
                 return NEVER
-            return (
-                Applies((quoted(condition_code(value)),)) if isinstance(value, Dynamic) else ALWAYS
-            )
+            if isinstance(value, Dynamic) and not never_false(value.source):
+                return Applies((quoted(condition_code(value)),))
+            return ALWAYS  # None, 0, "" and any string retry (``retry_condition``)
         return _rerun_condition(mark)
     return ALWAYS
 

@@ -35,6 +35,7 @@ from detlint.compose.plugins import (
     is_registered_tag,
 )
 from detlint.compose.rerun_layers import flaky_layer, marker_layer, session_reruns_note
+from detlint.compose.retried_phases import call_phase_only
 from detlint.compose.retry_counts import retry_decorator_attempts
 from detlint.compose.strict_xfail import strict_xfail_stack
 from detlint.compose.test_gate import SKIP_KINDS, XFAIL_KINDS, Knob
@@ -377,7 +378,7 @@ class Composition:
 
     def policy(self) -> Policy:
         gate = self.gate()
-        layers = self.retry_layers()
+        layers = call_phase_only(self.retry_layers(), self.test, self.notes)
         if self.ignored is not None and gate is not SKIP:
             gate = XFAIL  # a failure in any phase, a strict XPASS too, reports as XFAIL
         if self.swallowed and gate.blocks:

@@ -68,10 +68,13 @@ class PluginChoice:
     declares: bool = True
     # Several plugins are declared but read this marker the same way (``agree``).
     agreed: bool = False
+    # The keywords flaky's setup hook rejects, when flaky is declared beside another
+    # plugin: the test errors on every run whichever plugin runs it (``rejected``).
+    rejected: tuple[str, ...] = ()
 
     @property
     def conflict(self) -> bool:
-        return len(self.declared) > 1 and not self.agreed
+        return len(self.declared) > 1 and not self.agreed and not self.rejected
 
 
 def all_declared(plugins: Iterable[str]) -> str:
@@ -149,12 +152,7 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
             agreed=True,
         )
     if len(declared) > 1:
-        # Each registers `flaky`; the last one loaded wins and load order is
-        # the environment's directory order. Use the arguments as the best guess.
-        guess = plugin_from_arguments(mark)
-        return PluginChoice(
-            guess, f"{all_declared(declared)}; they fight over `flaky`", declared, True
-        )
+        return _contested(mark, declared)
     if evidence.plugins and not declared and not evidence.declared(IGNORE_FLAKY):
         # Every declared rerun plugin is disabled (``-p no:rerunfailures``): nothing
         # registers the marker, so it reruns nothing; no guess from its keywords.
@@ -181,6 +179,45 @@ def choose_plugin(mark: Mark, evidence: PluginEvidence, config: PytestConfig) ->
         True,
         evidence.declares,
     )
+
+
+def _contested(mark: Mark, declared: frozenset[str]) -> PluginChoice:
+    """Several plugins declared that read this marker differently."""
+    refused = rejected(mark, declared)
+    if refused:
+        return PluginChoice(
+            FLAKY,
+            f"{all_declared(declared)}; flaky's setup hook reads the marker whichever "
+            "plugin runs the test",
+            declared,
+            False,
+            rejected=refused,
+        )
+    # Each registers `flaky`; the last one loaded wins and load order is
+    # the environment's directory order. Use the arguments as the best guess.
+    guess = plugin_from_arguments(mark)
+    fight = f"{all_declared(declared)}; they fight over `flaky`"
+    if guess == FLAKY and declared == frozenset({RERUNFAILURES, FLAKY}):
+        # Measured (16.7, 3.8.1): where pytest-rerunfailures runs the test it reads
+        # no flaky keyword, so `max_runs=4` gives 2 runs there, not 4.
+        fight += ": where pytest-rerunfailures takes the test it reruns it once, as a bare marker"
+    return PluginChoice(guess, fight, declared, True)
+
+
+def rejected(mark: Mark, declared: frozenset[str]) -> tuple[str, ...]:
+    """The keywords of a marker that flaky, declared beside another rerun plugin, rejects.
+
+    flaky's ``pytest_runtest_setup`` passes the marker's keywords to its own
+    ``_make_test_flaky`` whichever plugin's protocol runs the test, so a keyword it
+    does not take (``reruns=``, ``reruns_delay=``, ``condition=``) is a TypeError at
+    setup: measured with pytest-rerunfailures 16.7, flaky 3.8.1 and pytest-retry 1.7.0,
+    in both load orders, the test errors on every run (rerunfailures, when it wins,
+    reruns the error; pytest-retry does not retry a setup error).
+    """
+    if FLAKY not in declared or len(declared) < 2:
+        return ()
+    names = [argument.name for argument in mark.arguments if argument.name is not None]
+    return tuple(sorted({name for name in names if name not in FLAKY_KEYWORDS}))
 
 
 def agree(mark: Mark, declared: frozenset[str], config: PytestConfig) -> bool:

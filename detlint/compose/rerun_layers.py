@@ -13,6 +13,7 @@ import posixpath
 from pathlib import PurePosixPath
 
 from detlint.compose.plugins import FLAKY, FLAKY_KEYWORDS, RERUNFAILURES, RETRY, PluginChoice
+from detlint.compose.retry_condition import retry_condition_note
 from detlint.compose.retry_counts import count_value, looks_boolean
 from detlint.model import FlakyRuns, Layer, Reruns
 from detlint.readers.project.pytest_config import PytestConfig
@@ -52,6 +53,9 @@ def marker_layer(
         if retries is None:
             notes.append(f"retries is not a literal ({value}); its count is unknown")
             return None
+        condition = retry_condition_note(mark)
+        if condition is not None:
+            notes.append(condition)
         return Reruns(max(retries, 0), RETRY)
     if plugin == FLAKY:
         foreign = [a.name for a in mark.arguments if a.name and a.name not in FLAKY_KEYWORDS]

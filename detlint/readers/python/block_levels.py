@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from detlint.readers.python.blocks import IDENTIFIER, defined_name, definition_head
-from detlint.readers.python.body_stubs import TRIAL_HINTS, loops_and_checks
+from detlint.readers.python.body_stubs import CHECK_HINTS, TRIAL_HINTS, loops_and_checks
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,9 @@ class Level:
     # Whether a block is a function that skips while it runs (a fixture, a gate the
     # test calls first).
     skips: tuple[bool, ...]
+    # Whether a block is a fixture that checks (``assert``, ``fail(``, ``raise``): a
+    # failure at setup, which pytest-retry does not retry (``setup_checks``).
+    checks: tuple[bool, ...] = ()
 
     @classmethod
     def of(cls, blocks: list[str]) -> Level:
@@ -36,6 +39,10 @@ class Level:
             tuple(map(_hinted, blocks, heads)),
             tuple(
                 head is not None and head.group(1) != "class" and _skips(block)
+                for block, head in zip(blocks, heads, strict=True)
+            ),
+            tuple(
+                head is not None and head.group(1) != "class" and _checking_fixture(block)
                 for block, head in zip(blocks, heads, strict=True)
             ),
         )
@@ -51,13 +58,16 @@ class Level:
         function or class only if it loops or reads the environment (a trial helper,
         a fixture returning a trial count), or a function that skips while it runs (a
         fixture, or a ``skip_unless_mac()`` the test calls first: where it skips, the
-        test does not run). Others (assertion helpers, base classes) are left out,
-        which keeps large real suites cheap to parse; the few that matter are kept by
-        ``_checked_by_loops`` and ``_bases_of_kept``.
+        test does not run), or a fixture that checks (``setup_checks``). Others
+        (assertion helpers, base classes) are left out, which keeps large real suites
+        cheap to parse; the few that matter are kept by ``_checked_by_loops`` and
+        ``_bases_of_kept``.
         """
         return [
-            head is None or hinted or skips
-            for head, hinted, skips in zip(self.heads, self.hinted, self.skips, strict=True)
+            head is None or hinted or skips or checks
+            for head, hinted, skips, checks in zip(
+                self.heads, self.hinted, self.skips, self.checks, strict=True
+            )
         ]
 
 
@@ -83,6 +93,17 @@ _SKIP_HINTS = ("skip(", "skipTest(", "SkipTest")
 
 def _skips(block: str) -> bool:
     return any(hint in block for hint in _SKIP_HINTS)
+
+
+# A fixture's decorator, ``@pytest.fixture`` or ``@fixture(scope=...)`` (not a step's
+# ``target_fixture=`` keyword).
+_FIXTURE_DECORATOR = re.compile(r"@(?:\w+\.)*fixture\b(?!\s*=)")
+
+
+def _checking_fixture(block: str) -> bool:
+    return _FIXTURE_DECORATOR.search(block.split("def", 1)[0]) is not None and any(
+        hint in block for hint in (*CHECK_HINTS, "raise ")
+    )
 
 
 def _hinted(block: str, head: re.Match[str] | None) -> bool:

@@ -290,6 +290,16 @@ class Replay:
 
 
 @dataclass(frozen=True)
+class SetupChecks:
+    """A fixture the test requests whose code can fail a check, at setup (``setup_checks``),
+    and whether the test's body can fail too: pytest-retry retries the call phase only."""
+
+    fixture: str
+    span: Span
+    body: bool
+
+
+@dataclass(frozen=True)
 class Branch:
     """A branch of an ``if`` a test class is defined in: the ``if``'s test as written,
     and whether the class is in its body (True) or its ``else`` (False)."""
@@ -312,6 +322,7 @@ class TestFunction:
     trials: TrialCount
     unittest: bool = False  # a method of a unittest.TestCase, which pytest collects its own way
     replays: Replay | None = None  # a fixed seed or a recording every attempt repeats
+    setup_checks: SetupChecks | None = None  # checks made in a fixture, at setup
     # Skips and xfails of some of its instances, as entries of a data list a decorator
     # consumes (``Mark.entry``); each is a gate of its own with an unknown count.
     entry_marks: tuple[Mark, ...] = ()

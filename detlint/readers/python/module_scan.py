@@ -67,6 +67,7 @@ from detlint.readers.python.replays import (
     no_fixture_replay,
 )
 from detlint.readers.python.script_runs import script_runs
+from detlint.readers.python.setup_checks import setup_checks
 from detlint.readers.python.test_classes import ClassTree, class_pytestmark, methods
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
 
@@ -190,6 +191,7 @@ class ModuleScanner:
             for klass, tree in (self.classes.lineage(classes[-1]) if classes else [])
             if tree is reader.classes
         ]
+        mine = classes if reader is self else []  # classes of the module that defines it
         return TestFunction(
             path=self.index.path,
             name=function.name,
@@ -201,9 +203,8 @@ class ModuleScanner:
             entry_marks=facts.entries,
             trials=facts.trials,
             unittest=unittest,
-            replays=reader.replays.of_test(
-                function, classes if reader is self else [], lineage, facts.applied
-            ),
+            replays=reader.replays.of_test(function, mine, lineage, facts.applied),
+            setup_checks=setup_checks(reader.index, function, lineage, level.fixtures),
         )
 
     def _fixture_factor(

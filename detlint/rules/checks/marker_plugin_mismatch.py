@@ -22,6 +22,7 @@ from detlint.readers.python.facts import Dynamic, Mark
 from detlint.rules.finding import Finding
 
 if TYPE_CHECKING:
+    from detlint.compose.plugins import PluginChoice
     from detlint.compose.test_gate import TestGate
 from detlint.rules.context import (
     RuleContext,
@@ -111,18 +112,11 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
         choice = gates[0].plugin
         if choice is None:
             continue
+        if choice.rejected:
+            yield _rejected(span, choice)
+            continue
         if choice.conflict:
-            two = len(choice.declared) == 2
-            claim, others = ("claim", "other's") if two else ("each claims", "others'")
-            yield finding(
-                "DET102",
-                span,
-                f"{all_declared(choice.declared)} and {claim} `flaky`: which one reads this "
-                f"marker depends on install order, and the {others} arguments are ignored or "
-                "rejected",
-                "keep one rerun plugin in the dependencies (or disable the "
-                f"{'other' if two else 'others'} with `-p no:NAME` in addopts)",
-            )
+            yield _conflict(span, choice)
             continue
         if choice.plugin == IGNORE_FLAKY:
             if mark.arguments:  # written for a rerun plugin none of which is declared
@@ -160,6 +154,40 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
                 f"{problem} ({choice.evidence}{reach})",
                 "write the arguments of the plugin that is installed, or drop the marker",
             )
+
+
+def _conflict(span: Span, choice: PluginChoice) -> Finding:
+    """Several plugins declared that read the marker differently: the one loaded last
+    takes it, and which that is depends on the environment."""
+    two = len(choice.declared) == 2
+    claim, others = ("claim", "other's") if two else ("each claims", "others'")
+    return finding(
+        "DET102",
+        span,
+        f"{all_declared(choice.declared)} and {claim} `flaky`: which one reads this "
+        f"marker depends on install order, and the {others} arguments are ignored or "
+        "rejected",
+        "keep one rerun plugin in the dependencies (or disable the "
+        f"{'other' if two else 'others'} with `-p no:NAME` in addopts)",
+    )
+
+
+def _rejected(span: Span, choice: PluginChoice) -> Finding:
+    """flaky declared beside another rerun plugin, and a keyword flaky does not take:
+    flaky's setup hook raises a TypeError whichever plugin runs the test, so the test
+    errors on every run, in either install order. It hides nothing; it blocks."""
+    names = ", ".join(f"`{name}=`" for name in choice.rejected)
+    others = sorted(choice.declared - {FLAKY})
+    return finding(
+        "DET102",
+        span,
+        f"{names} {'is not an argument' if len(choice.rejected) == 1 else 'are not arguments'}"
+        f" of the flaky package's marker, and flaky is declared beside {' and '.join(others)}: "
+        "flaky's setup hook raises a TypeError whichever plugin runs the test, so the test "
+        "errors on every run, in either install order",
+        "keep one rerun plugin in the dependencies (or disable the other with `-p no:NAME` "
+        "in addopts), or write flaky's arguments (max_runs=, min_passes=)",
+    )
 
 
 def _arguments_written_at(mark: Mark, use: Span) -> Span:

@@ -107,13 +107,14 @@ def _retry_condition(gate: TestGate) -> str:
 
 def _filter_notes(gate: TestGate) -> list[str]:
     """The notes a message carries: filters detlint does not evaluate, a session cap that
-    makes the quoted loss the most it can be (``--max-suite-reruns``), and the global
-    count added to the marker's (``--reruns-mode append``)."""
+    makes the quoted loss the most it can be (``--max-suite-reruns``), the global
+    count added to the marker's (``--reruns-mode append``), and what pytest-retry does
+    not limit or retry (a ``condition=`` never False, a fixture's failure)."""
     return [
         note
         for note in gate.notes
         if "detlint does not evaluate" in note
-        or note.startswith(("--max-suite-reruns", "--reruns-mode append"))
+        or note.startswith(("--max-suite-reruns", "--reruns-mode append", "pytest-retry "))
     ]
 
 
