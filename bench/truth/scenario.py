@@ -27,7 +27,9 @@ class Scenario:
     venv: str
     decorators: tuple[str, ...] = ()
     trials: int = 1
-    where: str = "test"  # "test": raised in the test body; "fixture": in a conftest fixture
+    # Where the violation is raised: "test" (the test body), "fixture" (a conftest.py
+    # fixture) or "module-fixture" (a fixture of the test module).
+    where: str = "test"
     ini: tuple[str, ...] = ()
     imports: tuple[str, ...] = ()
     module_code: str = ""
@@ -81,8 +83,21 @@ def _checks(trials: int, indent: str) -> str:
     return f"{indent}for _ in range({trials}):\n{indent}    assert draws.random() >= {RATE}"
 
 
+MODULE_FIXTURE = """\
+@pytest.fixture
+def violation(request):
+    draws = _draws(request.node.nodeid)
+{checks}
+    yield
+
+"""
+
+
 def render_module(scenario: Scenario, cases: int) -> str:
-    in_fixture = scenario.where == "fixture"
+    in_fixture = scenario.where in ("fixture", "module-fixture")
+    module_code = textwrap.dedent(scenario.module_code)
+    if scenario.where == "module-fixture":
+        module_code += MODULE_FIXTURE.format(checks=_checks(scenario.trials, "    "))
     body = (
         "    pass"
         if in_fixture
@@ -93,7 +108,7 @@ def render_module(scenario: Scenario, cases: int) -> str:
     return MODULE.format(
         imports=imports,
         seed=SEED,
-        module_code=textwrap.dedent(scenario.module_code),
+        module_code=module_code,
         decorators=decorators,
         cases=cases,
         fixture_arg=", violation" if in_fixture else "",

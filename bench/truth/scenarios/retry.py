@@ -36,4 +36,21 @@ SCENARIOS = (
         where="fixture",
         note="pytest-retry does not retry setup errors",
     ),
+    Scenario(
+        "retry-module-fixture-retries2-T1",
+        "pytest-retry",
+        ("@pytest.mark.flaky(retries=2)",),
+        1,
+        where="module-fixture",
+        fast=True,
+        note="pytest-retry does not retry setup errors; the fixture is in the test module",
+    ),
+    Scenario(
+        "retry-module-fixture-retries2-T5",
+        "pytest-retry",
+        ("@pytest.mark.flaky(retries=2)",),
+        5,
+        where="module-fixture",
+        note="pytest-retry does not retry setup errors; the fixture is in the test module",
+    ),
 )
