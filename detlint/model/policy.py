@@ -12,6 +12,8 @@ by walking the layers' closed-form inverses where all of them have one and by
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -168,6 +170,24 @@ class Policy:
         _check_probability("confidence", confidence)
         per_run = 1.0 - (1.0 - confidence) ** (1.0 / runs)
         return self.rate_reported_with(per_run)
+
+    def green_runs_needed(self, rate: float, confidence: float = 0.95) -> int | None:
+        """How many green runs in a row rule out a per-trial rate of ``rate`` at
+        ``confidence``: the smallest N with ``(1 - reported(rate))**N <= 1 - confidence``,
+        the inverse of ``green_run_bound``. A team lifting a quarantine asks it: how long
+        the test must stay green before a violation at the reference rate is unlikely.
+        None when the policy never reports a violation at that rate (no run of green
+        builds says anything)."""
+        _check_probability("rate", rate)
+        _check_probability("confidence", confidence)
+        reported = self.reported(rate)
+        if reported <= 0.0:
+            return None
+        if reported >= 1.0:
+            return 1
+        runs = math.log(1.0 - confidence) / math.log1p(-reported)
+        # A hair over an integer from rounding is that integer.
+        return max(1, math.ceil(runs - 1e-9))
 
     def trials_needed(self, reference_rate: float, target: float) -> int | None:
         """Smallest T' with ``with_trials(T').reported(reference_rate) >= target``.

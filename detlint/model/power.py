@@ -125,6 +125,10 @@ class PowerAnalysis:
     trials_needed_with: int | None
     observed: ObservedRate | None
     green_runs: GreenRunBound | None
+    # Green runs in a row that rule out the reference rate at 95% confidence, with the
+    # knob and without it (None: never, the knob lets no failure block).
+    runs_to_rule_out: int | None = None
+    runs_to_rule_out_without: int | None = None
 
 
 def analyse(
@@ -178,4 +182,6 @@ def analyse(
         trials_needed_with=policy.trials_needed(reference_rate, target),
         observed=observed_rate,
         green_runs=green,
+        runs_to_rule_out=policy.green_runs_needed(reference_rate),
+        runs_to_rule_out_without=baseline.green_runs_needed(reference_rate),
     )

@@ -144,6 +144,24 @@ def _green_runs_lines(analysis: PowerAnalysis) -> list[str]:
     return lines
 
 
+def _rule_out_lines(analysis: PowerAnalysis) -> list[str]:
+    """How many green runs in a row rule out the reference rate: what a team lifting a
+    quarantine waits for."""
+    rate = percent_label(analysis.reference_rate)
+    without = analysis.runs_to_rule_out_without
+    heading = f"Green runs in a row that rule out a {rate} violation at 95% confidence:"
+    if not analysis.policy.masks:
+        return ["", f"{heading} {without if without is not None else 'never'}"]
+    with_knob = analysis.runs_to_rule_out
+    return [
+        "",
+        heading,
+        "  with the knob: "
+        + (f"{with_knob}" if with_knob is not None else "never (it lets no failure block)"),
+        f"  without:       {without if without is not None else 'never'}",
+    ]
+
+
 def render_text(analysis: PowerAnalysis) -> str:
     """The loss table and its summary lines."""
     policy = analysis.policy
@@ -160,6 +178,7 @@ def render_text(analysis: PowerAnalysis) -> str:
         f"{_rate_or_never(analysis.q50_without, 'never')} without"
     )
     lines += _trials_lines(analysis)
+    lines += _rule_out_lines(analysis)
     lines += _observed_lines(analysis)
     lines += _green_runs_lines(analysis)
     return "\n".join(lines) + "\n"
@@ -216,6 +235,8 @@ def to_json(analysis: PowerAnalysis) -> dict[str, Any]:
             "reported_without": _triple(observed.reported_without),
         },
         "green_runs": None if green is None else dataclasses.asdict(green),
+        "runs_to_rule_out": analysis.runs_to_rule_out,
+        "runs_to_rule_out_without": analysis.runs_to_rule_out_without,
     }
 
 

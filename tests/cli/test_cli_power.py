@@ -164,7 +164,8 @@ def test_without_a_knob_there_is_no_knob_to_replace(knobs):
     # What is left is the recommendation itself and where today's count stands.
     assert result.output.endswith(
         "Trials needed: 29 trials per attempt report a 10% violation 95% of the time\n"
-        "  (5 trials now: 41.0%)\n"
+        "  (5 trials now: 41.0%)\n\n"
+        "Green runs in a row that rule out a 10% violation at 95% confidence: 6\n"
     )
 
 
@@ -396,3 +397,29 @@ def test_without_a_knob_observed_and_green_runs_give_one_figure_each() -> None:
     )
     assert "  reported with the knob: " in knob.stdout
     assert "  with the knob: above 10.2%\n  without:       above 1.5%" in knob.stdout
+
+
+def test_green_runs_that_rule_out_the_reference_rate():
+    """The inverse of --green-runs: 6 green runs in a row rule out a 10% violation of a
+    5-trial test (0.59^6 < 5% <= 0.59^5); under reruns=3, 106 (2.8% reported per run)."""
+    document = json.loads(invoke(*NEEDLE, "--output-format", "json").output)
+    assert document["runs_to_rule_out"] == 106
+    assert document["runs_to_rule_out_without"] == 6
+    text = invoke(*NEEDLE).output
+    assert "Green runs in a row that rule out a 10% violation at 95% confidence:" in text
+    assert "  with the knob: 106\n  without:       6\n" in text
+    soft = invoke(*NEEDLE, "--soft-fail").output
+    assert "  with the knob: never (it lets no failure block)\n" in soft
+    plain = invoke("power", "--reference-rate", "0.05").output
+    assert plain.endswith("rule out a 5% violation at 95% confidence: 59\n")
+
+
+@pytest.mark.parametrize("trials,reruns,rate", [(1, 0, 0.1), (5, 3, 0.1), (3, 1, 0.02)])
+def test_runs_to_rule_out_is_the_inverse_of_the_green_run_bound(trials, reruns, rate):
+    """After N runs the bound is at or below the rate; after N - 1 it is still above."""
+    policy = Policy(trials, (Reruns(reruns),) if reruns else ())
+    runs = policy.green_runs_needed(rate)
+    assert runs is not None
+    assert policy.green_run_bound(runs) <= rate + 1e-12
+    if runs > 1:
+        assert policy.green_run_bound(runs - 1) > rate
