@@ -13,7 +13,6 @@ by walking the layers' closed-form inverses where all of them have one and by
 from __future__ import annotations
 
 import math
-
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
