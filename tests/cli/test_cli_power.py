@@ -414,7 +414,7 @@ def test_green_runs_that_rule_out_the_reference_rate():
     assert plain.endswith("rule out a 5% violation at 95% confidence: 59\n")
 
 
-@pytest.mark.parametrize("trials,reruns,rate", [(1, 0, 0.1), (5, 3, 0.1), (3, 1, 0.02)])
+@pytest.mark.parametrize(("trials", "reruns", "rate"), [(1, 0, 0.1), (5, 3, 0.1), (3, 1, 0.02)])
 def test_runs_to_rule_out_is_the_inverse_of_the_green_run_bound(trials, reruns, rate):
     """After N runs the bound is at or below the rate; after N - 1 it is still above."""
     policy = Policy(trials, (Reruns(reruns),) if reruns else ())
