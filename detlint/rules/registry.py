@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from detlint.base.span import Problem
 from detlint.rules.checks.ci_reruns_flag import ci_reruns_flag
 from detlint.rules.checks.ci_trial_override import ci_trial_override
+from detlint.rules.checks.expired_quarantine import expired_quarantine
 from detlint.rules.checks.global_reruns import global_reruns, script_reruns
 from detlint.rules.checks.job_retry import job_retry
 from detlint.rules.checks.low_trial_count import low_trial_count
@@ -40,6 +41,7 @@ RULE_FUNCTIONS: dict[str, Rule | tuple[Rule, ...]] = {
     "DET104": (global_reruns, script_reruns),
     "DET201": untracked_quarantine,
     "DET202": (skipped_flaky, deselected_flaky, script_deselected),
+    "DET203": expired_quarantine,
     "DET301": low_trial_count,
     "DET302": ci_trial_override,
     "DET401": soft_fail,
