@@ -44,11 +44,19 @@ class CheckingConftests:
     ) -> None:
         self.chain = chain
         self.exports = exports
+        self._found: dict[tuple[str, str, str], ConftestFixture | None] = {}
 
     def fixture(self, directory: str, own: str, name: str) -> ConftestFixture | None:
         """The definition of fixture ``name`` pytest gives a test of ``directory``, when
         a conftest.py whose bytes can hold a check in it defines one; ``own``: the file
-        asking (a conftest.py does not request its own fixtures from itself)."""
+        asking (a conftest.py does not request its own fixtures from itself). Asked per
+        test and fixture name, worked out once for each."""
+        key = (directory, own, name)
+        if key not in self._found:
+            self._found[key] = self._find(directory, own, name)
+        return self._found[key]
+
+    def _find(self, directory: str, own: str, name: str) -> ConftestFixture | None:
         token = name.encode()
         defines = re.compile(rb"\bdef\s+" + re.escape(token) + rb"\s*\(")
         for path, data in self.chain.of(directory):

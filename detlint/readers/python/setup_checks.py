@@ -65,8 +65,9 @@ def setup_checks(
         found = None
         if fixture is not None:
             found = ConftestFixture(index, fixture, trials)
-        elif not _defines(index, name):
+        else:  # the module's text is searched only for a name a conftest.py can check in
             found = conftest(name)
+            found = None if found is None or _defines(index, name) else found
         if found is not None and _checks(found.index, found.function.body):
             body = _body_can_fail(_original_body(index, function))
             span = found.index.name_span(found.function)
