@@ -297,6 +297,7 @@ class SetupChecks:
     fixture: str
     span: Span
     body: bool
+    trials: TrialCount | None = None  # the trial loop of a function-scoped fixture
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,15 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from detlint.readers.python.fixtures import FIXTURE_DECORATORS, is_autouse
 from detlint.readers.python.hook_params import HookTable, hook_tables
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.parametrize import count_values
+
+if TYPE_CHECKING:
+    from detlint.readers.python.checking_conftests import ConftestFixture
 
 # (scope, module, fixture): scope 0 is the nearest conftest.py that reaches a module.
 Definition = tuple[int, ModuleIndex, Function]
@@ -83,6 +86,10 @@ class ConftestFixtures(Protocol):
         """What their ``pytest_generate_tests`` hooks parametrize."""
         ...
 
+    def checking(self, name: str) -> ConftestFixture | None:
+        """The definition of fixture ``name`` a test gets, when it can fail a check."""
+        ...
+
 
 class NoConftests:
     """A module no conftest.py reaches."""
@@ -95,6 +102,9 @@ class NoConftests:
 
     def hooks(self, always: bool) -> tuple[HookTable, ...]:
         return ()
+
+    def checking(self, name: str) -> ConftestFixture | None:
+        return None
 
 
 no_conftest_fixtures = NoConftests()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from detlint.readers.python.body_marks import BodyMarks
 from detlint.readers.python.definitions import Guarded
@@ -23,6 +23,9 @@ from detlint.readers.python.named_wraps import ModuleWraps
 from detlint.readers.python.replays import ReplayFinder
 from detlint.readers.python.test_classes import ClassTree
 
+if TYPE_CHECKING:
+    from detlint.readers.python.trials import TrialResolver
+
 
 class Scanned(Protocol):
     """What the exports read of the scanner of their module (``module_scan``)."""
@@ -33,6 +36,7 @@ class Scanned(Protocol):
     replays: ReplayFinder
     named: ModuleWraps
     classes: ClassTree[Any]
+    trials: TrialResolver
 
     def fixture_trials(self, name: str) -> TrialCount | None: ...
 

@@ -2,14 +2,12 @@
 
 Marks reach a test from its own decorators, its class and the classes it inherits from
 (decorators and the class ``pytestmark``), the module ``pytestmark``, ``pytest.param(...,
-marks=...)`` entries of its parametrization, imperative ``pytest.xfail()`` /
-``pytest.skip()`` calls in its body and in the fixtures it uses (``body_marks``). The
-closest mark comes first, the order in which pytest's ``get_closest_marker`` sees them.
-Which functions and classes are tests follows pytest's collection rules (``test_classes``,
-and the configured patterns in ``options``).
-
-A module also exports what other modules can use: aliases that are marks (``gpu_flaky =
-pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that return a trial count.
+marks=...)`` entries of its parametrization, imperative ``pytest.xfail()`` / ``pytest.skip()``
+calls in its body and in the fixtures it uses (``body_marks``). The closest mark comes first,
+the order in which pytest's ``get_closest_marker`` sees them. Which functions and classes are
+tests follows pytest's collection rules (``test_classes``, and the configured patterns in
+``options``). A module also exports what other modules can use: mark aliases (``gpu_flaky
+= pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that return a trial count.
 """
 
 from __future__ import annotations
@@ -67,7 +65,7 @@ from detlint.readers.python.replays import (
     no_fixture_replay,
 )
 from detlint.readers.python.script_runs import script_runs
-from detlint.readers.python.setup_checks import setup_checks
+from detlint.readers.python.setup_checks import setup_checks, test_trials
 from detlint.readers.python.test_classes import ClassTree, class_pytestmark, methods
 from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixture
 
@@ -192,6 +190,8 @@ class ModuleScanner:
             if tree is reader.classes
         ]
         mine = classes if reader is self else []  # classes of the module that defines it
+        conftest = self.fixture_params.conftests.checking
+        checks = setup_checks(reader.trials, function, lineage, level.fixtures, conftest)
         return TestFunction(
             path=self.index.path,
             name=function.name,
@@ -201,10 +201,10 @@ class ModuleScanner:
             marks=(*own, *outer.knobs),
             param_marks=level.param_marks,
             entry_marks=facts.entries,
-            trials=facts.trials,
+            trials=test_trials(facts.trials, checks, self.index.path),
             unittest=unittest,
             replays=reader.replays.of_test(function, mine, lineage, facts.applied),
-            setup_checks=setup_checks(reader.index, function, lineage, level.fixtures),
+            setup_checks=checks,
         )
 
     def _fixture_factor(

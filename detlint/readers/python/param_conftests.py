@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from detlint.base.source import read_bytes
 from detlint.base.span import Problem
+from detlint.readers.python.checking_conftests import CheckingConftests, ConftestFixture
 from detlint.readers.python.conftest_chain import ConftestChain
 from detlint.readers.python.plugin_modules import plugin_file, plugin_names
 from detlint.readers.python.prefilter import may_param_fixtures
@@ -40,6 +41,7 @@ class ParamConftests:
     ) -> None:
         self.chain = chain
         self.exports = exports
+        self.checks = CheckingConftests(chain, exports)  # fixtures that can fail a check
         self._scopes: dict[str, Scope] = {}
         self._plugins: dict[tuple[str, ...], list[str]] = {}
         self._plugins_hold: dict[str, bool] = {}
@@ -173,3 +175,7 @@ class FileConftests:
 
     def hooks(self, always: bool) -> tuple[HookTable, ...]:
         return self.conftests.hooks(self.path, always)
+
+    def checking(self, name: str) -> ConftestFixture | None:
+        own = os.path.abspath(self.path)
+        return self.conftests.checks.fixture(os.path.dirname(own), own, name)
