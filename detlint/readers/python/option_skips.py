@@ -142,17 +142,8 @@ def _marker_test(node: ast.expr) -> tuple[str, ast.expr] | None:
         if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
             return _marker_test(left)
         return None
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "get_closest_marker"
-        and len(node.args) == 1
-        and not node.keywords
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
-    ):
-        return node.args[0].value, node
-    return None
+    named = _string_argument(node, "get_closest_marker")
+    return (named, node) if named is not None else None
 
 
 def _option(node: ast.expr, flags: dict[str, str], negated: bool) -> str | None:
@@ -161,18 +152,23 @@ def _option(node: ast.expr, flags: dict[str, str], negated: bool) -> str | None:
         if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
             return None
         node = node.operand
-    if not (
+    name = _string_argument(node, "getoption")
+    return None if name is None else flags.get(name, name)
+
+
+def _string_argument(node: ast.expr, method: str) -> str | None:
+    """``"x"`` of a call ``X.<method>("x")`` with that one literal argument, or None."""
+    if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "getoption"
+        and node.func.attr == method
         and len(node.args) == 1
         and not node.keywords
         and isinstance(node.args[0], ast.Constant)
         and isinstance(node.args[0].value, str)
     ):
-        return None
-    name = node.args[0].value
-    return flags.get(name, name)
+        return node.args[0].value
+    return None
 
 
 def _returns(body: list[ast.stmt]) -> bool:
