@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from detlint.readers.python.module_index import Function
 from detlint.readers.python.names import literal
+from detlint.readers.python.trial_checks import own_nodes
 
 # The shape of the reading of such a factory: the test never runs.
 NEVER_RUNS = "never runs the test"
@@ -97,15 +98,10 @@ def _returned_inner(function: Function) -> ast.FunctionDef | None:
     return inner.get(names.pop()) if len(names) == 1 else None
 
 
-def _own_nodes(body: list[ast.stmt]) -> Iterator[ast.AST]:
-    """The nodes of ``body``, not those of the functions and classes it defines."""
-    stack: list[ast.AST] = [node for node in body if not isinstance(node, _NESTED)]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(
-            child for child in ast.iter_child_nodes(node) if not isinstance(child, _NESTED)
-        )
+def _own_nodes(body: list[ast.stmt]) -> tuple[ast.AST, ...]:
+    """The nodes of ``body``, not those of the functions and classes it defines, nor
+    those it defines at its top level (``own_nodes`` walks into those)."""
+    return own_nodes([node for node in body if not isinstance(node, _NESTED)])
 
 
 def _own_calls(inner: ast.FunctionDef) -> Iterator[ast.Call]:

@@ -30,13 +30,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from detlint.readers.python.facts import Mark, RetryReading
+from detlint.readers.python.method_helpers import RECEIVERS
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.trial_checks import TrialChecks, own_nodes
 from detlint.readers.python.unread_retries import RECORDS
 from detlint.readers.python.walk import children
 
-# What a test calls a method of its own class through.
-_RECEIVERS = frozenset({"self", "cls"})
 # How many calls deep a retried function is looked for below the test.
 _DEPTH = 3
 _LOOPS = (
@@ -219,7 +218,7 @@ def named_callee(
     ``module.name(...)``)."""
     func = call.func
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        if func.value.id in _RECEIVERS:
+        if func.value.id in RECEIVERS:
             return bound.get(func.attr)
         return imported(func)
     if isinstance(func, ast.Name):

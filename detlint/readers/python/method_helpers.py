@@ -18,7 +18,8 @@ import functools
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.test_classes import base_names
 
-_RECEIVERS = frozenset({"self", "cls"})
+# What a test calls a method of its own class through.
+RECEIVERS = frozenset({"self", "cls"})
 _MAX_BASES = 10  # how far bases are followed; cycles end here
 
 
@@ -71,7 +72,7 @@ class CalledHelpers:
         if not (
             isinstance(func, ast.Attribute)
             and isinstance(func.value, ast.Name)
-            and func.value.id in _RECEIVERS
+            and func.value.id in RECEIVERS
         ):
             return None
         klass = self._owners.get(id(function))
