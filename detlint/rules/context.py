@@ -109,6 +109,12 @@ def covers(gates: Sequence[TestGate], knob: Span | None = None) -> str:
     return hedged(phrase, len(by_test), unsure, built) if unsure or built or not by_test else phrase
 
 
+def covers_clause(gates: Sequence[TestGate], knob: Span | None = None) -> str:
+    """``covers`` as a clause of its own: " (covers 3 tests)", or nothing for one test."""
+    text = covers(gates, knob)
+    return f" ({text.removeprefix('; ')})" if text else ""
+
+
 def _count_phrase(
     by_test: dict[tuple[str, str | None, str], list[TestGate]], knob: Span | None
 ) -> str:

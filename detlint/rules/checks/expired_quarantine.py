@@ -5,16 +5,11 @@ ends, and that day has passed.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from detlint.readers.expiries import expiry_date, today
-from detlint.rules.context import RuleContext, covers, finding, group_by_knob
+from detlint.rules.context import RuleContext, covers_clause, finding, group_by_knob
 from detlint.rules.finding import Finding
 from detlint.rules.quarantine_reasons import mark_reason, quarantine_where, shown_reason
-
-if TYPE_CHECKING:
-    from detlint.base.span import Span
-    from detlint.compose.test_gate import TestGate
 
 _KINDS = ("skip", "xfail")
 
@@ -43,12 +38,7 @@ def expired_quarantine(context: RuleContext) -> Iterator[Finding]:
             span,
             f"{what}{quarantine_where(knob)} was to end on {ends.isoformat()}, "
             f"{days} day{'s' if days != 1 else ''} ago ({said}): {effect}"
-            f"{_covered(gates, span)}",
+            f"{covers_clause(gates, span)}",
             "lift it and let the test run (detlint power says how many green runs rule out "
             "the reference rate), or give it a new date and the reason it needs one",
         )
-
-
-def _covered(gates: list[TestGate], span: Span) -> str:
-    text = covers(gates, span)
-    return f" ({text.removeprefix('; ')})" if text else ""

@@ -22,6 +22,7 @@ from detlint.rules.context import (
     RuleContext,
     alternatives,
     covers,
+    covers_clause,
     elsewhere,
     finding,
     group_by_mark,
@@ -315,16 +316,10 @@ def _unread(
     read: named, with what it could not follow, and no figure."""
     reason = mark.retry.origin if mark.retry is not None else ""
     details = [*_tracked(mark, context.tracking_pattern), *_through(mark, figure=False)]
-    shown = f" ({'; '.join(details)}{covers(gates)})" if details else _covered(gates)
+    shown = f" ({'; '.join(details)}{covers(gates)})" if details else covers_clause(gates)
     message = f"retry decorator {named} not judged: {reason}, so no figure{shown}"
     help_text = f"{HELP} or keep the retry where detlint can read its count"
     return finding("DET103", span, message, help_text)
-
-
-def _covered(gates: list[TestGate]) -> str:
-    """ " (covers 3 tests)", or nothing for one test."""
-    text = covers(gates)
-    return f" ({text.removeprefix('; ')})" if text else ""
 
 
 def _tracked(mark: Mark, pattern: str) -> list[str]:
