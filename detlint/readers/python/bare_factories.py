@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from detlint.readers.python.module_index import Function
 from detlint.readers.python.names import literal
 from detlint.readers.python.trial_checks import own_nodes
+from detlint.readers.python.walk import SCOPES as _NESTED
 
 # The shape of the reading of such a factory: the test never runs.
 NEVER_RUNS = "never runs the test"
@@ -45,7 +46,6 @@ _INERT = frozenset(
         "dir",
     }
 )
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Sequence
 
+from detlint.readers.python.walk import SCOPES as _NESTED
+
 # Functions and methods that look at a value rather than run code under test.
 _INSPECTING = frozenset(
     {
@@ -161,7 +163,6 @@ _SCOPES = frozenset(
     }
 )
 _CHECK_PREFIXES = ("assert", "fail")
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # What starts a worker that runs a function passed to it, outside the test's own code.
 _WORKERS = frozenset({"Process", "Thread", "Timer"})
 # Names of functions that only look values up (``looks_up``), called by name.

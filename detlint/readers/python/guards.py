@@ -19,12 +19,13 @@ import ast
 import re
 from collections.abc import Callable, Iterator
 
+from detlint.readers.python.walk import SCOPES as _NESTED
+
 Text = Callable[[ast.AST], str]
 Guards = tuple[str, ...]
 
 _SPACE = re.compile(r"\s+")
 LONGEST = 100  # characters of code quoted in a guard, before it is cut with "..."
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 # Calls that leave the test at once, as a `return` does (they raise pytest's outcomes).
 EXITING_CALLS = frozenset({"skip", "xfail", "fail", "exit", "skipTest"})

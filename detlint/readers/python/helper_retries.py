@@ -34,6 +34,7 @@ from detlint.readers.python.method_helpers import RECEIVERS
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.trial_checks import TrialChecks, own_nodes
 from detlint.readers.python.unread_retries import RECORDS
+from detlint.readers.python.walk import SCOPES as _NESTED
 from detlint.readers.python.walk import children
 
 # How many calls deep a retried function is looked for below the test.
@@ -47,7 +48,6 @@ _LOOPS = (
     ast.DictComp,
     ast.GeneratorExp,
 )
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 # The ``via`` step a mark reached through a called function gets: "through check_x
 # (line 12)", or "through check_x (line 12) from run_all" when the test calls it

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
+from detlint.readers.python.walk import SCOPES as _NESTED
+
 TallyKind = Literal["events", "items", "flags", "values", "distinct", "sum", "steps"]
 # events:   raised by one (or given one item) under a condition in the loop's own body,
 #           or raised by a truth value: its count is how many iterations saw the event.
@@ -24,7 +26,6 @@ TallyKind = Literal["events", "items", "flags", "values", "distinct", "sum", "st
 # distinct: a set given one value every iteration (``outputs.add(text)``).
 # sum:      a number that adds up values (``total += loss``).
 # steps:    a number raised by one every iteration: it ends at the loop's count.
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 # Calls whose value is a truth value: comparisons of what a trial computed.
 BOOLEAN_CALLS = frozenset(

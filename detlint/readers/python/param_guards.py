@@ -25,9 +25,9 @@ from detlint.readers.python.guards import negated, quoted
 from detlint.readers.python.module_index import Function
 from detlint.readers.python.names import NotLiteral, literal
 from detlint.readers.python.param_facts import Covered
+from detlint.readers.python.walk import SCOPES as _NESTED
 
 Text = Callable[[ast.AST], str]
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _UNKNOWN = object()
 
 

@@ -20,8 +20,8 @@ import ast
 from collections.abc import Callable, Iterator
 
 from detlint.readers.python.loop_tallies import tallies
+from detlint.readers.python.walk import SCOPES as _NESTED
 
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 STOPS = "the loop stops at its first pass that succeeds: a retry of one check, not trials"

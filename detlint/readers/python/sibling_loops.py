@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 from detlint.readers.python.facts import TrialCount
 from detlint.readers.python.module_index import Function
+from detlint.readers.python.walk import SCOPES as _NESTED
 
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _BLOCKS = ("body", "orelse", "finalbody")
 
 

@@ -23,6 +23,7 @@ from detlint.readers.python.loop_tallies import tallies
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.retry_loops import retry_reason
 from detlint.readers.python.tally_checks import AT_LEAST_ONE, EACH, Reading, TallyChecks
+from detlint.readers.python.walk import SCOPES as _NESTED
 
 # Calls that check a value: assertion helpers of pytest, unittest, numpy and torch.
 _CHECK_PREFIXES = ("assert", "fail")
@@ -32,7 +33,6 @@ _TIMERS = frozenset({"time", "monotonic", "perf_counter", "process_time"})
 # Calls and exceptions that end a test as skipped (or expected to fail): no check.
 _SKIP_CALLS = frozenset({"skip", "xfail", "importorskip", "skipTest"})
 _SKIP_ERRORS = frozenset({"SkipTest", "Skipped", "SkipException", "XFailed"})
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 # unittest and numpy assertions, as the comparison they require.
 _ASSERT_CALLS: dict[str, type[ast.cmpop] | None] = {
     "assertEqual": ast.Eq,

@@ -25,6 +25,10 @@ NodeT = TypeVar("NodeT", bound=ast.AST)
 _SKIPPED = frozenset({"ctx", "op", "ops"})
 _FIELDS: dict[type[ast.AST], tuple[str, ...]] = {}
 
+# Nodes that open a scope of their own: a walk of one function's checks or
+# loops stops at them, since what they hold runs when they are called, not here.
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
 
 def _parameters(arguments: ast.arguments) -> list[ast.AST | None]:
     """Annotations and defaults, parameter by parameter: regular, ``*args``,
