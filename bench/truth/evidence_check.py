@@ -58,6 +58,7 @@ CASES = (
     Case("rr-loop5-reruns2", "junit", fast=True),
     Case("rr-loop5-reruns2", "report-log"),
     Case("rr-addopts-reruns2-unmarked", "junit"),
+    Case("rr-addopts-reruns2-unmarked", "report-log"),
     Case("flaky-max3-min1-T1", "junit"),
     Case("flaky-max3-min2-T1", "junit", "attempts", flips=False, fast=True),
     Case("flaky-max3-min2-T1", "report-log", "attempts", flips=False),
