@@ -19,6 +19,8 @@ PINS: dict[str, tuple[str, str]] = {
     "pytest-retry": ("pytest-retry", "1.7.0"),
     "tenacity": ("tenacity", "9.1.2"),
 }
+# pytest's --report-log, so that each run can keep the report log a CI job keeps too.
+REPORTLOG_PIN = "pytest-reportlog==0.4.0"
 CACHE = Path(os.environ.get("DETLINT_TRUTH_CACHE", Path.home() / ".cache" / "detlint-truth"))
 
 
@@ -36,12 +38,17 @@ def python_for(venv: str) -> Path:
     package, version = PINS[venv]
     home = CACHE / f"{package}-{version}"
     python = home / "bin" / "python"
-    if (home / ".ready").exists():
+    ready = home / ".ready"
+    if ready.exists() and REPORTLOG_PIN not in ready.read_text():
+        pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        _run([*pip, REPORTLOG_PIN], f"pip install {REPORTLOG_PIN}")
+        ready.write_text(ready.read_text().strip() + f" {REPORTLOG_PIN}\n")
+    if ready.exists():
         return python
     shutil.rmtree(home, ignore_errors=True)
     home.parent.mkdir(parents=True, exist_ok=True)
     _run([sys.executable, "-m", "venv", str(home)], f"creating {home}")
-    pins = [f"pytest=={PYTEST_PIN}", f"{package}=={version}"]
+    pins = [f"pytest=={PYTEST_PIN}", f"{package}=={version}", REPORTLOG_PIN]
     pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *pins]
     _run(pip, f"pip install {' '.join(pins)} (is the package index reachable?)")
     (home / ".ready").write_text(" ".join(pins) + "\n")

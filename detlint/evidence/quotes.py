@@ -56,9 +56,10 @@ def read_evidence(
 def quote(test: TestEvidence, reference_rate: float) -> str:
     from detlint.evidence.sentences import measured
 
+    per = " per trial" if test.per_trial is not None else ""
     return (
         f"measured in CI: {measured(test)}, against the reference rate "
-        f"{percent_label(reference_rate)}"
+        f"{percent_label(reference_rate)}{per}"
     )
 
 

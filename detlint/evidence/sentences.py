@@ -8,6 +8,7 @@ written here once so that the two cannot word the same measurement differently.
 from __future__ import annotations
 
 from detlint.base.percentages import percent, percent_label
+from detlint.evidence.rates import ATTEMPTS, FAILED_BUILDS
 from detlint.evidence.view import TestEvidence
 
 
@@ -26,19 +27,48 @@ def worth_saying(test: TestEvidence) -> bool:
 
 
 def measured(test: TestEvidence) -> str:
-    """``7 of 200 builds needed a rerun to pass: per-attempt failure rate 3.5% [1.7%, 7.0%]``."""
+    """``7 of 200 builds needed a rerun to pass: per-attempt failure rate 3.5% [1.7%, 7.0%]``,
+    with the per-trial rate when the test makes several trials per attempt and the flip
+    rate when it ran in two builds or more."""
     parts = []
     if test.flaky_passes:
         parts.append(f"{test.flaky_passes} of {builds(test.builds)} needed a rerun to pass")
+    if test.expected_failures:
+        parts.append(f"{test.expected_failures} of {builds(test.builds)} XFAIL")
     if test.hard_failures:
         parts.append(f"{test.hard_failures} of {builds(test.builds)} failed")
     if not parts:
         parts.append(f"no failed attempt in {builds(test.builds)}")
     confidence = percent_label(test.rate.confidence)
-    return (
+    text = (
         f"{'; '.join(parts)}: per-attempt failure rate {interval(test)} "
-        f"({confidence} Wilson interval, {test.first_failures} of {test.builds} first attempts)"
+        f"({confidence} Wilson interval, {_basis(test)})"
     )
+    if test.per_trial is not None:
+        trial = test.per_trial
+        text += (
+            f"; per trial {percent(trial.rate)} [{percent(trial.low)}, {percent(trial.high)}] "
+            f"at the {test.trials} trials per attempt the test's loop makes"
+        )
+    if test.flip_rate is not None:
+        text += f"; flip rate {percent(test.flip_rate)} ({test.flips} of {test.pairs} build pairs)"
+    return text
+
+
+def _basis(test: TestEvidence) -> str:
+    """What the rate counts: first attempts, or what the plugin leaves in the reports."""
+    rate = test.rate
+    if test.basis == ATTEMPTS:
+        return (
+            f"{rate.mismatches} of {rate.trials} attempts: flaky's min_passes hides which "
+            "attempt failed"
+        )
+    if test.basis == FAILED_BUILDS:
+        return (
+            f"from the {rate.mismatches} of {builds(rate.trials)} that failed: pytest-retry's "
+            "retries are not in JUnit"
+        )
+    return f"{test.first_failures} of {test.builds} first attempts"
 
 
 def hidden(test: TestEvidence) -> str:

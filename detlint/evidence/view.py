@@ -6,7 +6,9 @@ where most tests failed is an infrastructure failure (a lost agent, a broken
 image): it is counted apart and says nothing about any one test. For the others,
 each test's first attempt in a build is one Bernoulli trial of "does it fail":
 ``k`` of ``n`` builds failing their first attempt give the per-attempt failure
-rate with its Wilson interval (:func:`detlint.model.estimate_rate`). With the
+rate with its Wilson interval (:func:`detlint.model.estimate_rate`), unless the
+test's plugin leaves that attempt out of the reports (:mod:`detlint.evidence.rates`).
+An XFAIL is a failed attempt that left the build green. With the
 repository given, the test's static policy says what its knobs did to a failure
 that frequent, and what its green builds prove: a run of green builds under
 reruns bounds the rate far less tightly than the same builds would without them.
@@ -16,12 +18,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from detlint.evidence.rates import FIRST_ATTEMPTS, BuildCounts, attempt_rate, per_trial
 from detlint.model import Policy
-from detlint.model.evidence import RateEstimate, estimate_rate
+from detlint.model.evidence import RateEstimate
 
 if TYPE_CHECKING:
     from detlint.evidence.reports.records import Build, TestAttempts
@@ -43,16 +46,37 @@ class TestEvidence:
     matched: str | None  # the static test it was matched to (its label), with --repo
     builds: int  # builds in which it ran (not skipped)
     attempts: int
-    first_failures: int  # builds whose first attempt failed
+    first_failures: int  # builds that recorded a failed attempt (the first, for reruns)
     flaky_passes: int  # builds it passed only after a rerun
     hard_failures: int  # builds whose last attempt failed too
-    rate: RateEstimate  # first_failures of builds, with its Wilson interval
+    # The per-attempt failure rate with its Wilson interval, and what it rests on
+    # (``rates.FIRST_ATTEMPTS``, ``ATTEMPTS`` or ``FAILED_BUILDS``; see ``rates``).
+    rate: RateEstimate
     policy: Policy | None  # its static policy, attempt by attempt (trials folded in)
     policy_text: str  # what the knobs are, in words ("reruns=3 (pytest-rerunfailures, ...)")
     reported: float | None  # P(a failure this frequent turns the build red) under the policy
     green: int  # builds whose last attempt passed
     green_bound: float | None  # the rate those green builds bound, under the policy
     green_bound_without: float | None  # the same builds without the knobs
+    basis: str = FIRST_ATTEMPTS
+    expected_failures: int = 0  # builds whose last attempt was an XFAIL
+    # Consecutive pairs of its builds (in the order given) and how many of them differ
+    # in whether a failed attempt was recorded; None where the reports do not say
+    # which builds had one (flaky with min_passes > 1).
+    pairs: int = 0
+    flips: int | None = None
+    trials: int = 1  # trials per attempt the repository gives the test
+    per_trial: RateEstimate | None = None  # the rate per trial, when trials > 1
+
+    @property
+    def flip_rate(self) -> float | None:
+        """The share of consecutive build pairs whose outcome differs. Builds that fail
+        independently at rate p flip about 2p(1 - p) of the time; far fewer flips than
+        that mean failures come in runs of builds (a regression and its fix), not at
+        random."""
+        if self.flips is None or not self.pairs:
+            return None
+        return self.flips / self.pairs
 
     @property
     def hidden(self) -> float:
@@ -94,21 +118,47 @@ class _Tally:
     first_failures: int = 0
     flaky_passes: int = 0
     hard_failures: int = 0
+    expected_failures: int = 0
     green: int = 0
+    green_attempts: int = 0
+    failed_attempts: list[int] = field(default_factory=list)
+    junit_only: bool = True
+    pairs: int = 0
+    flips: int = 0
+    last: bool | None = None  # whether the latest build it ran in recorded a failure
 
-    def add(self, attempts: TestAttempts) -> None:
+    def add(self, attempts: TestAttempts, build_format: str) -> None:
         if attempts.outcome == "skipped":
             return
         self.builds += 1
         self.attempts += attempts.attempts
-        if attempts.failed_attempts > 0:
-            self.first_failures += 1
+        self.junit_only &= build_format == "junit"
+        failed = attempts.failed_attempts > 0
+        self.first_failures += failed
+        if self.last is not None:
+            self.pairs += 1
+            self.flips += failed != self.last
+        self.last = failed
         if attempts.outcome == "passed":
             self.green += 1
-            if attempts.failed_attempts > 0:
-                self.flaky_passes += 1
+            self.green_attempts += attempts.attempts
+            self.flaky_passes += failed
+        elif attempts.outcome == "xfailed":
+            self.expected_failures += 1
         else:
             self.hard_failures += 1
+            self.failed_attempts.append(attempts.attempts)
+
+    def counts(self) -> BuildCounts:
+        return BuildCounts(
+            builds=self.builds,
+            first_failures=self.first_failures,
+            hard_failures=self.hard_failures,
+            green=self.green,
+            green_attempts=self.green_attempts,
+            failed_attempts=tuple(self.failed_attempts),
+            junit_only=self.junit_only,
+        )
 
 
 def static_key(test: str) -> str:
@@ -137,7 +187,7 @@ def evidence_view(
             infrastructure.append(build.source)
             continue
         for attempts in build.tests:
-            tallies.setdefault(attempts.test, _Tally()).add(attempts)
+            tallies.setdefault(attempts.test, _Tally()).add(attempts, build.format)
             examples.setdefault(attempts.test, attempts)
     tests = [
         _test(name, tally, examples[name], policy_of)
@@ -163,10 +213,11 @@ def _test(
     example: TestAttempts,
     policy_of: Callable[[TestAttempts], tuple[str, Policy, str] | None] | None,
 ) -> TestEvidence:
-    rate = estimate_rate(tally.first_failures, tally.builds, CONFIDENCE)
     found = policy_of(example) if policy_of is not None else None
     matched, policy, text = (None, None, "") if found is None else found
     matched = matched or None
+    measured = attempt_rate(tally.counts(), policy, CONFIDENCE)
+    rate = measured.estimate
     attempt = attempt_policy(policy) if policy is not None else None
     bound = bound_without = None
     if tally.green:
@@ -187,6 +238,12 @@ def _test(
         green=tally.green,
         green_bound=bound,
         green_bound_without=bound_without,
+        basis=measured.basis,
+        expected_failures=tally.expected_failures,
+        pairs=tally.pairs,
+        flips=tally.flips if measured.per_build else None,
+        trials=policy.trials if policy is not None else 1,
+        per_trial=per_trial(rate, policy),
     )
 
 

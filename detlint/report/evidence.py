@@ -15,6 +15,7 @@ from detlint import __version__
 from detlint.base.percentages import percent, percent_label
 from detlint.evidence.sentences import builds, green, hidden, interval, measured, worth_saying
 from detlint.evidence.view import EvidenceView, TestEvidence
+from detlint.model.evidence import RateEstimate
 
 EVIDENCE_SCHEMA = "detlint.evidence/1"
 MARKDOWN_ROWS = 50
@@ -63,6 +64,18 @@ def render_text(view: EvidenceView, problems: Sequence[str] = ()) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def _rate_json(rate: RateEstimate) -> dict[str, Any]:
+    return {
+        "rate": rate.rate,
+        "count": rate.mismatches,
+        "of": rate.trials,
+        "low": rate.low,
+        "high": rate.high,
+        "confidence": rate.confidence,
+        "method": "wilson",
+    }
+
+
 def _test_json(test: TestEvidence) -> dict[str, Any]:
     return {
         "test": test.test,
@@ -72,13 +85,13 @@ def _test_json(test: TestEvidence) -> dict[str, Any]:
         "first_failures": test.first_failures,
         "flaky_passes": test.flaky_passes,
         "hard_failures": test.hard_failures,
-        "rate": {
-            "rate": test.rate.rate,
-            "low": test.rate.low,
-            "high": test.rate.high,
-            "confidence": test.rate.confidence,
-            "method": "wilson",
-        },
+        "expected_failures": test.expected_failures,
+        "rate": {**_rate_json(test.rate), "basis": test.basis},
+        "trials": test.trials,
+        "per_trial": None if test.per_trial is None else _rate_json(test.per_trial),
+        "flip_rate": test.flip_rate,
+        "flips": test.flips,
+        "pairs": test.pairs,
         "policy": None if test.policy is None else test.policy.describe(),
         "knobs": test.policy_text or None,
         "reported": test.reported,

@@ -168,7 +168,8 @@ def test_check_and_audit_quote_the_measured_rate(builds):
     assert row.endswith(
         "| 3 of 12 builds needed a rerun to pass: per-attempt failure rate "
         f"{percent(rate)} [{percent(low)}, {percent(high)}] (95% Wilson interval, "
-        "3 of 12 first attempts), against the reference rate 10% |"
+        "3 of 12 first attempts); flip rate 54.5% (6 of 11 build pairs), against the reference "
+        "rate 10% |"
     )
 
 

@@ -21,7 +21,11 @@ What the pytest plugins write (pytest's ``--junitxml``, junit_family xunit2):
   passes (``min_passes`` > 1) looks the same as a failed one and is counted as
   failed.
 - pytest-retry reruns inside one call and reports only the final call, so its
-  retries do not show in JUnit at all: such a test counts one attempt.
+  retries do not show in JUnit at all: such a test counts one attempt (the view
+  reads its rate from the builds that failed instead).
+- An XFAIL is ``<skipped type="pytest.xfail">``: a failed attempt the marker kept
+  green (outcome "xfailed"). A strict XPASS is a ``<failure>`` whose message starts
+  "[XPASS(strict)]": the build fails but the checks passed, no failed attempt.
 
 Every earlier testcase of a test counts as a failed attempt in pytest's files
 (its suites are named "pytest"): the plugins rerun a test only after it failed.
@@ -40,6 +44,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from detlint.evidence.reports.records import (
+    XFAIL_TYPE,
+    XPASS_STRICT,
     Build,
     ReportProblem,
     TestAttempts,
@@ -63,6 +69,8 @@ class _Case:
     failure: bool = False
     error: bool = False
     skipped: bool = False
+    xfailed: bool = False
+    xpass_strict: bool = False
     only_teardown_error: bool = True
 
     @property
@@ -93,14 +101,15 @@ class _Test:
 
     def record(self) -> TestAttempts:
         last = self.last
-        outcome = final_outcome(last.failed, last.skipped)
+        outcome = final_outcome(last.failed, last.skipped, last.xfailed)
+        last_failed = (outcome == "failed" and not last.xpass_strict) or outcome == "xfailed"
         return TestAttempts(
             test=f"{self.classname}::{self.name}" if self.classname else self.name,
             classname=self.classname,
             name=self.name,
             file=self.file,
             attempts=self.attempts + 1 + last.earlier_failures,
-            failed_attempts=self.failed + last.earlier_failures + (outcome == "failed"),
+            failed_attempts=self.failed + last.earlier_failures + last_failed,
             outcome=outcome,
         )
 
@@ -147,7 +156,7 @@ def read_junit(path: Path, source: str) -> Build | ReportProblem:
                 elif tag == "testcase":
                     case = _Case()
                 elif case is not None:
-                    _note_child(case, tag, element.get("message", ""))
+                    _note_child(case, tag, element.get("message", ""), element.get("type", ""))
                 stack.append(element)
                 continue
             stack.pop()
@@ -173,16 +182,18 @@ def read_junit(path: Path, source: str) -> Build | ReportProblem:
     )
 
 
-def _note_child(case: _Case, tag: str, message: str) -> None:
+def _note_child(case: _Case, tag: str, message: str, kind: str) -> None:
     if tag in EARLIER_FAILURES:
         case.earlier_failures += 1
     elif tag == "failure":
         case.failure = True
+        case.xpass_strict |= message.startswith(XPASS_STRICT)
     elif tag == "error":
         case.error = True
         case.only_teardown_error &= message.startswith(TEARDOWN_ERROR)
     elif tag == "skipped":
-        case.skipped = True
+        case.xfailed |= kind == XFAIL_TYPE
+        case.skipped |= kind != XFAIL_TYPE
 
 
 def _add(tests: dict[str, _Test], element: ET.Element, case: _Case, reruns: bool) -> None:

@@ -178,7 +178,7 @@ def _merge(source: str, parts: list[Build]) -> Build:
 
 def _both(one: TestAttempts, other: TestAttempts) -> TestAttempts:
     outcomes = {one.outcome, other.outcome}
-    outcome = next(o for o in ("passed", "failed", "skipped") if o in outcomes)
+    outcome = next(o for o in ("passed", "xfailed", "failed", "skipped") if o in outcomes)
     return TestAttempts(
         test=one.test,
         classname=one.classname,

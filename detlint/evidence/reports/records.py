@@ -5,7 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-OUTCOMES = ("passed", "failed", "skipped")
+OUTCOMES = ("passed", "failed", "skipped", "xfailed")
+# pytest's mark for an XFAIL in JUnit (``<skipped type="pytest.xfail">``) and the start of
+# the failure it writes for a strict XPASS, in JUnit and in the report log alike.
+XFAIL_TYPE = "pytest.xfail"
+XPASS_STRICT = "[XPASS(strict)]"
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,10 @@ class TestAttempts:
     attempts: int
     # Attempts that failed or errored, the final one included when it failed.
     failed_attempts: int
-    # The final outcome: "passed", "failed" (errors count as failed) or "skipped".
+    # The final outcome: "passed", "failed" (errors count as failed), "skipped", or
+    # "xfailed": the last attempt failed and an xfail marker kept the build green (an
+    # XFAIL is a failed attempt, counted in ``failed_attempts``). A strict XPASS is
+    # "failed" without counting as a failed attempt: the test's checks passed.
     outcome: str
 
 
@@ -62,10 +69,13 @@ class ReportProblem:
     message: str
 
 
-def final_outcome(failed: bool, skipped: bool) -> str:
-    """The outcome of one attempt: a failure or error outweighs a skip."""
+def final_outcome(failed: bool, skipped: bool, xfailed: bool = False) -> str:
+    """The outcome of one attempt: a failure or error outweighs a skip; an XFAIL is a
+    failure the marker expected, not a skip."""
     if failed:
         return "failed"
+    if xfailed:
+        return "xfailed"
     return "skipped" if skipped else "passed"
 
 

@@ -12,6 +12,9 @@ plugins write:
   logs every teardown, so an attempt is a teardown with, at most, its setup
   before it. A run that passed but still owed passes (``min_passes`` > 1)
   looks the same as a failed one and is counted as failed.
+- An XFAIL is a skipped report with a ``wasxfail`` key: a failed attempt the
+  marker kept green. A strict XPASS is a failed call whose ``longrepr`` starts
+  "[XPASS(strict)]": the build fails, but the test's checks passed.
 - pytest-retry reruns inside one call: it logs the first failed call once with
   the outcome ``"retried"`` (its ``retry_outcome`` setting), then only the
   final call. The retries in between are not in the file, so such a test
@@ -34,7 +37,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from detlint.evidence.reports.records import Build, ReportProblem, TestAttempts, final_outcome
+from detlint.evidence.reports.records import (
+    XPASS_STRICT,
+    Build,
+    ReportProblem,
+    TestAttempts,
+    final_outcome,
+)
 
 
 @dataclass
@@ -43,6 +52,8 @@ class _Attempt:
     saw_call: bool = False
     failed: bool = False
     skipped: bool = False
+    xfailed: bool = False  # a skipped report with ``wasxfail``: the checks failed, as expected
+    xpass_strict: bool = False  # failed only because a strict xfail test passed
 
 
 @dataclass
@@ -53,7 +64,7 @@ class _Test:
     latest: _Attempt = field(default_factory=_Attempt)
     open: bool = True
 
-    def add(self, when: str, outcome: str) -> None:
+    def add(self, when: str, outcome: str, entry: dict[str, Any]) -> None:
         latest = self.latest
         if (
             not self.open
@@ -66,9 +77,12 @@ class _Test:
         latest.reports += 1
         latest.saw_call |= when == "call"
         if outcome == "skipped":
-            latest.skipped = True
+            latest.xfailed |= "wasxfail" in entry
+            latest.skipped |= "wasxfail" not in entry
         elif outcome != "passed":
             latest.failed = True
+            repr_ = entry.get("longrepr")
+            latest.xpass_strict |= isinstance(repr_, str) and repr_.startswith(XPASS_STRICT)
         if when == "teardown":
             self.open = False
 
@@ -80,8 +94,9 @@ class _Test:
             name=_name(nodeid),
             file=None,
             attempts=self.earlier + 1,
-            failed_attempts=self.earlier + latest.failed,
-            outcome=final_outcome(latest.failed, latest.skipped),
+            failed_attempts=self.earlier
+            + ((latest.failed and not latest.xpass_strict) or latest.xfailed),
+            outcome=final_outcome(latest.failed, latest.skipped, latest.xfailed),
         )
 
 
@@ -110,7 +125,7 @@ def read_report_log(path: Path, source: str) -> Build | ReportProblem:
                         source, f"line {number}: a TestReport without nodeid, when or outcome"
                     )
                 nodeid, when, outcome = fields
-                tests.setdefault(nodeid, _Test()).add(when, outcome)
+                tests.setdefault(nodeid, _Test()).add(when, outcome, entry)
                 start = entry.get("start")
                 if isinstance(start, (int, float)) and not isinstance(start, bool):
                     starts.append(float(start))
