@@ -51,6 +51,7 @@ def test_a_loop_that_reraises_on_the_last_pass_is_a_retry_of_three(tmp_path):
         ("5", "AssertionError", "attempt == 4", 5),
         ("0, 4", "Exception", "attempt + 1 == 4", 4),
         ("2", "(AssertionError, TimeoutError)", "attempt >= 1", 2),
+        ("1, 3", "AssertionError", "attempt > 1", 2),
     ],
 )
 def test_other_spellings_of_the_same_loop(tmp_path, bound, caught, last, attempts):
@@ -66,10 +67,40 @@ def test_other_spellings_of_the_same_loop(tmp_path, bound, caught, last, attempt
         ("n", "AssertionError", "attempt == 2"),  # a bound detlint does not read
         ("3", "ValueError", "attempt == 2"),  # an assertion is not caught
         ("1", "AssertionError", "attempt == 0"),  # one pass: no retry
+        ("1, 11", "AssertionError", "attempt == 11"),  # never re-raises: swallows all
     ],
 )
 def test_loops_whose_count_is_not_plain_get_no_figure(tmp_path, bound, caught, last):
     assert findings(check(tmp_path, _test(bound, caught, last)), "DET103") == []
+
+
+# distributed's test_profile_server: the loop breaks in the ``try``'s ``else:`` and the
+# handler's ``if`` has an ``else: pass``.
+ELSE_BREAK = """\
+import random
+
+
+def test_x():
+    for i in range(5):
+        try:
+            assert random.random() >= 0.1
+        except AssertionError:
+            if i == 4:
+                raise
+            else:
+                pass
+        else:
+            break
+"""
+
+
+def test_a_break_in_the_else_of_the_try_is_the_same_loop(tmp_path):
+    finding = only(check(tmp_path, {"tests/test_x.py": ELSE_BREAK}), "DET103")
+    assert finding["message"].startswith(
+        "the retry loop `for i in range(5)` in the test body hides intermittent failures: a "
+        "10% violation is reported <0.001% of the time instead of 10.0% (5 attempts;"
+    )
+    assert abs(finding["numbers"]["reported"] - 0.1**5) < 1e-15
 
 
 def test_a_loop_inside_another_loop_is_not_read(tmp_path):

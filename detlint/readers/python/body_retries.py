@@ -34,10 +34,11 @@ def body_retries(function: Function, index: ModuleIndex) -> list[Mark]:
     marks: list[Mark] = []
     checks = TrialChecks(index, function).checks
     for loop in _top_loops(function.body):
-        attempts = _attempts(loop)
-        if attempts is None or not retry_reason(loop, checks):
+        counted = _attempts(loop)
+        if counted is None or not retry_reason(loop, checks):
             continue
-        handler = _last_pass_handler(loop, attempts)
+        attempts, last = counted
+        handler = _last_pass_handler(loop, last)
         if handler is None:
             continue
         line = index.original_line(loop.lineno)
@@ -61,8 +62,9 @@ def _top_loops(body: list[ast.stmt]) -> Iterator[ast.For]:
                 yield from _top_loops(handler.body)
 
 
-def _attempts(loop: ast.For) -> int | None:
-    """N of ``for NAME in range(N)`` (or ``range(0, N)``) with a literal N of 2 or more."""
+def _attempts(loop: ast.For) -> tuple[int, int] | None:
+    """(passes, last value) of ``for NAME in range(N)`` or ``range(START, STOP)`` with
+    literal bounds and two passes or more."""
     call = loop.iter
     if not (
         isinstance(loop.target, ast.Name)
@@ -70,17 +72,19 @@ def _attempts(loop: ast.For) -> int | None:
         and isinstance(call.func, ast.Name)
         and call.func.id == "range"
         and not call.keywords
+        and len(call.args) in (1, 2)
     ):
         return None
-    bounds = [arg.value if isinstance(arg, ast.Constant) else None for arg in call.args]
-    if len(bounds) == 2 and bounds[0] == 0:
-        bounds = bounds[1:]
-    if len(bounds) != 1 or type(bounds[0]) is not int or bounds[0] < 2:
+    bounds = [
+        arg.value for arg in call.args if isinstance(arg, ast.Constant) and type(arg.value) is int
+    ]
+    if len(bounds) != len(call.args):
         return None
-    return bounds[0]
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+    return (stop - start, stop - 1) if stop - start >= 2 else None
 
 
-def _last_pass_handler(loop: ast.For, attempts: int) -> ast.ExceptHandler | None:
+def _last_pass_handler(loop: ast.For, last: int) -> ast.ExceptHandler | None:
     """The handler of the loop's ``try`` that takes an AssertionError and re-raises on
     the last pass only, when the ``try`` breaks out of the loop after its checks."""
     assert isinstance(loop.target, ast.Name)
@@ -89,7 +93,7 @@ def _last_pass_handler(loop: ast.For, attempts: int) -> ast.ExceptHandler | None
         if not isinstance(statement, ast.Try) or not _breaks(statement):
             continue
         for handler in statement.handlers:
-            if _takes_assertions(handler) and _raises_on_last(handler.body, name, attempts):
+            if _takes_assertions(handler) and _raises_on_last(handler.body, name, last):
                 return handler
     return None
 
@@ -106,37 +110,47 @@ def _takes_assertions(handler: ast.ExceptHandler) -> bool:
     return any(isinstance(t, ast.Name) and t.id in _ASSERTION_TYPES for t in types)
 
 
-def _raises_on_last(body: list[ast.stmt], name: str, attempts: int) -> bool:
-    """``if NAME == N - 1: raise`` (or ``>= N - 1``, ``+ 1 == N``) as the handler's
-    first statement, with nothing after it that fails the test."""
+def _raises_on_last(body: list[ast.stmt], name: str, last: int) -> bool:
+    """``if NAME == LAST: raise`` (or ``>= LAST``, ``> LAST - 1``, ``+ 1 == LAST + 1``)
+    as the handler's first statement, with nothing after it (nor in an ``else:``
+    beside it) that fails the test."""
     if len(body) < 1 or not isinstance(body[0], ast.If):
         return False
-    test, then = body[0].test, body[0].body
-    if body[0].orelse or len(then) != 1 or not isinstance(then[0], ast.Raise):
+    test, then, otherwise = body[0].test, body[0].body, body[0].orelse
+    if len(then) != 1 or not isinstance(then[0], ast.Raise) or then[0].exc is not None:
         return False
-    if then[0].exc is not None or any(_fails(statement) for statement in body[1:]):
+    if any(_fails(statement) for statement in [*otherwise, *body[1:]]):
         return False
-    return _is_last_pass(test, name, attempts)
+    return _is_last_pass(test, name, last)
 
 
 def _fails(statement: ast.stmt) -> bool:
     return any(isinstance(node, ast.Raise | ast.Assert) for node in ast.walk(statement))
 
 
-def _is_last_pass(test: ast.expr, name: str, attempts: int) -> bool:
+def _is_last_pass(test: ast.expr, name: str, last: int) -> bool:
+    """Whether ``test`` holds on the pass where NAME is ``last`` and on no pass before."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return False
     left, op, right = test.left, test.ops[0], test.comparators[0]
-    if not isinstance(op, ast.Eq | ast.GtE) or not isinstance(right, ast.Constant):
+    if not isinstance(right, ast.Constant) or type(right.value) is not int:
         return False
-    if isinstance(left, ast.Name) and left.id == name:
-        return right.value == attempts - 1
-    plus_one = (
-        isinstance(left, ast.BinOp)
-        and isinstance(left.op, ast.Add)
-        and isinstance(left.left, ast.Name)
-        and left.left.id == name
-        and isinstance(left.right, ast.Constant)
-        and left.right.value == 1
+    bound = right.value
+    if _is_plus_one(left, name):
+        bound -= 1
+    elif not (isinstance(left, ast.Name) and left.id == name):
+        return False
+    if isinstance(op, ast.Eq | ast.GtE):
+        return bound == last
+    return isinstance(op, ast.Gt) and bound == last - 1
+
+
+def _is_plus_one(node: ast.expr, name: str) -> bool:
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Add)
+        and isinstance(node.left, ast.Name)
+        and node.left.id == name
+        and isinstance(node.right, ast.Constant)
+        and node.right.value == 1
     )
-    return plus_one and right.value == attempts

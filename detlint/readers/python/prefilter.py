@@ -76,9 +76,12 @@ _REWRAP = re.compile(
 FLAKY_TOKENS = tuple(stem.lower().encode() for stem in FLAKY_STEMS)
 
 # A retry loop written in a test body (``body_retries``): ``for attempt in range(3):``
-# with a ``try`` among its first few statements. It holds no knob token of its own.
+# with a ``try`` among its first few statements, whose handler starts with an ``if``
+# that re-raises (``if attempt == 2: raise``). It holds no knob token of its own.
 _RETRY_LOOP = re.compile(
-    rb"^[ \t]*for[ \t]+\w+[ \t]+in[ \t]+range\([^\n]*:[ \t]*\n(?:[^\n]*\n){0,4}?[ \t]*try[ \t]*:",
+    rb"^[ \t]*for[ \t]+\w+[ \t]+in[ \t]+range\([^\n]*:[ \t]*\n(?:[^\n]*\n){0,4}?[ \t]*try[ \t]*:"
+    rb"[^\n]*\n(?:[^\n]*\n){0,20}?[ \t]*except\b[^\n]*:[ \t]*\n"
+    rb"[ \t]*if\b[^\n]*:[ \t]*\n[ \t]*raise[ \t]*(?:#[^\n]*)?$",
     re.MULTILINE,
 )
 
