@@ -3,6 +3,11 @@
 The claim is the ``reported`` share of the finding on the knob (``check``); when
 ``check`` prints no finding with numbers, the per-test composed policy from
 ``audit`` is the claim; when neither gives a number, there is no claim.
+
+A finding about the project's tests counts before one about a test it has not got
+(``numbers.instances`` None: DET104's "a test failing 10% of its attempts" for a
+setting every test of the project overrides with its own marker). When there is no
+claim, the message carries why audit's CI knobs gave no finding, if they say.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ def read_claim(root: Path) -> Claim:
     assert isinstance(findings, list)
     codes = tuple(sorted({str(f["code"]) for f in findings}))
     numbered = [f for f in findings if "reported" in (f.get("numbers") or {})]
+    linked = [f for f in numbered if f["numbers"].get("instances") is not None]
+    numbered = linked or numbered
     if numbered:
         chosen = min(numbered, key=lambda f: f["numbers"]["reported"])
         numbers = chosen["numbers"]
@@ -52,14 +59,25 @@ def read_claim(root: Path) -> Claim:
             numbers["reported"], chosen["code"], numbers.get("trials"), chosen["message"], codes
         )
     message = "; ".join(f"{f['code']}: {f['message']}" for f in findings)
-    tests = _detlint("audit", root).get("tests", [])
+    audit = _detlint("audit", root)
+    tests = audit.get("tests", [])
     assert isinstance(tests, list)
     for test in tests:
         numbers = test.get("numbers") or {}
         if "reported" in numbers:
             trials = (test.get("trials") or {}).get("count")
             return Claim(numbers["reported"], "audit", trials, message, codes)
-    return Claim(None, "none", None, message, codes)
+    return Claim(None, "none", None, message or _unjudged_ci(audit), codes)
+
+
+def _unjudged_ci(audit: dict[str, object]) -> str:
+    """Why audit's CI knobs gave no finding, as it says: "`--reruns 2`: <reason>"."""
+    knobs = (audit.get("ci") or {}).get("knobs", [])  # type: ignore[union-attr]
+    return "; ".join(
+        f"audit: `{knob['value']}` {knob['verdict']}: {knob['reason']}"
+        for knob in knobs
+        if knob.get("reason")
+    )
 
 
 def message_problems(scenario: Scenario, claim: Claim) -> list[str]:

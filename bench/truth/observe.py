@@ -24,22 +24,28 @@ class Observation:
     failed: int
     cases: int
     outcomes: dict[str, int]
+    failed_ids: frozenset[str] = frozenset()
 
     @property
     def share(self) -> float:
         return self.failed / self.cases
 
 
-def observe(venv: str, root: Path, cases: int) -> Observation:
+def observe(
+    venv: str, root: Path, cases: int, args: tuple[str, ...] = (), run: int = 0
+) -> Observation:
+    """One pytest run; ``args`` are the CI step's, ``run`` > 0 salts the draws afresh."""
     plugin_dir = root.parent / f"{root.name}-plugin"
     plugin_dir.mkdir(exist_ok=True)
     shutil.copy(PLUGIN, plugin_dir / "truth_outcomes.py")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
     env["PYTHONPATH"] = str(plugin_dir)
     env["TRUTH_OUTCOMES"] = str(plugin_dir / "outcomes.json")
+    if run:
+        env["TRUTH_RUN"] = f"#run{run}"
     command = [str(python_for(venv)), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     result = subprocess.run(
-        [*command, "-p", "truth_outcomes", TEST_FILE],
+        [*command, "-p", "truth_outcomes", *args, TEST_FILE],
         cwd=root,
         env=env,
         capture_output=True,
@@ -52,4 +58,6 @@ def observe(venv: str, root: Path, cases: int) -> Observation:
         )
     raw = json.loads((plugin_dir / "outcomes.json").read_text())
     failed = set(raw["failed"]) | set(raw["error"])
-    return Observation(len(failed), cases, {k: len(v) for k, v in raw.items() if v})
+    return Observation(
+        len(failed), cases, {k: len(v) for k, v in raw.items() if v}, frozenset(failed)
+    )

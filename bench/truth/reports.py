@@ -2,9 +2,9 @@
 JUnit XML and the report log a CI job keeps.
 
 A build is one pytest run of the scenario's project. Each build salts the seed of
-the violation's draws, so the builds differ the way CI builds of an intermittent
-test do, while every run still replays exactly. The project detlint reads is the
-one the scenario wrote (the salt only changes a string the draws are seeded with).
+the violation's draws (``TRUTH_RUN``, which the scenario's module reads), so the
+builds differ the way CI builds of an intermittent test do, while every run still
+replays exactly. The project detlint reads is the one the scenario wrote.
 """
 
 from __future__ import annotations
@@ -17,10 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.truth.observe import PLUGIN
-from bench.truth.scenario import SEED, TEST_FILE
+from bench.truth.scenario import TEST_FILE
 from bench.truth.venvs import python_for
-
-SALTED = ("test_truth.py", "conftest.py")
 
 
 @dataclass(frozen=True)
@@ -31,18 +29,6 @@ class Builds:
     report_log: tuple[Path, ...]
     # One dict per build: pytest's final outcome ("failed", "xfailed", ...) -> node ids.
     outcomes: tuple[dict[str, list[str]], ...]
-
-
-def _salted(root: Path, build: int) -> dict[Path, str]:
-    """Salt the seed of the draws for one build; the original texts, to put back."""
-    originals = {}
-    for name in SALTED:
-        path = root / name
-        if path.exists():
-            text = path.read_text()
-            originals[path] = text
-            path.write_text(text.replace(f"{SEED}:", f"{SEED}-build{build}:"))
-    return originals
 
 
 def run_builds(venv: str, root: Path, builds: int) -> Builds:
@@ -58,21 +44,17 @@ def run_builds(venv: str, root: Path, builds: int) -> Builds:
     for build in range(builds):
         xml, log = out / f"build-{build:03d}.xml", out / f"build-{build:03d}.jsonl"
         env["TRUTH_OUTCOMES"] = str(plugin_dir / f"outcomes-{build}.json")
-        originals = _salted(root, build)
+        env["TRUTH_RUN"] = f"-build{build}"
         command = [str(python_for(venv)), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
         reports = [f"--junitxml={xml}", f"--report-log={log}"]
-        try:
-            result = subprocess.run(
-                [*command, "-p", "truth_outcomes", *reports, TEST_FILE],
-                cwd=root,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-        finally:
-            for path, text in originals.items():
-                path.write_text(text)
+        result = subprocess.run(
+            [*command, "-p", "truth_outcomes", *reports, TEST_FILE],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if result.returncode not in (0, 1):
             tail = f"{result.stdout[-3000:]}{result.stderr[-3000:]}"
             raise RuntimeError(f"pytest exited {result.returncode}:\n{tail}")

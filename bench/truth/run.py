@@ -17,8 +17,9 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from bench.truth.ci_layers import observe_layers
 from bench.truth.claims import Claim, message_problems, read_claim
-from bench.truth.observe import Observation, observe
+from bench.truth.observe import Observation
 from bench.truth.scenario import Scenario, write_project
 from bench.truth.scenarios import ALL
 from bench.truth.venvs import label
@@ -54,7 +55,7 @@ def run_scenario(scenario: Scenario, cases: int, workdir: Path) -> Row:
     root = workdir / scenario.name
     write_project(scenario, root, cases)
     claim = read_claim(root)
-    seen = observe(scenario.venv, root, cases)
+    seen = observe_layers(scenario, root, cases)
     return Row(scenario, claim, seen, judge(claim, seen), tuple(message_problems(scenario, claim)))
 
 

@@ -12,7 +12,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.truth.venvs import PINS, PYTEST_PIN
+from bench.truth.venvs import PYTEST_PIN, pins
 
 RATE = 0.10
 SEED = "detlint-truth"
@@ -36,33 +36,53 @@ class Scenario:
     expect_text: tuple[str, ...] = ()
     fast: bool = False
     note: str = ""
+    # Lines above ``class TestTruth:``; the test becomes a method of that class.
+    class_decorators: tuple[str, ...] = ()
+    in_class: bool = False
+    # The test body in place of the drawn checks (``draws`` is bound before it).
+    body: str = ""
+    # Further project files, (relative path, text): CI configurations detlint reads.
+    files: tuple[tuple[str, str], ...] = ()
+    # Arguments the CI step gives pytest; the plugin run uses the same.
+    pytest_args: tuple[str, ...] = ()
+    # How many times a CI layer runs the suite; an instance is reported when it
+    # fails in every run (the per-test reading of a job retry).
+    runs: int = 1
 
 
+# Each run of a CI layer sets TRUTH_RUN, so a rerun process draws afresh.
 MODULE = """\
+import os
 import random
 
 import pytest
 {imports}
 _attempts = {{}}
+_RUN = os.environ.get("TRUTH_RUN", "")
 
 
 def _draws(nodeid):
     attempt = _attempts.get(nodeid, 0) + 1
     _attempts[nodeid] = attempt
-    return random.Random(f"{seed}:{{nodeid}}:{{attempt}}")
+    return random.Random(f"{seed}{{_RUN}}:{{nodeid}}:{{attempt}}")
 
 {module_code}
+{test}"""
+
+TEST = """\
 {decorators}@pytest.mark.parametrize("case", range({cases}))
-def test_case(case, request{fixture_arg}):
+def test_case({self}case, request{fixture_arg}):
 {body}
 """
 
 CONFTEST = """\
+import os
 import random
 
 import pytest
 
 _attempts = {{}}
+_RUN = os.environ.get("TRUTH_RUN", "")
 
 
 @pytest.fixture
@@ -70,7 +90,7 @@ def violation(request):
     nodeid = request.node.nodeid
     attempt = _attempts.get(nodeid, 0) + 1
     _attempts[nodeid] = attempt
-    draws = random.Random(f"{seed}:{{nodeid}}:{{attempt}}")
+    draws = random.Random(f"{seed}{{_RUN}}:{{nodeid}}:{{attempt}}")
 {checks}
     yield
 """
@@ -93,26 +113,40 @@ def violation(request):
 """
 
 
+def _body(scenario: Scenario) -> str:
+    if scenario.where in ("fixture", "module-fixture"):
+        return "    pass"
+    draws = "    draws = _draws(request.node.nodeid)\n"
+    if scenario.body:
+        return draws + textwrap.indent(textwrap.dedent(scenario.body).strip("\n"), "    ")
+    return draws + _checks(scenario.trials, "    ")
+
+
+def _test(scenario: Scenario, cases: int) -> str:
+    """The test function, or a method of ``TestTruth`` under the class's decorators."""
+    in_class = scenario.in_class or bool(scenario.class_decorators)
+    test = TEST.format(
+        decorators="".join(f"{line}\n" for line in scenario.decorators),
+        cases=cases,
+        self="self, " if in_class else "",
+        fixture_arg=", violation" if scenario.where in ("fixture", "module-fixture") else "",
+        body=_body(scenario),
+    )
+    if not in_class:
+        return test
+    head = "".join(f"{line}\n" for line in scenario.class_decorators) + "class TestTruth:\n"
+    return head + textwrap.indent(test, "    ")
+
+
 def render_module(scenario: Scenario, cases: int) -> str:
-    in_fixture = scenario.where in ("fixture", "module-fixture")
     module_code = textwrap.dedent(scenario.module_code)
     if scenario.where == "module-fixture":
         module_code += MODULE_FIXTURE.format(checks=_checks(scenario.trials, "    "))
-    body = (
-        "    pass"
-        if in_fixture
-        else ("    draws = _draws(request.node.nodeid)\n" + _checks(scenario.trials, "    "))
-    )
-    decorators = "".join(f"{line}\n" for line in scenario.decorators)
-    imports = "".join(f"{line}\n" for line in scenario.imports)
     return MODULE.format(
-        imports=imports,
+        imports="".join(f"{line}\n" for line in scenario.imports),
         seed=SEED,
         module_code=module_code,
-        decorators=decorators,
-        cases=cases,
-        fixture_arg=", violation" if in_fixture else "",
-        body=body,
+        test=_test(scenario, cases),
     )
 
 
@@ -124,5 +158,8 @@ def write_project(scenario: Scenario, root: Path, cases: int) -> None:
         conftest = CONFTEST.format(seed=SEED, checks=_checks(scenario.trials, "    "))
         (root / "conftest.py").write_text(conftest)
     (root / "pytest.ini").write_text("[pytest]\n" + "".join(f"{line}\n" for line in scenario.ini))
-    package, version = PINS[scenario.venv]
-    (root / "requirements.txt").write_text(f"pytest=={PYTEST_PIN}\n{package}=={version}\n")
+    pinned = "".join(f"{package}=={version}\n" for package, version in pins(scenario.venv))
+    (root / "requirements.txt").write_text(f"pytest=={PYTEST_PIN}\n{pinned}")
+    for relative, text in scenario.files:
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(textwrap.dedent(text).lstrip("\n"))

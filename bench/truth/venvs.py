@@ -1,7 +1,9 @@
 """One cached virtualenv per plugin at a pinned version, so runs replay exactly.
 
 Each plugin gets its own environment: with two rerun plugins installed their
-retries multiply, which would measure a combination no scenario names.
+retries multiply, which would measure a combination no scenario names. The
+combined environments of ``COMBINED`` are the exception, for the scenarios that
+name exactly that combination.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ PINS: dict[str, tuple[str, str]] = {
 }
 # pytest's --report-log, so that each run can keep the report log a CI job keeps too.
 REPORTLOG_PIN = "pytest-reportlog==0.4.0"
+# Environments with several plugins installed together, by the PINS keys they join.
+COMBINED: dict[str, tuple[str, ...]] = {"rerunfailures+flaky": ("rerunfailures", "flaky")}
 CACHE = Path(os.environ.get("DETLINT_TRUTH_CACHE", Path.home() / ".cache" / "detlint-truth"))
 
 
@@ -28,15 +32,18 @@ class VenvError(RuntimeError):
     """The plugin environment could not be built (usually: no package index)."""
 
 
+def pins(venv: str) -> tuple[tuple[str, str], ...]:
+    """The (package, version) pairs installed in the environment, besides pytest."""
+    return tuple(PINS[key] for key in COMBINED.get(venv, (venv,)))
+
+
 def label(venv: str) -> str:
-    package, version = PINS[venv]
-    return f"{package}@{version}"
+    return "+".join(f"{package}@{version}" for package, version in pins(venv))
 
 
 def python_for(venv: str) -> Path:
     """The interpreter of the plugin's environment, building it on first use."""
-    package, version = PINS[venv]
-    home = CACHE / f"{package}-{version}"
+    home = CACHE / "+".join(f"{package}-{version}" for package, version in pins(venv))
     python = home / "bin" / "python"
     ready = home / ".ready"
     if ready.exists() and REPORTLOG_PIN not in ready.read_text():
@@ -48,10 +55,10 @@ def python_for(venv: str) -> Path:
     shutil.rmtree(home, ignore_errors=True)
     home.parent.mkdir(parents=True, exist_ok=True)
     _run([sys.executable, "-m", "venv", str(home)], f"creating {home}")
-    pins = [f"pytest=={PYTEST_PIN}", f"{package}=={version}", REPORTLOG_PIN]
-    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *pins]
-    _run(pip, f"pip install {' '.join(pins)} (is the package index reachable?)")
-    (home / ".ready").write_text(" ".join(pins) + "\n")
+    wanted = [f"pytest=={PYTEST_PIN}", *(f"{p}=={v}" for p, v in pins(venv)), REPORTLOG_PIN]
+    pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *wanted]
+    _run(pip, f"pip install {' '.join(wanted)} (is the package index reachable?)")
+    (home / ".ready").write_text(" ".join(wanted) + "\n")
     return python
 
 

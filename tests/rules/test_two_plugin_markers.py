@@ -33,8 +33,14 @@ def test_reruns_under_both_errors_on_every_run_and_hides_nothing(tmp_path):
     assert finding["message"] == (
         "`reruns=` is not an argument of the flaky package's marker, and flaky is declared "
         "beside pytest-rerunfailures: flaky's setup hook raises a TypeError whichever plugin "
-        "runs the test, so the test errors on every run, in either install order"
+        "runs the test, so the test errors on every run, in either install order (reported "
+        "100% of the time, violation or not)"
     )
+    # Every run is red, violation or not: the numbers say so (the truth harness measured
+    # 1000 of 1000 instances erroring).
+    assert finding["numbers"]["reported"] == 1.0
+    assert finding["numbers"]["visible"] == 1.0
+    assert abs(finding["numbers"]["reported_without"] - 0.1) < 1e-12
     assert "install order, and the other's" not in finding["message"]
     assert finding["help"].startswith("keep one rerun plugin in the dependencies")
 
@@ -78,6 +84,18 @@ def test_max_runs_under_both_depends_on_which_plugin_runs_the_test(tmp_path):
 
 def test_flaky_alone_is_not_the_two_plugin_finding(tmp_path):
     flaky = {"requirements-test.txt": "flaky==3.8.1\n"}
-    message = only(check(tmp_path, {**flaky, **_marked("(reruns=3)")}), "DET102")["message"]
+    finding = only(check(tmp_path, {**flaky, **_marked("(reruns=3)")}), "DET102")
+    message = finding["message"]
     assert "declared beside" not in message
-    assert "the test errors with a TypeError at setup" in message
+    assert message.startswith(
+        "`reruns=` is not an argument of the flaky package's marker: the test errors with a "
+        "TypeError at setup instead of running (reported 100% of the time, violation or not) ("
+    )
+    assert finding["numbers"]["reported"] == 1.0
+
+
+def test_a_keyword_pytest_rerunfailures_ignores_has_no_numbers_of_its_own(tmp_path):
+    rerun = {"requirements-test.txt": "pytest-rerunfailures==16.7\n"}
+    finding = only(check(tmp_path, {**rerun, **_marked("(reruns=2, max_runs=3)")}), "DET102")
+    assert "100%" not in finding["message"]
+    assert finding["numbers"] is None

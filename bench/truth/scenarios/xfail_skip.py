@@ -24,4 +24,26 @@ SCENARIOS = (
         1,
     ),
     Scenario("skip-T1", "rerunfailures", ('@pytest.mark.skip(reason="quarantined")',), 1),
+    Scenario(
+        "skipif-true-T1",
+        "rerunfailures",
+        ('@pytest.mark.skipif(True, reason="quarantined")',),
+        1,
+        note="never runs: never reported (a skip whose reason names no quarantine or "
+        "flakiness is no knob to detlint, and it says nothing of it)",
+    ),
+    Scenario(
+        "xfail-nonstrict-reruns2-T1",
+        "rerunfailures",
+        ("@pytest.mark.xfail(strict=False)", "@pytest.mark.flaky(reruns=2)"),
+        1,
+        note="a failure is xfailed, not rerun; nothing fails",
+    ),
+    Scenario(
+        "xfail-run-false-T1",
+        "rerunfailures",
+        ("@pytest.mark.xfail(run=False)",),
+        1,
+        note="never runs: reported xfailed",
+    ),
 )

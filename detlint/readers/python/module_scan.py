@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from detlint.base.span import Span
 from detlint.readers.python.applied_marks import Applied
 from detlint.readers.python.body_marks import BodyMarks
+from detlint.readers.python.body_retries import body_retries
 from detlint.readers.python.called_functions import CalledFunctions
 from detlint.readers.python.class_branches import class_branches
 from detlint.readers.python.class_params import class_factor, times
@@ -114,9 +115,8 @@ class ModuleScanner:
         self._classes: dict[int, list[Mark]] = {}
         self._bounds: dict[int, dict[str, Helper]] = {}
         self.helper_retries = HelperRetries()
-        # Whether a function its tests call can carry a retry decorator: most modules'
-        # tests reach none, and walking their calls through every import is a large
-        # part of a suite's read (``helper_reach``).
+        # Whether a function its tests call can carry a retry decorator: most modules' tests
+        # reach none, and walking their calls through every import is costly (helper_reach).
         self.reach_helpers = reach_helpers
         self.called = CalledFunctions(index, self._function_marks, definitions, self.body.of)
         self.branches = class_branches(index)  # the ``if`` branches of its classes, by id
@@ -177,6 +177,7 @@ class ModuleScanner:
             *self.named.marks(function.name, class_name, facts.span, class_wraps),
             *reaching(function, facts.applied.knobs, level.tables, instances, reader.index.text),
             *self.body.of_fixtures(function, classes[-1] if classes else None),
+            *body_retries(function, reader.index),  # retry loops written in its body
         ]
         # The functions the test calls (its class's methods along its lineage among them):
         # retry decorators on those that hold its checks, skips in those it calls first.
@@ -387,8 +388,7 @@ def scan_module(
     filename = path.rsplit("/", 1)[-1]
     collected = named or is_test_module(filename, options.python_files)
     exports = ModuleExports(scanner)
-    # Wraps whose names detlint cannot list are judged once, as a hook's marks are.
-    wraps = scanner.named.own if collected else list(exports.hook_wraps)
+    wraps = scanner.named.own if collected else list(exports.hook_wraps)  # unlisted: judged once
     facts = ModuleFacts(
         path=path,
         tests=tuple(scanner.tests()) if collected else (),

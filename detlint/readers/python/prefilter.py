@@ -75,6 +75,21 @@ _REWRAP = re.compile(
 
 FLAKY_TOKENS = tuple(stem.lower().encode() for stem in FLAKY_STEMS)
 
+# A retry loop written in a test body (``body_retries``): ``for attempt in range(3):``
+# with a ``try`` among its first few statements, whose handler starts with an ``if``
+# that re-raises (``if attempt == 2: raise``). It holds no knob token of its own.
+_RETRY_LOOP = re.compile(
+    rb"^[ \t]*for[ \t]+\w+[ \t]+in[ \t]+range\([^\n]*:[ \t]*\n(?:[^\n]*\n){0,4}?[ \t]*try[ \t]*:"
+    rb"[^\n]*\n(?:[^\n]*\n){0,20}?[ \t]*except\b[^\n]*:[ \t]*\n"
+    rb"[ \t]*if\b[^\n]*:[ \t]*\n[ \t]*raise[ \t]*(?:#[^\n]*)?$",
+    re.MULTILINE,
+)
+
+
+def retry_loop(data: bytes) -> bool:
+    """Whether a file (or block) may hold a retry loop in a test body."""
+    return b"try" in data and b"range(" in data and _RETRY_LOOP.search(data) is not None
+
 
 def skip_says_flaky(data: bytes) -> bool:
     """Whether a word that says "flaky" follows some ``skip``/``Skip`` closely, in any case.
@@ -211,7 +226,7 @@ class Prefilter:
             and self._variable.search(data) is not None
         ):
             return True
-        return skip_says_flaky(data)
+        return retry_loop(data) or skip_says_flaky(data)
 
     def reads_environment(self, data: bytes) -> bool:
         """Whether a file reads the environment: only then can the pipelines' variables

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
@@ -19,7 +20,7 @@ from detlint.compose.plugins import (
 )
 from detlint.compose.retry_counts import looks_boolean
 from detlint.readers.python.facts import Dynamic, Mark
-from detlint.rules.finding import Finding
+from detlint.rules.finding import Finding, Loss
 
 if TYPE_CHECKING:
     from detlint.compose.plugins import PluginChoice
@@ -28,6 +29,7 @@ from detlint.rules.context import (
     RuleContext,
     finding,
     group_by_mark,
+    worst,
 )
 
 # Keywords the rerun plugins let through without a word: `condition` (both read it),
@@ -35,6 +37,11 @@ from detlint.rules.context import (
 # The flaky package takes neither: any keyword but its own three is a TypeError.
 _ACCEPTED_EVERYWHERE = frozenset({"condition", "reason"})
 
+
+# What the flaky package does with a keyword it does not take.
+_ERRORS_AT_SETUP = "the test errors with a TypeError at setup instead of running"
+# What a test that errors on every run reports, violation or not.
+_ALWAYS_RED = " (reported 100% of the time, violation or not)"
 
 _PLUGIN_NAMES = {RERUNFAILURES: "pytest-rerunfailures", RETRY: "pytest-retry", FLAKY: "flaky"}
 
@@ -56,8 +63,7 @@ def _mismatch(mark: Mark, plugin: str | None) -> str | None:
         names = ", ".join(f"`{name}=`" for name in unknown)
         return (
             f"{names} {'is not an argument' if len(unknown) == 1 else 'are not arguments'} of "
-            "the flaky package's marker: the test errors with a TypeError at setup instead "
-            "of running"
+            f"the flaky package's marker: {_ERRORS_AT_SETUP}"
         )
     if plugin == RETRY and mark.positional():
         return "pytest-retry ignores positional arguments: this marker retries once"
@@ -113,7 +119,7 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
         if choice is None:
             continue
         if choice.rejected:
-            yield _rejected(span, choice)
+            yield _rejected(span, choice, _every_run_red(gates, context))
             continue
         if choice.conflict:
             yield _conflict(span, choice)
@@ -148,11 +154,13 @@ def marker_plugin_mismatch(context: RuleContext) -> Iterator[Finding]:
         if problem is not None:
             uses = len({gate.test.nodeid for gate in gates})
             reach = f"; {uses} tests use it" if span != mark.span and uses > 1 else ""
+            red = _every_run_red(gates, context) if problem.endswith(_ERRORS_AT_SETUP) else None
             yield finding(
                 "DET102",
                 span,
-                f"{problem} ({choice.evidence}{reach})",
+                f"{problem}{_ALWAYS_RED if red else ''} ({choice.evidence}{reach})",
                 "write the arguments of the plugin that is installed, or drop the marker",
+                red,
             )
 
 
@@ -172,7 +180,14 @@ def _conflict(span: Span, choice: PluginChoice) -> Finding:
     )
 
 
-def _rejected(span: Span, choice: PluginChoice) -> Finding:
+def _every_run_red(gates: list[TestGate], context: RuleContext) -> Loss:
+    """The numbers of a test that errors on every run: the build is red whether or not
+    a violation shows, so it is reported every time (a test it also blocks)."""
+    _, numbers = worst(gates, context)
+    return replace(numbers, reported=1.0, visible=1.0)
+
+
+def _rejected(span: Span, choice: PluginChoice, numbers: Loss) -> Finding:
     """flaky declared beside another rerun plugin, and a keyword flaky does not take:
     flaky's setup hook raises a TypeError whichever plugin runs the test, so the test
     errors on every run, in either install order. It hides nothing; it blocks."""
@@ -184,9 +199,10 @@ def _rejected(span: Span, choice: PluginChoice) -> Finding:
         f"{names} {'is not an argument' if len(choice.rejected) == 1 else 'are not arguments'}"
         f" of the flaky package's marker, and flaky is declared beside {' and '.join(others)}: "
         "flaky's setup hook raises a TypeError whichever plugin runs the test, so the test "
-        "errors on every run, in either install order",
+        f"errors on every run, in either install order{_ALWAYS_RED}",
         "keep one rerun plugin in the dependencies (or disable the other with `-p no:NAME` "
         "in addopts), or write flaky's arguments (max_runs=, min_passes=)",
+        numbers,
     )
 
 

@@ -14,6 +14,7 @@ from detlint.compose.filters import decorator_filter
 from detlint.compose.retry_counts import retry_decorator_attempts
 from detlint.model import FlakyRuns
 from detlint.readers.python.bare_factories import NEVER_RUNS
+from detlint.readers.python.body_retries import BODY_LOOP
 from detlint.readers.python.helper_retries import helper_step
 from detlint.readers.python.options import HOOK_TEST
 from detlint.readers.python.retry_wrappers import PASSES_AGAIN
@@ -93,10 +94,10 @@ def retry_decorator(context: RuleContext) -> Iterator[Finding]:
         else:
             cost = _hides(numbers, undecided_clause(gate) + where, attempts, passes)
             replay = replay_clause(gate.test, "retry", "the decorator hides", ("body",), several)
-            if helper_step(mark) is not None:
+            if helper_step(mark) is not None or _in_body(mark):
                 replay = ""  # a seed the test sets before the call is not set again
         message = (
-            f"retry decorator {named} {cost} ({'; '.join(details)}{covers(masking)}{unjudged})"
+            f"{_head(mark, named)} {cost} ({'; '.join(details)}{covers(masking)}{unjudged})"
             f"{replay}"
             f"{elsewhere(gate, context.reference_rate)}"
         )
@@ -211,9 +212,24 @@ def _never_runs(
     yield finding("DET103", span, message, help_text, numbers, related)
 
 
+def _in_body(mark: Mark) -> bool:
+    return mark.retry is not None and mark.retry.shape == BODY_LOOP
+
+
+def _head(mark: Mark, named: str) -> str:
+    """What retries: the decorator, or the retry loop written in the test body."""
+    if _in_body(mark):
+        return f"the retry loop `{mark.name}` in the test body"
+    return f"retry decorator {named}"
+
+
 def _through(mark: Mark, figure: bool = True) -> list[str]:
-    """Where the decorator is on a function the test calls, not on the test: what it
-    retries is the checks that function holds, and a figure is for a violation there."""
+    """Where the decorator is on a function the test calls, not on the test, or the loop
+    is in the test body: what it retries is the checks that function or loop holds, and
+    a figure is for a violation there."""
+    if _in_body(mark):
+        held = "it retries the checks the loop holds (the test's other checks run once)"
+        return [held + (", and the figure is for a violation among them" if figure else "")]
     step = helper_step(mark)
     if step is None:
         return []

@@ -75,6 +75,32 @@ def wait_visible(page):
 """
 
 
+COUNTED_LOOP = (
+    "for attempt in range(5):\n    page.click()\n    try:\n        assert page.ok()\n"
+    "        break\n    except AssertionError:\n        if attempt == 4:\n            raise"
+)
+
+
+def test_a_counted_retry_loop_in_the_body_is_one_trial_and_a_retry_of_its_own(tmp_path):
+    """Five passes inside each of the marker's four attempts: 0.1^20, and DET103 at the
+    loop says what the loop alone hides (0.1^5)."""
+    message = _message(tmp_path, COUNTED_LOOP)
+    assert "a 10% violation is reported <0.001% of the time instead of 10.0%" in message
+    assert message.endswith(f"{NO_LOOP})")
+    document = check(
+        tmp_path / "again",
+        {
+            **RERUNFAILURES,
+            "tests/test_loop.py": "def test_loop(page):\n"
+            + "".join(f"    {line}\n" for line in COUNTED_LOOP.split("\n")),
+        },
+    )
+    loop = only(document, "DET103")
+    assert loop["line"] == 2
+    assert "reported <0.001% of the time instead of 10.0% (5 attempts;" in loop["message"]
+    assert abs(loop["numbers"]["reported"] - 0.1**5) < 1e-15
+
+
 @pytest.mark.parametrize(
     ("body", "helpers"),
     [
@@ -87,13 +113,7 @@ def wait_visible(page):
         ),
         # No `break`: the failing check is swallowed on every pass but the last.
         ("wait_visible(page)", SWALLOWING_HELPER),
-        # The same loops in the test's own body.
-        (
-            "for attempt in range(5):\n    page.click()\n    try:\n        assert page.ok()\n"
-            "        break\n    except AssertionError:\n        if attempt == 4:\n"
-            "            raise",
-            "",
-        ),
+        # The same loops in the test's own body (the counted one: test below).
         (
             "for _ in range(5):\n    page.click()\n    try:\n        assert page.ok()\n"
             "    except AssertionError:\n        time.sleep(1)",

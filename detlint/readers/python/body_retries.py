@@ -1,0 +1,156 @@
+"""Retry loops written in a test's body: ``for attempt in range(3): try: <checks>;
+break; except AssertionError: if attempt == 2: raise``.
+
+Such a loop runs its checks again after they failed and stops at the first pass that
+succeeds, so a violation among them is reported only if all of its passes show it:
+the same arithmetic as a retry decorator with as many attempts, over the checks the
+loop holds. ``retry_loops`` already keeps it from being read as trials; this module
+reads it as a knob, with a figure only for the one shape whose count is plain: a
+``range`` of a literal bound, a ``try`` around the checks with a ``break`` after
+them, and a handler that takes an AssertionError and re-raises on the last pass
+alone. Any other retry loop stays a retry of one check without a figure.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from detlint.base.span import Span
+from detlint.readers.python.facts import Mark, RetryReading
+from detlint.readers.python.module_index import Function, ModuleIndex
+from detlint.readers.python.retry_loops import retry_reason
+from detlint.readers.python.trial_checks import TrialChecks
+
+# ``RetryReading.shape`` of a retry loop in the test body: the rules word it as a loop.
+BODY_LOOP = "a retry loop in the test body"
+_BLOCKS = (ast.If, ast.With, ast.AsyncWith, ast.Try)
+_ASSERTION_TYPES = frozenset({"AssertionError", "Exception", "BaseException"})
+
+
+def body_retries(function: Function, index: ModuleIndex) -> list[Mark]:
+    """A ``retry-decorator`` mark for each counted retry loop of the test's own body
+    (not one inside another loop, whose passes would each retry on their own)."""
+    marks: list[Mark] = []
+    checks = TrialChecks(index, function).checks
+    for loop in _top_loops(function.body):
+        counted = _attempts(loop)
+        if counted is None or not retry_reason(loop, checks):
+            continue
+        attempts, last = counted
+        handler = _last_pass_handler(loop, last)
+        if handler is None:
+            continue
+        line = index.original_line(loop.lineno)
+        header = index.text(loop).split(":", 1)[0].strip()
+        span = Span(index.path, line, loop.col_offset + 1, line, loop.col_offset + 1 + len(header))
+        caught = f"except {index.text(handler.type)}" if handler.type is not None else "except"
+        reading = RetryReading(span, attempts, "", BODY_LOOP, caught, True)
+        marks.append(Mark("retry-decorator", header, (), True, span, "body", retry=reading))
+    return marks
+
+
+def _top_loops(body: list[ast.stmt]) -> Iterator[ast.For]:
+    """The ``for`` loops of a body outside any other loop and any nested function."""
+    for statement in body:
+        if isinstance(statement, ast.For):
+            yield statement
+        elif isinstance(statement, _BLOCKS):
+            for name in ("body", "orelse", "finalbody"):
+                yield from _top_loops(getattr(statement, name, []))
+            for handler in getattr(statement, "handlers", ()):
+                yield from _top_loops(handler.body)
+
+
+def _attempts(loop: ast.For) -> tuple[int, int] | None:
+    """(passes, last value) of ``for NAME in range(N)`` or ``range(START, STOP)`` with
+    literal bounds and two passes or more."""
+    call = loop.iter
+    if not (
+        isinstance(loop.target, ast.Name)
+        and isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "range"
+        and not call.keywords
+        and len(call.args) in (1, 2)
+    ):
+        return None
+    bounds = [
+        arg.value for arg in call.args if isinstance(arg, ast.Constant) and type(arg.value) is int
+    ]
+    if len(bounds) != len(call.args):
+        return None
+    start, stop = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+    return (stop - start, stop - 1) if stop - start >= 2 else None
+
+
+def _last_pass_handler(loop: ast.For, last: int) -> ast.ExceptHandler | None:
+    """The handler of the loop's ``try`` that takes an AssertionError and re-raises on
+    the last pass only, when the ``try`` breaks out of the loop after its checks."""
+    assert isinstance(loop.target, ast.Name)
+    name = loop.target.id
+    for statement in loop.body:
+        if not isinstance(statement, ast.Try) or not _breaks(statement):
+            continue
+        for handler in statement.handlers:
+            if _takes_assertions(handler) and _raises_on_last(handler.body, name, last):
+                return handler
+    return None
+
+
+def _breaks(node: ast.Try) -> bool:
+    last = [*node.body, *node.orelse][-1]
+    return isinstance(last, ast.Break)
+
+
+def _takes_assertions(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(t, ast.Name) and t.id in _ASSERTION_TYPES for t in types)
+
+
+def _raises_on_last(body: list[ast.stmt], name: str, last: int) -> bool:
+    """``if NAME == LAST: raise`` (or ``>= LAST``, ``> LAST - 1``, ``+ 1 == LAST + 1``)
+    as the handler's first statement, with nothing after it (nor in an ``else:``
+    beside it) that fails the test."""
+    if len(body) < 1 or not isinstance(body[0], ast.If):
+        return False
+    test, then, otherwise = body[0].test, body[0].body, body[0].orelse
+    if len(then) != 1 or not isinstance(then[0], ast.Raise) or then[0].exc is not None:
+        return False
+    if any(_fails(statement) for statement in [*otherwise, *body[1:]]):
+        return False
+    return _is_last_pass(test, name, last)
+
+
+def _fails(statement: ast.stmt) -> bool:
+    return any(isinstance(node, ast.Raise | ast.Assert) for node in ast.walk(statement))
+
+
+def _is_last_pass(test: ast.expr, name: str, last: int) -> bool:
+    """Whether ``test`` holds on the pass where NAME is ``last`` and on no pass before."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return False
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if not isinstance(right, ast.Constant) or type(right.value) is not int:
+        return False
+    bound = right.value
+    if _is_plus_one(left, name):
+        bound -= 1
+    elif not (isinstance(left, ast.Name) and left.id == name):
+        return False
+    if isinstance(op, ast.Eq | ast.GtE):
+        return bound == last
+    return isinstance(op, ast.Gt) and bound == last - 1
+
+
+def _is_plus_one(node: ast.expr, name: str) -> bool:
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Add)
+        and isinstance(node.left, ast.Name)
+        and node.left.id == name
+        and isinstance(node.right, ast.Constant)
+        and node.right.value == 1
+    )
