@@ -11,6 +11,12 @@ what they do record (the repository's knobs say which plugin applies):
   that failed exactly ``max_runs - min_passes + 1`` failures. The rate is the failed
   attempts of all attempts (for attempts that fail independently this is the
   maximum-likelihood estimate whatever the rule that stopped them).
+- a strict xfail turns the attempt's outcome over: an XFAIL is the violation and
+  ends the build green, a strict XPASS (the checks passed) fails it, and
+  pytest-rerunfailures reruns that XPASS. Every attempt but a build's XFAIL passed
+  its checks, whichever format leaves the reruns bare, so the rate is the XFAILs of
+  all attempts (a test whose xfail names ``raises=`` may also fail otherwise; that is
+  not told apart).
 - pytest-retry retries inside the call and JUnit keeps only the last: a build failed
   when all R + 1 attempts failed, so the rate is the failed builds' share to the
   power ``1 / (R + 1)``, its interval mapped the same way.
@@ -32,6 +38,7 @@ from detlint.model.layers import all_fail_inverse, any_fails_inverse
 FIRST_ATTEMPTS = "first attempts"
 ATTEMPTS = "attempts"
 FAILED_BUILDS = "failed builds"
+XFAILS = "XFAIL attempts"
 RETRY_PLUGIN = "pytest-retry"
 
 
@@ -45,6 +52,8 @@ class BuildCounts:
     green: int  # builds whose last attempt passed
     green_attempts: int  # attempts recorded in the green builds
     failed_attempts: tuple[int, ...]  # attempts recorded in each build that failed
+    attempts: int  # attempts recorded in all builds
+    expected_failures: int  # builds that ended in an XFAIL
     junit_only: bool  # every build came from a JUnit file
 
 
@@ -53,7 +62,7 @@ class AttemptRate:
     """The per-attempt failure rate and the count it rests on (``basis``)."""
 
     estimate: RateEstimate
-    basis: str  # FIRST_ATTEMPTS, ATTEMPTS or FAILED_BUILDS
+    basis: str  # FIRST_ATTEMPTS, ATTEMPTS, XFAILS or FAILED_BUILDS
     # True when the builds record which of their attempts failed (a flip rate means
     # something); flaky with min_passes > 1 does not.
     per_build: bool = True
@@ -61,6 +70,9 @@ class AttemptRate:
 
 def attempt_rate(counts: BuildCounts, policy: Policy | None, confidence: float) -> AttemptRate:
     """The per-attempt rate the reports allow under the test's knobs (None: unknown)."""
+    if policy is not None and policy.inverted:
+        xfails = estimate_rate(counts.expected_failures, counts.attempts, confidence)
+        return AttemptRate(xfails, XFAILS)
     layers = policy.layers if policy is not None else ()
     for layer in layers:
         if isinstance(layer, FlakyRuns) and layer.source == "flaky" and layer.min_passes > 1:

@@ -8,7 +8,7 @@ written here once so that the two cannot word the same measurement differently.
 from __future__ import annotations
 
 from detlint.base.percentages import percent, percent_label
-from detlint.evidence.rates import ATTEMPTS, FAILED_BUILDS
+from detlint.evidence.rates import ATTEMPTS, FAILED_BUILDS, XFAILS
 from detlint.evidence.view import TestEvidence
 
 
@@ -62,6 +62,11 @@ def _basis(test: TestEvidence) -> str:
         return (
             f"{rate.mismatches} of {rate.trials} attempts: flaky's min_passes hides which "
             "attempt failed"
+        )
+    if test.basis == XFAILS:
+        return (
+            f"{rate.mismatches} XFAIL of {rate.trials} attempts: under a strict xfail every "
+            "other attempt passed its checks"
         )
     if test.basis == FAILED_BUILDS:
         return (

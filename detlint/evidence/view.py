@@ -50,7 +50,7 @@ class TestEvidence:
     flaky_passes: int  # builds it passed only after a rerun
     hard_failures: int  # builds whose last attempt failed too
     # The per-attempt failure rate with its Wilson interval, and what it rests on
-    # (``rates.FIRST_ATTEMPTS``, ``ATTEMPTS`` or ``FAILED_BUILDS``; see ``rates``).
+    # (``rates.FIRST_ATTEMPTS``, ``ATTEMPTS``, ``XFAILS`` or ``FAILED_BUILDS``; see ``rates``).
     rate: RateEstimate
     policy: Policy | None  # its static policy, attempt by attempt (trials folded in)
     policy_text: str  # what the knobs are, in words ("reruns=3 (pytest-rerunfailures, ...)")
@@ -126,6 +126,10 @@ class _Tally:
     pairs: int = 0
     flips: int = 0
     last: bool | None = None  # whether the latest build it ran in recorded a failure
+    # The same pairs, by whether the build ended in an XFAIL (what a strict xfail's
+    # violation leaves; its strict XPASS reruns record no violation).
+    xfail_flips: int = 0
+    last_xfailed: bool | None = None
 
     def add(self, attempts: TestAttempts, build_format: str) -> None:
         if attempts.outcome == "skipped":
@@ -139,6 +143,10 @@ class _Tally:
             self.pairs += 1
             self.flips += failed != self.last
         self.last = failed
+        xfailed = attempts.outcome == "xfailed"
+        if self.last_xfailed is not None:
+            self.xfail_flips += xfailed != self.last_xfailed
+        self.last_xfailed = xfailed
         if attempts.outcome == "passed":
             self.green += 1
             self.green_attempts += attempts.attempts
@@ -157,6 +165,8 @@ class _Tally:
             green=self.green,
             green_attempts=self.green_attempts,
             failed_attempts=tuple(self.failed_attempts),
+            attempts=self.attempts,
+            expected_failures=self.expected_failures,
             junit_only=self.junit_only,
         )
 
@@ -241,10 +251,16 @@ def _test(
         basis=measured.basis,
         expected_failures=tally.expected_failures,
         pairs=tally.pairs,
-        flips=tally.flips if measured.per_build else None,
+        flips=_flips(tally, policy) if measured.per_build else None,
         trials=policy.trials if policy is not None else 1,
         per_trial=per_trial(rate, policy),
     )
+
+
+def _flips(tally: _Tally, policy: Policy | None) -> int:
+    """Flips of whether a build recorded the violation: a failed attempt, or under a
+    strict xfail an XFAIL."""
+    return tally.xfail_flips if policy is not None and policy.inverted else tally.flips
 
 
 def flaky_tests(view: EvidenceView) -> list[TestEvidence]:

@@ -110,3 +110,18 @@ def test_surefire_reruns_are_attempts_of_one_test():
     assert (flaky["attempts"], flaky["first_failures"], flaky["flaky_passes"]) == (2, 1, 1)
     assert (failed["attempts"], failed["hard_failures"], failed["rate"]["rate"]) == (3, 1, 1.0)
     assert tests["steady"]["rate"]["rate"] == 0.0
+
+
+def test_strict_xfail_under_reruns_counts_xfails_of_all_attempts():
+    # pytest-rerunfailures reruns a strict XPASS (the checks passed) until an XFAIL or
+    # its 4 attempts are spent; JUnit leaves the reruns bare. Every attempt but an XFAIL
+    # passed its checks: test_case[0] ended in an XFAIL once in 3 builds of 10 attempts.
+    tests = by_name(evidence("xfail-strict-reruns3-T1"))
+    case0 = tests["test_case[0]"]
+    assert (case0["attempts"], case0["builds"]) == (10, 3)
+    assert (case0["hard_failures"], case0["expected_failures"]) == (2, 1)
+    assert case0["rate"]["basis"] == "XFAIL attempts"
+    assert (case0["rate"]["count"], case0["rate"]["of"]) == (1, 10)
+    assert (case0["flips"], case0["pairs"]) == (1, 2)  # XFAIL, red, red
+    case2 = tests["test_case[2]"]  # a strict XPASS in all 12 attempts: no violation seen
+    assert (case2["rate"]["count"], case2["rate"]["of"], case2["flips"]) == (0, 12, 0)
