@@ -83,9 +83,11 @@ def link_ci(
     The test files a run that changes their policy reaches (a CI knob, a rerun
     option, a masked exit status) are read by the ``repository`` when the Python
     pass found no knob in them, so that their trial loops count; a run that changes
-    nothing costs no parsing. ``scanned`` are the files the Python pass read already
-    (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
-    ruled out that pass the trial prefilter (``LoopOnly``).
+    nothing costs no parsing. Those of them with knobs are read again whole
+    (``_read_whole``): the run acts on their unmarked tests too. ``scanned`` are the
+    files the Python pass read already (``scanned_trials``: with the trial prefilter),
+    and ``looping`` those of them it ruled out that pass the trial prefilter
+    (``LoopOnly``).
     """
     pipelines = with_callers(pipelines, relativer(repository.root, repository.cwd))
     linked = _link_runs(pipelines, _linker(repository))
