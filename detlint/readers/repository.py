@@ -11,6 +11,7 @@ the readers instead of taking callbacks from the engine.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from collections.abc import Sequence
@@ -175,8 +176,10 @@ class Repository:
         python = self.python
         if whole:
             if self._whole is None:
-                prefilter = python.prefilter.replaced(everything=True)
-                self._whole = PythonRepository(self.root, self.cwd, python.options, prefilter)
+                # What the pass learned of conftest.py files and helper modules does not
+                # depend on how much of a test file it reads: shared, not parsed again.
+                self._whole = copy.copy(python)
+                self._whole.prefilter = python.prefilter.replaced(everything=True)
             return self._whole
         if trials:
             if self._with_trials is None:
