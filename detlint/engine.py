@@ -324,7 +324,8 @@ def compose_ci(
 ) -> CiAnalysis | None:
     """Every test as each CI run runs it. Tests a CI knob acts on count with their trial
     loops, even without a knob of their own: the files such steps run are read again with
-    the trial prefilter (and files a step runs that were not linted, for context)."""
+    the trial prefilter, those with knobs whole (narrowing lists their marked tests alone),
+    and files a step runs that were not linted, for context."""
     if not read.pipelines or composed.evidence is None:
         return None
     from detlint.compose.ci.analysis import link_ci

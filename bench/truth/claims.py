@@ -45,10 +45,13 @@ def _detlint(command: str, root: Path) -> dict[str, object]:
     return data
 
 
-def read_claim(root: Path) -> Claim:
+def read_claim(root: Path, code: str = "") -> Claim:
+    """The claim of the project at ``root``; ``code``: that rule's finding alone counts."""
     findings = _detlint("check", root).get("findings", [])
     assert isinstance(findings, list)
     codes = tuple(sorted({str(f["code"]) for f in findings}))
+    if code:
+        findings = [f for f in findings if f["code"] == code]
     numbered = [f for f in findings if "reported" in (f.get("numbers") or {})]
     linked = [f for f in numbered if f["numbers"].get("instances") is not None]
     numbered = linked or numbered

@@ -54,7 +54,7 @@ class Row:
 def run_scenario(scenario: Scenario, cases: int, workdir: Path) -> Row:
     root = workdir / scenario.name
     write_project(scenario, root, cases)
-    claim = read_claim(root)
+    claim = read_claim(root, scenario.claim_code)
     seen = observe_layers(scenario, root, cases)
     return Row(scenario, claim, seen, judge(claim, seen), tuple(message_problems(scenario, claim)))
 

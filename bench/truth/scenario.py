@@ -48,6 +48,9 @@ class Scenario:
     # How many times a CI layer runs the suite; an instance is reported when it
     # fails in every run (the per-test reading of a job retry).
     runs: int = 1
+    # The code of the finding that is the claim, when other tests of the module have
+    # findings of their own (a marked neighbour in ``module_code`` has its DET101).
+    claim_code: str = ""
 
 
 # Each run of a CI layer sets TRUTH_RUN, so a rerun process draws afresh.

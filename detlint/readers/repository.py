@@ -11,6 +11,7 @@ the readers instead of taking callbacks from the engine.
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 from collections.abc import Sequence
@@ -49,6 +50,7 @@ class Repository:
         self._settings = settings
         self._python: PythonRepository | None = None
         self._with_trials: PythonRepository | None = None
+        self._whole: PythonRepository | None = None
         self._projects: Projects | None = None
         # The files commands of the run's pipelines called (relative to the root), as
         # ``called_text`` read them: a command written in any other file no pipeline runs.
@@ -148,25 +150,44 @@ class Repository:
         self._python = repository
 
     def scan(
-        self, files: Sequence[Path], trials: bool = False, named: bool = False
+        self,
+        files: Sequence[Path],
+        trials: bool = False,
+        named: bool = False,
+        whole: bool = False,
     ) -> list[ModuleFacts]:
         """The facts of test files read for context: those a CI run reaches that the
         Python pass did not parse. ``trials``: with the trial prefilter, so that a file
         whose only knob is its trial loop is read too; ``named``: files pytest is given
-        by name, read as test modules whatever their names. Files that do not parse, or
-        hold nothing, give no facts (their problems are the run's own business elsewhere)."""
-        python = self.python
-        if trials:
-            if self._with_trials is None:
-                self._with_trials = PythonRepository(
-                    self.root, self.cwd, python.options, python.prefilter.replaced(trials=True)
-                )
-            python = self._with_trials
+        by name, read as test modules whatever their names; ``whole``: every test of the
+        file listed, none cut away (a CI run that reruns a file's marked test reruns its
+        other tests too). Files that do not parse, or hold nothing, give no facts (their
+        problems are the run's own business elsewhere)."""
+        python = self._context_pass(trials, whole)
         if named:
             found = [python.scan(path, named=True) for path in files]
         else:
             found = scan_files(python, list(files), self.jobs)
         return [result for result in found if not isinstance(result, Problem | LoopOnly | None)]
+
+    def _context_pass(self, trials: bool, whole: bool) -> PythonRepository:
+        """The Python pass ``scan`` reads with: the run's own, one that counts trial
+        loops, or one that reads every test file whole (each made once, when asked)."""
+        python = self.python
+        if whole:
+            if self._whole is None:
+                # What the pass learned of conftest.py files and helper modules does not
+                # depend on how much of a test file it reads: shared, not parsed again.
+                self._whole = copy.copy(python)
+                self._whole.prefilter = python.prefilter.replaced(everything=True)
+            return self._whole
+        if trials:
+            if self._with_trials is None:
+                self._with_trials = PythonRepository(
+                    self.root, self.cwd, python.options, python.prefilter.replaced(trials=True)
+                )
+            return self._with_trials
+        return python
 
 
 def scan_files(

@@ -53,6 +53,28 @@ jobs:
 """
 
 
+RERUNS_FLAG = """
+name: ci
+on: [push]
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: pip install -r requirements.txt
+      - run: pytest --reruns 2 test_truth.py
+"""
+
+# A marked test that always passes, above the unmarked looped test the claim is about:
+# the Python pass lists the marked one alone, and a CI knob acts on both.
+MARKED_NEIGHBOUR = """
+@pytest.mark.flaky(reruns=1)
+def test_marked():
+    assert True
+
+"""
+
+
 def github_retry(attempts: int) -> tuple[tuple[str, str], ...]:
     return ((".github/workflows/ci.yml", GITHUB_RETRY.format(attempts=attempts)),)
 
@@ -94,6 +116,28 @@ SCENARIOS = (
         runs=3,
         expect_text=("a `for` loop of 3 rounds",),
         note="the loop ends with the last pytest's status",
+    ),
+    Scenario(
+        "ci-cli-reruns2-marked-neighbour-T5",
+        "rerunfailures",
+        trials=5,
+        module_code=MARKED_NEIGHBOUR,
+        files=((".github/workflows/ci.yml", RERUNS_FLAG),),
+        pytest_args=("--reruns", "2"),
+        claim_code="DET421",
+        expect_text=("`--reruns 2`", "test_truth.py::test_case"),
+        note="the flag reruns the unmarked test beside a marked one",
+    ),
+    Scenario(
+        "ci-gitlab-retry2-marked-neighbour-T5",
+        "rerunfailures",
+        trials=5,
+        module_code=MARKED_NEIGHBOUR,
+        files=gitlab_retry(2),
+        runs=3,
+        claim_code="DET411",
+        expect_text=("`test.retry` runs a failing job up to 3 times", "test_truth.py::test_case"),
+        note="the job retry reruns the unmarked test beside a marked one",
     ),
     Scenario(
         "stack-rr-reruns1-gitlab-retry2-T5",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from detlint.base.gc_pause import cyclic_gc_paused
 from detlint.base.paths import displayer, relativer
 from detlint.compose.ci.callers import with_callers
+from detlint.compose.ci.gates import holds_knobs
 from detlint.compose.ci.script_knobs import hook_knobs
 
 if TYPE_CHECKING:
@@ -82,9 +83,11 @@ def link_ci(
     The test files a run that changes their policy reaches (a CI knob, a rerun
     option, a masked exit status) are read by the ``repository`` when the Python
     pass found no knob in them, so that their trial loops count; a run that changes
-    nothing costs no parsing. ``scanned`` are the files the Python pass read already
-    (``scanned_trials``: with the trial prefilter), and ``looping`` those of them it
-    ruled out that pass the trial prefilter (``LoopOnly``).
+    nothing costs no parsing. Those of them with knobs are read again whole
+    (``_read_whole``): the run acts on their unmarked tests too. ``scanned`` are the
+    files the Python pass read already (``scanned_trials``: with the trial prefilter),
+    and ``looping`` those of them it ruled out that pass the trial prefilter
+    (``LoopOnly``).
     """
     pipelines = with_callers(pipelines, relativer(repository.root, repository.cwd))
     linked = _link_runs(pipelines, _linker(repository))
@@ -108,6 +111,7 @@ def link_ci(
         if unread:
             for module in repository.scan([repository.cwd / path for path in unread], trials):
                 tests.setdefault(module.path, []).extend(module.tests)
+    _read_whole(changed, tests, frozenset(module.path for module in named), modules, repository)
     gates = linked.linker.composer.gates_of(linked.acting, tests)
     return CiAnalysis(
         tuple(pipelines),
@@ -118,6 +122,39 @@ def link_ci(
         tuple(linked.linker.quiet),
         tuple(named),
     )
+
+
+def _read_whole(
+    changed: set[str],
+    tests: dict[str, list[TestFunction]],
+    named: frozenset[str],
+    modules: Sequence[ModuleFacts],
+    repository: Repository,
+) -> None:
+    """Read again, whole, the test files with knobs that a run changing their policy
+    reaches, and list all their tests in ``tests``.
+
+    The Python pass cuts a file down to the tests that hold a knob (``narrowing``), and
+    a file with a knob gets a gate per listed test (``Composer``), so its other tests
+    would get none: a ``--reruns 2`` run, a job retry or a soft fail then quotes the
+    marked test alone, though it acts on its unmarked neighbours, with their own trial
+    loops, as much. Only those files are read again: a run that changes nothing, and a
+    file without a knob (the run's one stand-in gate covers it), parse nothing more."""
+    if repository.python.prefilter.everything:
+        return  # pytest's config reruns every test: every test file was read whole
+    paths = sorted(path for path in changed if any(map(holds_knobs, tests.get(path, ()))))
+    found: list[ModuleFacts] = []
+    for as_named in (False, True):
+        chosen = [repository.cwd / path for path in paths if (path in named) is as_named]
+        if chosen:
+            found += repository.scan(chosen, named=as_named, whole=True)
+    if not found:
+        return
+    from detlint.compose.built_classes import with_built_classes
+
+    # A class another module passes to a call marks its tests (``built_by``) as before.
+    for module in with_built_classes([*modules, *found])[len(modules) :]:
+        tests[module.path] = list(module.tests)
 
 
 def _named_modules(

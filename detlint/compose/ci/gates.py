@@ -251,7 +251,7 @@ class Composer:
         if listed:
             config = self.config_for(posixpath.dirname(self.relative(path)))
             collected = [test for test in listed if collects_in_module(config, test)]
-            if any(map(_holds_knobs, collected)):
+            if any(map(holds_knobs, collected)):
                 found = collected
         self._files[path] = found
         return found
@@ -324,7 +324,7 @@ class Composer:
         return entry[1]
 
 
-def _holds_knobs(test: TestFunction) -> bool:
+def holds_knobs(test: TestFunction) -> bool:
     """Whether a gate composes anything of ``test``'s own: a mark (every knob in pytest
     is one, and a tag a run's ``-m`` may deselect), a ``pytest.param`` mark, or a trial
     count other than one trial that no variable sets. A test without any is linked
@@ -390,4 +390,4 @@ def _trial_override(trials: TrialCount, env: Iterable[EnvSetting]) -> EnvSetting
     return found
 
 
-__all__ = ["GATE_OF_KNOB", "RETRY_KINDS", "CiGate", "Composer"]
+__all__ = ["GATE_OF_KNOB", "RETRY_KINDS", "CiGate", "Composer", "holds_knobs"]

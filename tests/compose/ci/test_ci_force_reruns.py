@@ -44,7 +44,18 @@ def test_force_reruns_on_the_command_line_is_a_ci_reruns_flag(repo: Path) -> Non
     (finding,) = document["findings"]
     assert (finding["path"], finding["line"]) == (".buildkite/pipeline.yml", 2)
     assert "`--force-reruns 3`" in finding["message"]
-    # The marked test is quoted: its reruns=1 becomes 3, 4 attempts against 2.
+    # The unmarked test costs most: 4 attempts against 1 (the marked one: 4 against 2).
+    assert "tests/test_a.py::test_plain" in finding["message"]
+    assert finding["numbers"]["reported"] == pytest.approx(0.1**4)
+    assert finding["numbers"]["reported_without"] == pytest.approx(0.1)
+
+
+def test_force_reruns_overrides_the_marker_count(repo: Path) -> None:
+    (repo / "tests" / "test_a.py").write_text(TESTS.split("\n\n\ndef test_plain")[0] + "\n")
+    pipeline(repo, "pytest --force-reruns 3 tests")
+    _, document = run_check(repo, "--select", "DET421")
+    (finding,) = document["findings"]
+    # The marked test alone: its reruns=1 becomes 3, 4 attempts against 2.
     assert "tests/test_a.py::test_marked" in finding["message"]
     assert finding["numbers"]["reported"] == pytest.approx(0.1**4)
     assert finding["numbers"]["reported_without"] == pytest.approx(0.1**2)
