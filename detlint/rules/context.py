@@ -71,7 +71,7 @@ def loss(gate: TestGate, context: RuleContext, policy: Policy | None = None) -> 
         reported_without=baseline.reported(q),
         visible=policy.visible(q),
         trials_needed=baseline.trials_needed(q, context.target),
-        instances=gate.instances,
+        instances=None if gate.test.more_instances else gate.instances,
     )
 
 
@@ -120,16 +120,19 @@ def _count_phrase(
 ) -> str:
     """ "; covers 3 tests, 12 test instances" for the tests in ``by_test``."""
     tests = by_test
+    # Fixtures detlint cannot read may parametrize a test further: its count is a floor.
+    floor = any(gate.test.more_instances for group in by_test.values() for gate in group)
     reach = [_covered(group, knob) for group in by_test.values()]
     if any(found is not None for found in reach):
-        return _covered_phrase(len(tests), reach, [_instances(g) for g in by_test.values()])
+        counts = [None if floor else _instances(g) for g in by_test.values()]
+        return _covered_phrase(len(tests), reach, counts)
     counts = [_instances(group) for group in by_test.values()]
     instances = None if any(c is None for c in counts) else sum(c for c in counts if c is not None)
     parts = []
     if len(tests) > 1:
         parts.append(f"{len(tests)} tests")
     if instances is not None and instances > 1:
-        parts.append(f"{instances} test instances")
+        parts.append(f"{'at least ' if floor else ''}{instances} test instances")
     elif instances is None:
         parts.append("parametrized, instances unknown")
     return f"; covers {', '.join(parts)}" if parts else ""
@@ -149,6 +152,8 @@ def _covered(gates: Sequence[TestGate], knob: Span | None) -> Covered | None:
 def knob_instances(gate: TestGate, knob: Span) -> int | None:
     """The instances of ``gate`` the knob at ``knob`` reaches: all of the gate's, unless
     guards that read its parametrize arguments narrow them (None where uncounted)."""
+    if gate.test.more_instances:
+        return None  # a floor, not a count
     found = _covered([gate], knob)
     return gate.instances if found is None else found.count
 

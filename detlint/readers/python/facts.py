@@ -337,6 +337,7 @@ class TestFunction:
     installed_by: str = ""
     # The class that defines the method, as "<path>::<Class>" (None for a function).
     owner: str | None = None
+    more_instances: bool = False  # ``instances`` a floor: unread fixtures may add more
 
     @property
     def nodeid(self) -> str:

@@ -14,7 +14,11 @@ fixture's. Params detlint cannot count (a call, a comprehension) leave the insta
 unknown; a fixture it cannot see (a third-party plugin's) is taken to have none, unless
 the module or class defines a parametrized fixture the test does not otherwise reach
 (the plugin's fixture may request it; pytest's own and a few plugins' known to request
-none of a project's cannot), which leaves them unknown too.
+none of a project's cannot). Where nothing in the module requests that fixture, it is
+there for a plugin's fixture to request, so the test is parametrized by a count
+unknown; where the module's own fixtures or tests request it, the plugin's fixture
+only may, and the count is a lower bound. So is it where a conftest.py that reaches
+the test cannot be read (syntax of a newer Python): its fixtures may have params.
 """
 
 from __future__ import annotations
@@ -67,6 +71,9 @@ PLUGIN_FIXTURES = frozenset(
 )
 # The fixtures one scope defines: a class (with its bases) or a module, by name.
 Scope = dict[str, tuple[ModuleIndex, Function]]
+# The instances fixtures make of a test (None: uncounted), and whether that is a lower
+# bound (fixtures detlint cannot read may parametrize the test further).
+Factor = tuple[int | None, bool]
 
 
 class ConftestFixtures(Protocol):
@@ -90,6 +97,10 @@ class ConftestFixtures(Protocol):
         """The definition of fixture ``name`` a test gets, when it can fail a check."""
         ...
 
+    def unread(self, always: bool) -> bool:
+        """Whether one of them (or a ``pytest_plugins`` module they name) cannot be read."""
+        ...
+
 
 class NoConftests:
     """A module no conftest.py reaches."""
@@ -105,6 +116,9 @@ class NoConftests:
 
     def checking(self, name: str) -> ConftestFixture | None:
         return None
+
+    def unread(self, always: bool) -> bool:
+        return False
 
 
 no_conftest_fixtures = NoConftests()
@@ -173,6 +187,8 @@ class FixtureParams:
         self.conftests = conftests
         self.has_params = _any_params(self.module)
         self.hooks = hook_tables(index)
+        self.index = index
+        self._requested: frozenset[str] | None = None
 
     def factor(
         self,
@@ -180,13 +196,14 @@ class FixtureParams:
         classes: Sequence[Scope],
         given: frozenset[str] | None,
         marked: frozenset[str] = frozenset(),
-    ) -> int | None:
+    ) -> Factor:
         """The product of the params of the fixtures ``names`` close over, for a test of
         ``classes`` (innermost first) whose parametrize gives values to ``given`` (None:
         names detlint cannot read). As in pytest, a name counts once, with the params of
         its nearest definition that has any, found through definitions that request
         their own name; the names the nearest requests join the closure. ``marked``: the
-        names of the test's marks, for the hooks that parametrize only tests marked so."""
+        names of the test's marks, for the hooks that parametrize only tests marked so;
+        with whether it is a lower bound."""
         scopes = [*classes, self.module]
         always = self.has_params or any(_any_params(scope) for scope in classes)
         total: int | None = 1
@@ -205,19 +222,28 @@ class FixtureParams:
                 continue
             size = self._size(name, scopes, nearest)
             if size != 1 and given is None:
-                return None
+                return None, False
             total = None if size is None or total is None else total * size
             pending += requested(nearest[2], nearest[0] < len(classes))
-        if unseen and any(
-            name not in seen and params_size(*definition) != 1
+        # A plugin's fixture detlint cannot see may request a parametrized one of the
+        # module's the test does not otherwise reach: jupyter_server's `jp_fetch` requests
+        # `jp_argv`, which nothing in the test module requests (it is there for that).
+        reachable = [
+            name
             for scope in scopes
             for name, definition in scope.items()
-        ):
-            # A plugin's fixture (jupyter_server's `jp_fetch`) may request one of the
-            # module's parametrized fixtures (`jp_argv`), which detlint cannot see.
-            return None
+            if name not in seen and params_size(*definition) != 1
+        ]
+        if unseen and any(name not in self._requested_here() for name in reachable):
+            return None, False
         hooks = (*self.hooks, *self.conftests.hooks(always))
-        return _through_hooks(total, seen, [h for h in hooks if h.marker in (None, *marked)])
+        total = _through_hooks(total, seen, [h for h in hooks if h.marker in (None, *marked)])
+        return total, (unseen and bool(reachable)) or self.conftests.unread(always)
+
+    def _requested_here(self) -> frozenset[str]:
+        if self._requested is None:
+            self._requested = _requested_anywhere(self.index)
+        return self._requested
 
     def _size(self, name: str, scopes: Sequence[Scope], nearest: Definition) -> int | None:
         """The params of the nearest definition of ``name`` that has any, through the
@@ -258,6 +284,17 @@ def _through_hooks(total: int | None, closure: set[str], hooks: Sequence[HookTab
             return None
         total *= table.size
     return total
+
+
+def _requested_anywhere(index: ModuleIndex) -> frozenset[str]:
+    """The names any function of the module requests as arguments (its tests', its
+    fixtures', its classes' methods'): a fixture none requests serves a plugin's."""
+    return frozenset(
+        argument.arg
+        for node in ast.walk(index.module)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        for argument in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)
+    )
 
 
 def _any_params(scope: Scope) -> bool:

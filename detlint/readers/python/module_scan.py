@@ -158,16 +158,15 @@ class ModuleScanner:
         owner: ModuleScanner | None = None,
         class_wraps: Sequence[NamedWrap] = (),
     ) -> TestFunction:
-        """``function`` as a test of this module, under the marks of its classes and
-        module (``outer``); ``owner`` is the module that defines it, when a class here
-        inherits it from another (its marks are read there)."""
+        """``function`` as a test of this module, under the marks of its classes and module
+        (``outer``); ``owner``: the module defining one a class here inherits (read there)."""
         facts = (owner or self)._method(function)
         level = facts.applied.within(outer)
         if unittest:  # pytest parametrizes no unittest.TestCase method, whatever its marks
             level = replace(level, instances=1, param_marks=(), tables=())
-        instances = level.instances
+        instances, more = level.instances, False
         if instances is not None and not unittest:
-            factor = self._fixture_factor(function, classes, level)
+            factor, more = self._fixture_factor(function, classes, level)
             instances = None if factor is None else instances * factor
         class_name = "::".join(node.name for node in classes) if classes else None
         # What fixes a test's draws is read in the module that defines it: a test a class
@@ -199,6 +198,7 @@ class ModuleScanner:
             class_name=class_name,
             span=facts.span,
             instances=instances,
+            more_instances=more,
             marks=(*own, *outer.knobs),
             param_marks=level.param_marks,
             entry_marks=facts.entries,
@@ -210,10 +210,10 @@ class ModuleScanner:
 
     def _fixture_factor(
         self, function: Function, classes: list[ast.ClassDef], level: Applied
-    ) -> int | None:
-        """The instances the parametrized fixtures a test requests make of it: looked up
-        from the module that collects it, its classes innermost first (with their bases);
-        ``level`` holds the fixtures its marks use and the names they give values to."""
+    ) -> tuple[int | None, bool]:
+        """The instances the parametrized fixtures a test requests make of it, and whether
+        that is a floor, looked up from its module and classes (innermost first, with
+        bases); ``level``: the fixtures its marks use and the names they give values."""
         names = [*requested(function, bool(classes)), *level.fixtures]
         scopes: list[Scope] = []
         for node in reversed(classes):

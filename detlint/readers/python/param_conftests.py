@@ -147,6 +147,12 @@ class ParamConftests:
             if is_autouse(index, function)
         )
 
+    def unread(self, path: Path, always: bool) -> bool:
+        """Whether a conftest.py that reaches a file (or a ``pytest_plugins`` module one
+        names) cannot be read, though the chain holds params: its fixtures, unseen, may
+        have params of their own or request those of another."""
+        return any(self._index(conftest) is None for conftest in self._reaching(path, always))
+
     def hooks(self, path: Path, always: bool) -> tuple[HookTable, ...]:
         """What the ``pytest_generate_tests`` hooks of the conftest.py files that reach
         a file parametrize (a ``pytest_plugins`` module's hooks too)."""
@@ -175,6 +181,9 @@ class FileConftests:
 
     def hooks(self, always: bool) -> tuple[HookTable, ...]:
         return self.conftests.hooks(self.path, always)
+
+    def unread(self, always: bool) -> bool:
+        return self.conftests.unread(self.path, always)
 
     def checking(self, name: str) -> ConftestFixture | None:
         own = os.path.abspath(self.path)
