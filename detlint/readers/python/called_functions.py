@@ -5,8 +5,9 @@ A call names a function of its own module (``check(...)``), one defined in the t
 own body (``def _assert_called(): ...`` then ``_assert_called()``: a local name hides
 the module's), a method of the test's class (``self.check(...)``) or a function
 imported from another module of the repository (``check(...)`` after ``from .utils
-import check``, ``utils.check(...)`` after ``from tests import utils``). An imported one is looked up only in a module
-whose bytes hold a knob (``DefinitionLookup``), and its own calls resolve there.
+import check``, ``utils.check(...)`` after ``from tests import utils``). An imported
+one is looked up only in a module whose bytes hold a knob (``DefinitionLookup``), and
+its own calls resolve there.
 """
 
 from __future__ import annotations
