@@ -124,6 +124,18 @@ def test_a_counted_retry_loop_in_the_body_is_one_trial_and_a_retry_of_its_own(tm
             "        break",
             "",
         ),
+        # tenacity's Retrying: each attempt swallows its block's failure until the stop.
+        (
+            "for attempt in Retrying(retry=retry_if_exception_type(AssertionError),\n"
+            "                        stop=stop_after_delay(60)):\n"
+            "    with attempt:\n        assert page.run() == 1",
+            "\nfrom tenacity import Retrying, retry_if_exception_type, stop_after_delay\n",
+        ),
+        (
+            "retrying = tenacity.Retrying(stop=tenacity.stop_after_attempt(3))\n"
+            "for attempt in retrying:\n    with attempt:\n        assert page.run() == 1",
+            "\nimport tenacity\n",
+        ),
     ],
 )
 def test_a_loop_that_retries_one_check_is_one_trial(tmp_path, body, helpers):
@@ -201,3 +213,18 @@ def test_awaited_trial_loops_are_counted(tmp_path, body, trials, figures):
     message = _message(tmp_path, body, helper, asynchronous=True)
     assert figures in message
     assert message.endswith(f"{trials})")
+
+
+def test_an_async_tenacity_loop_is_one_trial(tmp_path):
+    """`async for attempt in AsyncRetrying(...)` polls until its checks pass
+    (osparc-simcore's service status loop): no trial loop, whatever its stop."""
+    body = (
+        "async for attempt in AsyncRetrying(reraise=True, stop=stop_after_delay(60)):\n"
+        "    with attempt:\n        response = await page.get()\n"
+        "        assert response.status_code == 200\n"
+        '        assert response.json()["state"] == "running"'
+    )
+    helpers = "\nfrom tenacity import AsyncRetrying, stop_after_delay\n"
+    message = _message(tmp_path, body, helpers, asynchronous=True)
+    assert ONE_TRIAL in message
+    assert message.endswith(f"{NO_LOOP})")
