@@ -26,7 +26,7 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 STOPS = "the loop stops at its first pass that succeeds: a retry of one check, not trials"
 SWALLOWS = "the loop swallows a failing pass and tries again: a retry of one check, not trials"
-TENACITY = "the loop is tenacity's Retrying: it runs its checks until they pass, a retry, not trials"
+TENACITY = "the loop is tenacity's Retrying: it runs its checks until they pass, not trials"
 
 
 def tenacity_loop(loop: ast.For | ast.AsyncFor) -> bool:
