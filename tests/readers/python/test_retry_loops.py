@@ -228,3 +228,68 @@ def test_an_async_tenacity_loop_is_one_trial(tmp_path):
     message = _message(tmp_path, body, helpers, asynchronous=True)
     assert ONE_TRIAL in message
     assert message.endswith(f"{NO_LOOP})")
+
+
+TENACITY_LOOPS = """\
+import tenacity
+from tenacity import AsyncRetrying, Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity import stop_after_delay
+
+
+def test_counted(page):
+    for attempt in Retrying(
+        retry=retry_if_exception_type(AssertionError), stop=stop_after_attempt(3)
+    ):
+        with attempt:
+            assert page.run() == 1
+
+
+async def test_timed(page):
+    async for attempt in AsyncRetrying(reraise=True, stop=stop_after_delay(60)):
+        with attempt:
+            assert (await page.get()).ok
+
+
+def test_other_errors(page):
+    for attempt in Retrying(retry=retry_if_exception_type(OSError), stop=stop_after_attempt(5)):
+        with attempt:
+            assert page.run() == 1
+
+
+def test_made_elsewhere(page):
+    retrying = tenacity.Retrying(stop=stop_after_attempt(3))
+    for attempt in retrying:
+        with attempt:
+            assert page.run() == 1
+"""
+
+
+def test_tenacity_loops_are_a_retry_of_their_checks(tmp_path):
+    """A literal `stop_after_attempt(3)` with an AssertionError retried: three attempts
+    over the loop's checks; a stop on time or a `Retrying` made elsewhere: named without
+    a count; `retry_if_exception_type(OSError)` retries no assertion: nothing."""
+    document = check(
+        tmp_path,
+        {"requirements-test.txt": "pytest\ntenacity\n", "tests/test_loop.py": TENACITY_LOOPS},
+    )
+    found = {f["line"]: f for f in document["findings"] if f["code"] == "DET103"}
+    assert set(found) == {7, 15, 28}
+    assert found[7]["message"] == (
+        "the retry loop `for attempt in Retrying(...)` in the test body hides intermittent "
+        "failures: a 10% violation is reported 0.10% of the time instead of 10.0% (3 attempts; "
+        "it retries the checks the loop holds (the test's other checks run once), and the "
+        f"figure is for a violation among them; {NO_LOOP})"
+    )
+    assert found[7]["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert found[15]["message"] == (
+        "the retry loop `async for attempt in AsyncRetrying(...)` in the test body has no "
+        "literal attempt limit (stop=`stop_after_delay(60)`): a violation is reported only if "
+        "every attempt shows it (it retries the checks the loop holds (the test's other "
+        f"checks run once); {NO_LOOP})"
+    )
+    assert found[28]["message"] == (
+        "the retry loop `for attempt in retrying` in the test body has no literal attempt "
+        "limit (`retrying` is a Retrying made elsewhere, not read): a violation is reported "
+        "only if every attempt shows it (it retries the checks the loop holds (the test's "
+        f"other checks run once); {NO_LOOP})"
+    )
