@@ -72,8 +72,15 @@ def _tenacity_marks(loop: ast.For | ast.AsyncFor, index: ModuleIndex) -> list[Ma
     arguments = () if call is None else _arguments(call, index)
     attempts = None if call is None else library_attempts(TENACITY, arguments)
     catching = library_catching(TENACITY, arguments)
+    starred = None if call is None else _starred(call, index)
     if call is None:
         origin = f"`{index.text(loop.iter)}` is a Retrying made elsewhere, not read"
+        catching = replace(catching, assertions=None, what=origin)
+    elif starred is not None and attempts is None:
+        origin = (
+            f"its arguments come from `{starred}`, not read; taken to retry an assertion "
+            "failure, as tenacity does by default"
+        )
         catching = replace(catching, assertions=None, what=origin)
     elif attempts is None:
         stop = next((k.value for k in call.keywords if k.arg == "stop"), None)
@@ -96,6 +103,14 @@ def _tenacity_marks(loop: ast.For | ast.AsyncFor, index: ModuleIndex) -> list[Ma
         span, attempts, "" if attempts else origin, BODY_LOOP, catching.what, catching.assertions
     )
     return [Mark("retry-decorator", name, arguments, True, span, "body", retry=reading)]
+
+
+def _starred(call: ast.Call, index: ModuleIndex) -> str | None:
+    """The ``**params`` or ``*args`` of a call, as written: their contents are not read."""
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return f"**{index.text(keyword.value)}"
+    return next((index.text(arg) for arg in call.args if isinstance(arg, ast.Starred)), None)
 
 
 def _arguments(call: ast.Call, index: ModuleIndex) -> tuple[Argument, ...]:

@@ -235,6 +235,7 @@ import tenacity
 from tenacity import AsyncRetrying, Retrying, retry_if_exception_type, stop_after_attempt
 from tenacity import stop_after_delay
 
+_PARAMS = {"stop": stop_after_delay(5)}
 
 def test_counted(page):
     for attempt in Retrying(
@@ -256,6 +257,12 @@ def test_other_errors(page):
             assert page.run() == 1
 
 
+async def test_splat(page):
+    async for attempt in AsyncRetrying(**_PARAMS):
+        with attempt:
+            assert page.run() == 1
+
+
 def test_made_elsewhere(page):
     retrying = tenacity.Retrying(stop=stop_after_attempt(3))
     for attempt in retrying:
@@ -273,23 +280,27 @@ def test_tenacity_loops_are_a_retry_of_their_checks(tmp_path):
         {"requirements-test.txt": "pytest\ntenacity\n", "tests/test_loop.py": TENACITY_LOOPS},
     )
     found = {f["line"]: f for f in document["findings"] if f["code"] == "DET103"}
-    assert set(found) == {7, 15, 28}
-    assert found[7]["message"] == (
+    assert set(found) == {8, 16, 28, 35}
+    assert found[8]["message"] == (
         "the retry loop `for attempt in Retrying(...)` in the test body hides intermittent "
         "failures: a 10% violation is reported 0.10% of the time instead of 10.0% (3 attempts; "
         "it retries the checks the loop holds (the test's other checks run once), and the "
         f"figure is for a violation among them; {NO_LOOP})"
     )
-    assert found[7]["numbers"]["reported"] == pytest.approx(0.1**3)
-    assert found[15]["message"] == (
+    assert found[8]["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert found[16]["message"] == (
         "the retry loop `async for attempt in AsyncRetrying(...)` in the test body has no "
         "literal attempt limit (stop=`stop_after_delay(60)`): a violation is reported only if "
         "every attempt shows it (it retries the checks the loop holds (the test's other "
         f"checks run once); {NO_LOOP})"
     )
-    assert found[28]["message"] == (
+    assert found[35]["message"] == (
         "the retry loop `for attempt in retrying` in the test body has no literal attempt "
         "limit (`retrying` is a Retrying made elsewhere, not read): a violation is reported "
         "only if every attempt shows it (it retries the checks the loop holds (the test's "
         f"other checks run once); {NO_LOOP})"
+    )
+    assert (
+        "(its arguments come from `**_PARAMS`, not read; taken to retry an assertion "
+        "failure, as tenacity does by default)" in found[28]["message"]
     )
