@@ -28,7 +28,7 @@ from detlint.base.span import Span
 from detlint.readers.python.facts import Argument, Mark, RetryReading
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.retry_libraries import TENACITY, library_attempts, library_catching
-from detlint.readers.python.retry_loops import retry_reason, tenacity_loop
+from detlint.readers.python.retry_loops import retry_reason, retrying_call, tenacity_loop
 from detlint.readers.python.trial_checks import TrialChecks, own_nodes
 
 # ``RetryReading.shape`` of a retry loop in the test body: the rules word it as a loop.
@@ -68,13 +68,13 @@ def body_retries(function: Function, index: ModuleIndex) -> list[Mark]:
 def _tenacity_marks(loop: ast.For | ast.AsyncFor, index: ModuleIndex) -> list[Mark]:
     """The knob of a loop over tenacity's attempts: none when its ``retry=`` takes no
     assertion failure (it hides no violation of the checks)."""
-    call = loop.iter if isinstance(loop.iter, ast.Call) else None
+    call = loop.iter if isinstance(loop.iter, ast.Call) and retrying_call(loop.iter) else None
     arguments = () if call is None else _arguments(call, index)
     attempts = None if call is None else library_attempts(TENACITY, arguments)
     catching = library_catching(TENACITY, arguments)
     starred = None if call is None else _starred(call, index)
     if call is None:
-        origin = f"`{index.text(loop.iter)}` is a Retrying made elsewhere, not read"
+        origin = f"`{_shown(loop.iter, index)}` gives the attempts; it is not read"
         catching = replace(catching, assertions=None, what=origin)
     elif starred is not None and attempts is None:
         origin = (
@@ -94,15 +94,20 @@ def _tenacity_marks(loop: ast.For | ast.AsyncFor, index: ModuleIndex) -> list[Ma
     if catching.assertions is False:
         return []
     head = "async for" if isinstance(loop, ast.AsyncFor) else "for"
-    called = "" if call is None else "(...)"
-    source = index.text(call.func) if call is not None else index.text(loop.iter)
-    name = f"{head} {index.text(loop.target)} in {source}{called}"
+    name = f"{head} {index.text(loop.target)} in {_shown(loop.iter, index)}"
     line = index.original_line(loop.lineno)
     span = Span(index.path, line, loop.col_offset + 1, line, loop.col_offset + 1 + len(head))
     reading = RetryReading(
         span, attempts, "" if attempts else origin, BODY_LOOP, catching.what, catching.assertions
     )
     return [Mark("retry-decorator", name, arguments, True, span, "body", retry=reading)]
+
+
+def _shown(iterable: ast.expr, index: ModuleIndex) -> str:
+    """What a loop walks, a call's arguments left out: "AsyncRetrying(...)"."""
+    if isinstance(iterable, ast.Call):
+        return f"{index.text(iterable.func)}(...)"
+    return index.text(iterable)
 
 
 def _starred(call: ast.Call, index: ModuleIndex) -> str | None:

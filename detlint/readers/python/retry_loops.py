@@ -29,16 +29,19 @@ SWALLOWS = "the loop swallows a failing pass and tries again: a retry of one che
 TENACITY = "the loop is tenacity's Retrying: it runs its checks until they pass, not trials"
 
 
+def retrying_call(call: ast.Call) -> bool:
+    """``Retrying(...)``, ``AsyncRetrying(...)``, ``tenacity.Retrying(...)``."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in ("Retrying", "AsyncRetrying")
+
+
 def tenacity_loop(loop: ast.For | ast.AsyncFor) -> bool:
     """``for attempt in Retrying(...)`` / ``async for attempt in AsyncRetrying(...)``, or
     any loop whose body runs ``with attempt:`` on its own variable (``for attempt in
     retrying:``): tenacity's attempts, each swallowing the failure of its block."""
-    call = loop.iter
-    if isinstance(call, ast.Call):
-        func = call.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name in ("Retrying", "AsyncRetrying"):
-            return True
+    if isinstance(loop.iter, ast.Call) and retrying_call(loop.iter):
+        return True
     if not isinstance(loop.target, ast.Name):
         return False
     target = loop.target.id

@@ -268,19 +268,26 @@ def test_made_elsewhere(page):
     for attempt in retrying:
         with attempt:
             assert page.run() == 1
+
+
+async def test_own_attempts(page):
+    async for attempt in retry_asserts(max_attempts=3):
+        with attempt:
+            assert page.run() == 1
 """
 
 
 def test_tenacity_loops_are_a_retry_of_their_checks(tmp_path):
     """A literal `stop_after_attempt(3)` with an AssertionError retried: three attempts
-    over the loop's checks; a stop on time or a `Retrying` made elsewhere: named without
-    a count; `retry_if_exception_type(OSError)` retries no assertion: nothing."""
+    over the loop's checks; a stop on time, `**params`, a `Retrying` made elsewhere or
+    attempts of the repository's own: named without a count;
+    `retry_if_exception_type(OSError)` retries no assertion: nothing."""
     document = check(
         tmp_path,
         {"requirements-test.txt": "pytest\ntenacity\n", "tests/test_loop.py": TENACITY_LOOPS},
     )
     found = {f["line"]: f for f in document["findings"] if f["code"] == "DET103"}
-    assert set(found) == {8, 16, 28, 35}
+    assert set(found) == {8, 16, 28, 35, 41}
     assert found[8]["message"] == (
         "the retry loop `for attempt in Retrying(...)` in the test body hides intermittent "
         "failures: a 10% violation is reported 0.10% of the time instead of 10.0% (3 attempts; "
@@ -296,9 +303,13 @@ def test_tenacity_loops_are_a_retry_of_their_checks(tmp_path):
     )
     assert found[35]["message"] == (
         "the retry loop `for attempt in retrying` in the test body has no literal attempt "
-        "limit (`retrying` is a Retrying made elsewhere, not read): a violation is reported "
+        "limit (`retrying` gives the attempts; it is not read): a violation is reported "
         "only if every attempt shows it (it retries the checks the loop holds (the test's "
         f"other checks run once); {NO_LOOP})"
+    )
+    assert found[41]["message"].startswith(
+        "the retry loop `async for attempt in retry_asserts(...)` in the test body has no "
+        "literal attempt limit (`retry_asserts(...)` gives the attempts; it is not read)"
     )
     assert (
         "(its arguments come from `**_PARAMS`, not read; taken to retry an assertion "
