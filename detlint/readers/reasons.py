@@ -252,6 +252,23 @@ FLAKY_TERMS: tuple[FlakyTerm, ...] = (*_FAILING_TERMS, *ALONE_TERMS)
 # holds one of these once lowercased.
 FLAKY_STEMS: tuple[str, ...] = tuple(dict.fromkeys(term.stem for term in FLAKY_TERMS))
 
+# What makes "unstable" numerics or a difference between implementations rather than
+# chance, anywhere in the reason or its comment: "Too unstable across LAPACKs." (scipy),
+# "Test unstable on some platforms; see gh-17839" (scipy: a failure on i386), "unstable
+# in float32", "ill-conditioned". A platform named alone keeps it flaky: "unstable on
+# Windows" (testplan: a race), "Unstable on Apple Mobile" (CPython: fds of background
+# threads), "unstable on architectures other than x86_64" (sssd).
+_DIFFERS = re.compile(
+    r"(?<![a-z0-9])(?:numeric(?:al|ally)?|precision|float(?:16|32|64|128)|"
+    r"tolerances?|rtol|atol|ill[- ]conditioned|condition numbers?|round(?:ing|-?off)|"
+    r"across(?! (?:\w+ )?(?:runs?|reruns?|executions?|invocations?|attempts?|ci|jobs?)\b)|"
+    r"lapacks?|blas|openblas|mkl|i[36]86|32[- ]?bits?|"
+    r"on (?:some|certain|various|different|several|many|most|a few) (?:\w+ )?"
+    r"(?:platforms?|architectures?|arch(?:e?s)?|machines?|systems?|compilers?|cpus?))"
+    r"(?![a-z0-9])",
+    re.IGNORECASE,
+)
+
 # A word of the vocabulary that a negation just before takes back: "not flaky anymore",
 # "no longer flaky", "isn't racy", "non-flaky".
 _NEGATED = re.compile(r"(?:\bnot|\bno longer|\bno more|n't|\bnever|\bnon)[ -](?:\w+ )?$", re.I)
@@ -314,7 +331,7 @@ DEFAULT_TRACKING_PATTERN = (
 )
 
 
-def says_flaky(reason: str, comment: str = "") -> str | None:
+def says_flaky(reason: str, comment: str = "", subjects: tuple[str, ...] = ()) -> str | None:
     """The first phrase that says the test fails only sometimes, as written in a skip or
     xfail's ``reason`` or else in the ``comment`` on the first line of its call
     ("Flaky", "nondeterministic", "hangs too often"), or None.
@@ -325,19 +342,31 @@ def says_flaky(reason: str, comment: str = "") -> str | None:
     ``self.skipTest(  # test is also sometimes slow`` then ``"sensitive to random key"``
     (jax), the reason says why and the comment speaks of something else; a ``# flaky``
     on a bare marker, or on a call with no reason, is the reason.
+
+    "unstable" is numerics or a difference between implementations where the reason
+    or comment says so (``_DIFFERS``), and names the case a test checks when every test
+    it marks (``subjects``, their names) is named for it: ``xfail(reason='unstable')``
+    on scipy's ``test_cubic_deriv_unstable``, a fit that goes wrong every time.
     """
-    found = _said(reason, _flaky_pattern())
+    differs = bool(subjects) and all("unstabl" in subject.lower() for subject in subjects)
+    differs = differs or _DIFFERS.search(f"{reason}\n{comment}") is not None
+    found = _said(reason, _flaky_pattern(), differs)
     if found is not None or not comment:
         return found
-    return _said(comment, _flaky_pattern(alone=not reason.strip()))
+    return _said(comment, _flaky_pattern(alone=not reason.strip()), differs)
 
 
-def _said(text: str, pattern: re.Pattern[str]) -> str | None:
+def _said(text: str, pattern: re.Pattern[str], differs: bool) -> str | None:
+    """The first phrase of ``text`` that says flaky; ``differs``: an "unstable" there is
+    numerics, an implementation or the test's own subject (``says_flaky``)."""
     if text:
         for match in pattern.finditer(text):
             if _NEGATED.search(text, max(0, match.start() - 30), match.start()):
                 continue
-            if "determin" in match.group(0).lower() and _DETERMINISM_SETTING.search(text):
+            word = match.group(0).lower()
+            if "determin" in word and _DETERMINISM_SETTING.search(text):
+                continue
+            if word.startswith("unstabl") and differs:
                 continue
             return match.group(0)
     return None

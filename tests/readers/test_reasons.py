@@ -36,6 +36,12 @@ REAL_FLAKY = [
     ("Randomly fails", "Randomly fails"),  # celery
     ("TODO: unstable test", "unstable"),  # celery
     ("unstable in CI on macOS", "unstable"),
+    # A platform named alone: the test is unstable there.
+    ("ProcPool start/stop is unstable on Windows", "unstable"),  # testplan
+    ("Test is unstable on architectures other than x86_64.", "unstable"),  # sssd
+    ("Unstable on Apple Mobile", "Unstable"),  # CPython
+    ("rendering unstable on osx, skipping (mujoco.FatalError: gladLoadGL error)", "unstable"),
+    ("test is unstable across runs", "unstable"),
     ("test hangs too often", "hangs too often"),  # pytorch-lightning
     (
         "This test is occasionally failing on CI because the tables aren't being restored after "
@@ -117,6 +123,13 @@ NOT_FLAKY = [
     "Clipping by norm with 16-mixed is numerically unstable.",  # pytorch-lightning
     "Align vectors near inf is numerically unstable in float32",  # scipy
     "std with window == 1 is unstable in bottleneck",  # xarray
+    # Results that differ between implementations or platforms, every time.
+    "Too unstable across LAPACKs.",  # scipy
+    "Test unstable on some platforms; see gh-17839, 17859",  # scipy: i386
+    "unstable on 32-bit platforms",
+    "unstable with OpenBLAS",
+    "unstable: ill-conditioned matrix",
+    "unstable on certain architectures",
     "meta tensors only became stable after torch 1.10",  # DeepSpeed
     # Unreliable, but not the test: a version gate, and the language's behaviour.
     "asyncio.wait_for is unreliable on 3.10 and below",  # distributed
@@ -354,3 +367,18 @@ def test_tracking_reference_as_projects_write_it(text, reference):
 )
 def test_no_tracking_reference_in_versions_and_names(text):
     assert tracking_reference(text) is None
+
+
+def test_unstable_beside_a_comment_of_numerics():
+    """The comment read with the reason says what "unstable" is about."""
+    assert says_flaky("unstable", "# numerically unstable for large n") is None
+    assert says_flaky("unstable", "# tolerance too tight") is None
+    assert says_flaky("unstable", "# fails on CI") == "unstable"
+
+
+def test_unstable_as_the_subject_of_every_test_it_marks():
+    """scipy's `xfail(reason='unstable')` on `test_cubic_deriv_unstable`: the test checks
+    an unstable case; a mark covering another test keeps the word flaky."""
+    assert says_flaky("unstable", "", ("test_cubic_deriv_unstable",)) is None
+    assert says_flaky("unstable", "", ("test_cubic_deriv_unstable", "test_fit")) == "unstable"
+    assert says_flaky("unstable", "", ("test_fit",)) == "unstable"

@@ -9,18 +9,27 @@ reads it as a knob, with a figure only for the one shape whose count is plain: a
 ``range`` of a literal bound, a ``try`` around the checks with a ``break`` after
 them, and a handler that takes an AssertionError and re-raises on the last pass
 alone. Any other retry loop stays a retry of one check without a figure.
+
+A loop over tenacity's attempts (``for attempt in Retrying(stop=stop_after_attempt(3)):
+with attempt: <checks>``, ``async for`` over ``AsyncRetrying``) is the same layer, its
+count the literal ``stop_after_attempt(N)`` of the call, its filter the call's
+``retry=``. A stop on time (``stop_after_delay``), none at all (tenacity then retries
+until the checks pass), or a ``Retrying`` made elsewhere gives no count: the knob is
+named, without a figure.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import replace
 
 from detlint.base.span import Span
-from detlint.readers.python.facts import Mark, RetryReading
+from detlint.readers.python.facts import Argument, Mark, RetryReading
 from detlint.readers.python.module_index import Function, ModuleIndex
-from detlint.readers.python.retry_loops import retry_reason
-from detlint.readers.python.trial_checks import TrialChecks
+from detlint.readers.python.retry_libraries import TENACITY, library_attempts, library_catching
+from detlint.readers.python.retry_loops import retry_reason, retrying_call, tenacity_loop
+from detlint.readers.python.trial_checks import TrialChecks, own_nodes
 
 # ``RetryReading.shape`` of a retry loop in the test body: the rules word it as a loop.
 BODY_LOOP = "a retry loop in the test body"
@@ -34,6 +43,12 @@ def body_retries(function: Function, index: ModuleIndex) -> list[Mark]:
     marks: list[Mark] = []
     checks = TrialChecks(index, function).checks
     for loop in _top_loops(function.body):
+        if tenacity_loop(loop):
+            if any(checks(node) for node in own_nodes(loop.body)):
+                marks += _tenacity_marks(loop, index)
+            continue
+        if not isinstance(loop, ast.For):
+            continue
         counted = _attempts(loop)
         if counted is None or not retry_reason(loop, checks):
             continue
@@ -50,10 +65,67 @@ def body_retries(function: Function, index: ModuleIndex) -> list[Mark]:
     return marks
 
 
-def _top_loops(body: list[ast.stmt]) -> Iterator[ast.For]:
+def _tenacity_marks(loop: ast.For | ast.AsyncFor, index: ModuleIndex) -> list[Mark]:
+    """The knob of a loop over tenacity's attempts: none when its ``retry=`` takes no
+    assertion failure (it hides no violation of the checks)."""
+    call = loop.iter if isinstance(loop.iter, ast.Call) and retrying_call(loop.iter) else None
+    arguments = () if call is None else _arguments(call, index)
+    attempts = None if call is None else library_attempts(TENACITY, arguments)
+    catching = library_catching(TENACITY, arguments)
+    starred = None if call is None else _starred(call, index)
+    if call is None:
+        origin = f"`{_shown(loop.iter, index)}` gives the attempts; it is not read"
+        catching = replace(catching, assertions=None, what=origin)
+    elif starred is not None and attempts is None:
+        origin = (
+            f"its arguments come from `{starred}`, not read; taken to retry an assertion "
+            "failure, as tenacity does by default"
+        )
+        catching = replace(catching, assertions=None, what=origin)
+    elif attempts is None:
+        stop = next((k.value for k in call.keywords if k.arg == "stop"), None)
+        origin = (
+            "no stop: tenacity retries until the checks pass"
+            if stop is None
+            else f"stop=`{' '.join(index.text(stop).split())}`"
+        )
+    else:
+        origin = f"stop_after_attempt({attempts})"
+    if catching.assertions is False:
+        return []
+    head = "async for" if isinstance(loop, ast.AsyncFor) else "for"
+    name = f"{head} {index.text(loop.target)} in {_shown(loop.iter, index)}"
+    line = index.original_line(loop.lineno)
+    span = Span(index.path, line, loop.col_offset + 1, line, loop.col_offset + 1 + len(head))
+    reading = RetryReading(
+        span, attempts, "" if attempts else origin, BODY_LOOP, catching.what, catching.assertions
+    )
+    return [Mark("retry-decorator", name, arguments, True, span, "body", retry=reading)]
+
+
+def _shown(iterable: ast.expr, index: ModuleIndex) -> str:
+    """What a loop walks, a call's arguments left out: "AsyncRetrying(...)"."""
+    if isinstance(iterable, ast.Call):
+        return f"{index.text(iterable.func)}(...)"
+    return index.text(iterable)
+
+
+def _starred(call: ast.Call, index: ModuleIndex) -> str | None:
+    """The ``**params`` or ``*args`` of a call, as written: their contents are not read."""
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return f"**{index.text(keyword.value)}"
+    return next((index.text(arg) for arg in call.args if isinstance(arg, ast.Starred)), None)
+
+
+def _arguments(call: ast.Call, index: ModuleIndex) -> tuple[Argument, ...]:
+    return tuple(Argument(arg.keyword, value, span) for arg, span, value in index.arguments(call))
+
+
+def _top_loops(body: list[ast.stmt]) -> Iterator[ast.For | ast.AsyncFor]:
     """The ``for`` loops of a body outside any other loop and any nested function."""
     for statement in body:
-        if isinstance(statement, ast.For):
+        if isinstance(statement, ast.For | ast.AsyncFor):
             yield statement
         elif isinstance(statement, _BLOCKS):
             for name in ("body", "orelse", "finalbody"):

@@ -178,9 +178,9 @@ class ModuleScanner:
             *self.body.of_fixtures(function, classes[-1] if classes else None),
             *body_retries(function, reader.index),  # retry loops written in its body
         ]
-        # The functions the test calls (its class's methods along its lineage among them):
+        # The functions the test calls (its class's methods, functions its body defines):
         # retry decorators on those that hold its checks, skips in those it calls first.
-        callee = functools.partial(reader.called.of_test, self._bound(classes))
+        callee = functools.partial(reader.called.of_test, self._bound(classes), function)
         if facts.trials.span is None and reader.reach_helpers:
             own += self.helper_retries.of(function, reader.index, callee)
         own += helper_skips(function, callee)

@@ -168,10 +168,15 @@ def library_catching(name: str, arguments: Sequence[Argument]) -> Catching:
 def _tenacity_catching(value: ArgValue | None) -> Catching:
     """tenacity's ``retry=``: every exception by default; ``retry_if_exception_type``
     lists the classes retried, ``retry_if_not_exception_type`` those that are not, and
-    ``retry_if_result`` retries on the value returned only."""
+    ``retry_if_result`` retries on the value returned only. ``retry_always`` calls the
+    function again after a pass too, until the stop: the outcome is the last attempt's,
+    as often failing as a single call, so it hides no violation (a stability check,
+    ``with pytest.raises(RetryError)`` around it)."""
     if value is None:
         return RETRIES_ANY
     source = value.source.strip() if isinstance(value, Dynamic) else repr(value)
+    if re.fullmatch(r"(?:tenacity\.)?retry_always", source):
+        return Catching(False, f"retry=`{source}` runs every attempt, passing or not")
     call = re.fullmatch(r"(?:tenacity\.)?(retry_if_\w+)\((.*)\)", source, re.DOTALL)
     if call is None or "|" in source or "&" in source:
         return Catching(None, f"retry=`{source}`")

@@ -26,11 +26,40 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 STOPS = "the loop stops at its first pass that succeeds: a retry of one check, not trials"
 SWALLOWS = "the loop swallows a failing pass and tries again: a retry of one check, not trials"
+TENACITY = "the loop is tenacity's Retrying: it runs its checks until they pass, not trials"
+
+
+def retrying_call(call: ast.Call) -> bool:
+    """``Retrying(...)``, ``AsyncRetrying(...)``, ``tenacity.Retrying(...)``."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in ("Retrying", "AsyncRetrying")
+
+
+def tenacity_loop(loop: ast.For | ast.AsyncFor) -> bool:
+    """``for attempt in Retrying(...)`` / ``async for attempt in AsyncRetrying(...)``, or
+    any loop whose body runs ``with attempt:`` on its own variable (``for attempt in
+    retrying:``): tenacity's attempts, each swallowing the failure of its block."""
+    if isinstance(loop.iter, ast.Call) and retrying_call(loop.iter):
+        return True
+    if not isinstance(loop.target, ast.Name):
+        return False
+    target = loop.target.id
+    return any(
+        isinstance(statement, ast.With | ast.AsyncWith)
+        and any(
+            isinstance(item.context_expr, ast.Name) and item.context_expr.id == target
+            for item in statement.items
+        )
+        for statement in loop.body
+    )
 
 
 def retry_reason(loop: ast.For | ast.AsyncFor, checks: Callable[[ast.AST], bool]) -> str:
     """Why a loop is a retry of one check (empty when it is not one); ``checks`` says
     whether a node is a check."""
+    if tenacity_loop(loop):
+        return TENACITY
     statements = list(_own_statements(loop.body))
     if any(isinstance(node, ast.Break | ast.Return) for node in statements):
         return STOPS

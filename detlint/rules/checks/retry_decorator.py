@@ -156,7 +156,7 @@ def _without_limit(
     unlimited = replay_clause(
         gate.test, "retry", "the decorator hides", ("body",), several, figures="that holds"
     )
-    if helper_step(mark) is not None:
+    if helper_step(mark) is not None or _in_body(mark):
         unlimited = ""  # a seed the test sets before the call is not set again
     if origin.startswith(PASSES_AGAIN):
         # Several passes wanted: the outcome depends on the order of passes and
@@ -168,8 +168,9 @@ def _without_limit(
             f"({where}{covers(gates)})"
         )
         return finding("DET103", span, message, alternatives(gate, numbers, HELP))
+    around = "has" if _in_body(mark) else "around a test with"
     message = (
-        f"retry decorator {named} around a test with no literal attempt limit{limit}: "
+        f"{_head(mark, named)} {around} no literal attempt limit{limit}: "
         "a violation is reported only if every attempt shows it "
         f"({where}{covers(gates)}){unlimited}"
     )

@@ -126,7 +126,8 @@ def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
     for span, (knob, gates) in sorted(groups.items()):
         mark = knob.mark
         assert mark is not None
-        word = says_flaky(mark_reason(mark), mark.comment) or hook_word(mark)
+        subjects = tuple(gate.test.name for gate in gates)
+        word = says_flaky(mark_reason(mark), mark.comment, subjects) or hook_word(mark)
         if word is None:
             continue
         gate, numbers = costliest_quarantined(gates, knob, context)

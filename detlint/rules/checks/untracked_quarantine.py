@@ -32,7 +32,7 @@ def untracked_quarantine(context: RuleContext) -> Iterator[Finding]:
         mark = knob.mark
         assert mark is not None
         reason = mark_reason(mark)
-        word = says_flaky(reason, mark.comment)
+        word = says_flaky(reason, mark.comment, tuple(gate.test.name for gate in gates))
         if word is None:
             continue  # an expected failure, not a quarantine of a flaky test
         if tracking_reference(reason, context.tracking_pattern) or tracking_reference(

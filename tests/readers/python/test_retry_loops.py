@@ -124,6 +124,18 @@ def test_a_counted_retry_loop_in_the_body_is_one_trial_and_a_retry_of_its_own(tm
             "        break",
             "",
         ),
+        # tenacity's Retrying: each attempt swallows its block's failure until the stop.
+        (
+            "for attempt in Retrying(retry=retry_if_exception_type(AssertionError),\n"
+            "                        stop=stop_after_delay(60)):\n"
+            "    with attempt:\n        assert page.run() == 1",
+            "\nfrom tenacity import Retrying, retry_if_exception_type, stop_after_delay\n",
+        ),
+        (
+            "retrying = tenacity.Retrying(stop=tenacity.stop_after_attempt(3))\n"
+            "for attempt in retrying:\n    with attempt:\n        assert page.run() == 1",
+            "\nimport tenacity\n",
+        ),
     ],
 )
 def test_a_loop_that_retries_one_check_is_one_trial(tmp_path, body, helpers):
@@ -201,3 +213,105 @@ def test_awaited_trial_loops_are_counted(tmp_path, body, trials, figures):
     message = _message(tmp_path, body, helper, asynchronous=True)
     assert figures in message
     assert message.endswith(f"{trials})")
+
+
+def test_an_async_tenacity_loop_is_one_trial(tmp_path):
+    """`async for attempt in AsyncRetrying(...)` polls until its checks pass
+    (osparc-simcore's service status loop): no trial loop, whatever its stop."""
+    body = (
+        "async for attempt in AsyncRetrying(reraise=True, stop=stop_after_delay(60)):\n"
+        "    with attempt:\n        response = await page.get()\n"
+        "        assert response.status_code == 200\n"
+        '        assert response.json()["state"] == "running"'
+    )
+    helpers = "\nfrom tenacity import AsyncRetrying, stop_after_delay\n"
+    message = _message(tmp_path, body, helpers, asynchronous=True)
+    assert ONE_TRIAL in message
+    assert message.endswith(f"{NO_LOOP})")
+
+
+TENACITY_LOOPS = """\
+import tenacity
+from tenacity import AsyncRetrying, Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity import stop_after_delay
+
+_PARAMS = {"stop": stop_after_delay(5)}
+
+def test_counted(page):
+    for attempt in Retrying(
+        retry=retry_if_exception_type(AssertionError), stop=stop_after_attempt(3)
+    ):
+        with attempt:
+            assert page.run() == 1
+
+
+async def test_timed(page):
+    async for attempt in AsyncRetrying(reraise=True, stop=stop_after_delay(60)):
+        with attempt:
+            assert (await page.get()).ok
+
+
+def test_other_errors(page):
+    for attempt in Retrying(retry=retry_if_exception_type(OSError), stop=stop_after_attempt(5)):
+        with attempt:
+            assert page.run() == 1
+
+
+async def test_splat(page):
+    async for attempt in AsyncRetrying(**_PARAMS):
+        with attempt:
+            assert page.run() == 1
+
+
+def test_made_elsewhere(page):
+    retrying = tenacity.Retrying(stop=stop_after_attempt(3))
+    for attempt in retrying:
+        with attempt:
+            assert page.run() == 1
+
+
+async def test_own_attempts(page):
+    async for attempt in retry_asserts(max_attempts=3):
+        with attempt:
+            assert page.run() == 1
+"""
+
+
+def test_tenacity_loops_are_a_retry_of_their_checks(tmp_path):
+    """A literal `stop_after_attempt(3)` with an AssertionError retried: three attempts
+    over the loop's checks; a stop on time, `**params`, a `Retrying` made elsewhere or
+    attempts of the repository's own: named without a count;
+    `retry_if_exception_type(OSError)` retries no assertion: nothing."""
+    document = check(
+        tmp_path,
+        {"requirements-test.txt": "pytest\ntenacity\n", "tests/test_loop.py": TENACITY_LOOPS},
+    )
+    found = {f["line"]: f for f in document["findings"] if f["code"] == "DET103"}
+    assert set(found) == {8, 16, 28, 35, 41}
+    assert found[8]["message"] == (
+        "the retry loop `for attempt in Retrying(...)` in the test body hides intermittent "
+        "failures: a 10% violation is reported 0.10% of the time instead of 10.0% (3 attempts; "
+        "it retries the checks the loop holds (the test's other checks run once), and the "
+        f"figure is for a violation among them; {NO_LOOP})"
+    )
+    assert found[8]["numbers"]["reported"] == pytest.approx(0.1**3)
+    assert found[16]["message"] == (
+        "the retry loop `async for attempt in AsyncRetrying(...)` in the test body has no "
+        "literal attempt limit (stop=`stop_after_delay(60)`): a violation is reported only if "
+        "every attempt shows it (it retries the checks the loop holds (the test's other "
+        f"checks run once); {NO_LOOP})"
+    )
+    assert found[35]["message"] == (
+        "the retry loop `for attempt in retrying` in the test body has no literal attempt "
+        "limit (`retrying` gives the attempts; it is not read): a violation is reported "
+        "only if every attempt shows it (it retries the checks the loop holds (the test's "
+        f"other checks run once); {NO_LOOP})"
+    )
+    assert found[41]["message"].startswith(
+        "the retry loop `async for attempt in retry_asserts(...)` in the test body has no "
+        "literal attempt limit (`retry_asserts(...)` gives the attempts; it is not read)"
+    )
+    assert (
+        "(its arguments come from `**_PARAMS`, not read; taken to retry an assertion "
+        "failure, as tenacity does by default)" in found[28]["message"]
+    )
