@@ -37,6 +37,7 @@ if __package__ in (None, ""):
 from bench.truth.reports import Builds, run_builds
 from bench.truth.scenario import RATE, Scenario, write_project
 from bench.truth.scenarios import ALL
+from bench.truth.tables import markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -230,16 +231,8 @@ def run_cases(cases: list[Case], n: int, m: int, workdir: Path) -> list[tuple[Ca
 
 def table(rows: list[tuple[Case, Check]]) -> str:
     header = ["scenario", "report", "check", "detlint", "truth", "verdict"]
-    lines = [header] + [
-        [c.scenario, c.format, k.what, k.claim, k.truth, k.verdict] for c, k in rows
-    ]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    out = [
-        "| " + " | ".join(x.ljust(w) for x, w in zip(line, widths, strict=True)) + " |"
-        for line in lines
-    ]
-    out.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(out)
+    cells = [[c.scenario, c.format, k.what, k.claim, k.truth, k.verdict] for c, k in rows]
+    return markdown_table(header, cells)
 
 
 def main(argv: list[str] | None = None) -> int:

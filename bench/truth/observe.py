@@ -31,18 +31,20 @@ class Observation:
         return self.failed / self.cases
 
 
-def observe(
-    venv: str, root: Path, cases: int, args: tuple[str, ...] = (), run: int = 0
-) -> Observation:
-    """One pytest run; ``args`` are the CI step's, ``run`` > 0 salts the draws afresh."""
+def run_pytest(
+    venv: str, root: Path, args: tuple[str, ...] = (), salt: str = "", name: str = "outcomes"
+) -> dict[str, list[str]]:
+    """One pytest run of the scenario's project under its plugin; the final outcome of
+    every test id (``outcomes_plugin``). ``salt`` (TRUTH_RUN) makes the draws differ
+    from another run's; ``name`` keeps the outcome files of several runs apart."""
     plugin_dir = root.parent / f"{root.name}-plugin"
     plugin_dir.mkdir(exist_ok=True)
     shutil.copy(PLUGIN, plugin_dir / "truth_outcomes.py")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PYTHON"))}
     env["PYTHONPATH"] = str(plugin_dir)
-    env["TRUTH_OUTCOMES"] = str(plugin_dir / "outcomes.json")
-    if run:
-        env["TRUTH_RUN"] = f"#run{run}"
+    env["TRUTH_OUTCOMES"] = str(plugin_dir / f"{name}.json")
+    if salt:
+        env["TRUTH_RUN"] = salt
     command = [str(python_for(venv)), "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     result = subprocess.run(
         [*command, "-p", "truth_outcomes", *args, TEST_FILE],
@@ -56,7 +58,15 @@ def observe(
         raise RuntimeError(
             f"pytest exited {result.returncode}:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
         )
-    raw = json.loads((plugin_dir / "outcomes.json").read_text())
+    raw: dict[str, list[str]] = json.loads((plugin_dir / f"{name}.json").read_text())
+    return raw
+
+
+def observe(
+    venv: str, root: Path, cases: int, args: tuple[str, ...] = (), run: int = 0
+) -> Observation:
+    """One pytest run; ``args`` are the CI step's, ``run`` > 0 salts the draws afresh."""
+    raw = run_pytest(venv, root, args, f"#run{run}" if run else "")
     failed = set(raw["failed"]) | set(raw["error"])
     return Observation(
         len(failed), cases, {k: len(v) for k, v in raw.items() if v}, frozenset(failed)

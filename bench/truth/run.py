@@ -22,6 +22,7 @@ from bench.truth.claims import Claim, message_problems, read_claim
 from bench.truth.observe import Observation
 from bench.truth.scenario import Scenario, write_project
 from bench.truth.scenarios import ALL
+from bench.truth.tables import markdown_table
 from bench.truth.venvs import label
 from bench.truth.verdict import Verdict, judge
 
@@ -68,14 +69,7 @@ def select(fast: bool, only: list[str]) -> list[Scenario]:
 
 def table(rows: list[Row]) -> str:
     header = ["scenario", "plugin@version", "claim (source)", "observed", "SE", "verdict", "text"]
-    lines = [header, *(row.cells() for row in rows)]
-    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
-    out = [
-        "| " + " | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) + " |"
-        for line in lines
-    ]
-    out.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return "\n".join(out)
+    return markdown_table(header, [row.cells() for row in rows])
 
 
 def main(argv: list[str] | None = None) -> int:
