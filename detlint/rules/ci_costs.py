@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from detlint.compose.ci.mark_expressions import keeps
 from detlint.model import BLOCKING, Policy
 from detlint.rules.ci_wording import (
     reach,
@@ -55,16 +56,23 @@ def ci_loss(gate: CiGate | None, pair: Pair, context: RuleContext) -> Loss:
 def costliest(
     gates: Iterable[CiGate], pair: Callable[[CiGate], Pair], context: RuleContext
 ) -> tuple[CiGate, Loss] | None:
-    # A strict xfail's retries hide a fixed bug, not a violation: it is quoted for none.
+    # A strict xfail's retries hide a fixed bug, not a violation: it is quoted for none;
+    # nor is a test the run's ``-m`` deselects, which the step does not run.
     scored = [
         (gate, ci_loss(gate, pair(gate), context))
         for gate in gates
-        if not gate.base.policy.inverted
+        if not gate.base.policy.inverted and keeps(gate.run.run.markexpr, gate.base.test.markers)
     ]
     if not scored:
         return None
+    # Of tests the knob costs alike, one that blocks (not skipped or xfail) is quoted.
     return max(
-        scored, key=lambda item: (item[1].reported_without - item[1].reported, item[0].label)
+        scored,
+        key=lambda item: (
+            item[1].reported_without - item[1].reported,
+            item[0].base.policy.gate.blocks,
+            item[0].label,
+        ),
     )
 
 

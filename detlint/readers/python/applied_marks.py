@@ -18,6 +18,18 @@ from detlint.readers.python.facts import Mark, Parametrized
 from detlint.readers.python.fixtures import used_fixtures
 from detlint.readers.python.parametrize import given, instances
 
+# Kinds of marks that are decorators or calls, not pytest markers ``-m`` can match.
+_NOT_MARKERS = frozenset(
+    {
+        "retry-decorator",
+        "flaky-decorator",
+        "unittest-skip",
+        "unittest-xfail",
+        "xfail-call",
+        "skip-call",
+    }
+)
+
 
 @dataclass(frozen=True)
 class Applied:
@@ -43,7 +55,9 @@ class Applied:
             tables=tuple(
                 mark.table for mark in marks if mark.table is not None and not mark.guards
             ),
-            marked=frozenset(mark.name.rsplit(".", 1)[-1] for mark in marks),
+            marked=frozenset(
+                mark.name.rsplit(".", 1)[-1] for mark in marks if mark.kind not in _NOT_MARKERS
+            ),
         )
 
     def within(self, outer: Applied) -> Applied:

@@ -329,15 +329,14 @@ class TestFunction:
     entry_marks: tuple[Mark, ...] = ()
     # The ``if`` branches the test's class is defined in: it exists where they all hold.
     branches: tuple[Branch, ...] = ()
-    # The call a class that inherits this method is passed to (``test_both``), which may
-    # build more test classes from it at run time; "" when none is.
+    # The call (``test_both``) a class inheriting it is passed to, building classes at run time.
     built_by: str = ""
     # The call that installs its class into the module at run time under a name detlint
     # cannot know (``install_tests_in_module_dict(globals(), ...)``); "" for a class written.
     installed_by: str = ""
-    # The class that defines the method, as "<path>::<Class>" (None for a function).
-    owner: str | None = None
+    owner: str | None = None  # the class defining the method, "<path>::<Class>"
     more_instances: bool = False  # ``instances`` a floor: unread fixtures may add more
+    markers: frozenset[str] | None = None  # its marker names for ``-m``; None: not all known
 
     @property
     def nodeid(self) -> str:

@@ -169,8 +169,7 @@ class ModuleScanner:
             factor, more = self._fixture_factor(function, classes, level)
             instances = None if factor is None else instances * factor
         class_name = "::".join(node.name for node in classes) if classes else None
-        # What fixes a test's draws is read in the module that defines it: a test a class
-        # here inherits from another module is read there, with its classes of that module.
+        # A test a class here inherits from another module is read there (its draws too).
         reader = owner or self
         own = [
             *self.named.marks(function.name, class_name, facts.span, class_wraps),
@@ -199,6 +198,7 @@ class ModuleScanner:
             span=facts.span,
             instances=instances,
             more_instances=more,
+            markers=level.marked,
             marks=(*own, *outer.knobs),
             param_marks=level.param_marks,
             entry_marks=facts.entries,
