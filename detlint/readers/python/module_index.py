@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from dataclasses import dataclass, field
 
 from detlint.base.span import Span
@@ -24,6 +25,10 @@ from detlint.readers.python.parse import parse
 from detlint.readers.python.walk import NodeT, of_kind, walk
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+# A function definition in a module's text, by name.
+_DEF = re.compile(r"\bdef\s+(\w+)\s*\(")
 
 
 @dataclass
@@ -145,6 +150,12 @@ class ModuleIndex:
     @functools.cached_property
     def lines(self) -> list[str]:
         return self.source.splitlines()
+
+    @functools.cached_property
+    def defined_names(self) -> frozenset[str]:
+        """The names of every ``def`` in the module's text, also those a narrowed parse
+        left out: one search of the text, however many names are asked about."""
+        return frozenset(_DEF.findall(self.source))
 
     def comment_on(self, line: int) -> str:
         """The ``#`` comment on a 1-based line, if any (a rough read: enough for reasons)."""

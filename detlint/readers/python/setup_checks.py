@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import re
 import textwrap
 from collections.abc import Callable, Sequence
 
@@ -91,7 +90,7 @@ def test_trials(trials: TrialCount, checks: SetupChecks | None, path: str) -> Tr
 def _defines(index: ModuleIndex, name: str) -> bool:
     """Whether the module's text defines a function ``name``: one a narrowed parse left
     out (it checks nothing) still hides a conftest.py fixture of that name."""
-    return re.search(rf"\bdef\s+{re.escape(name)}\s*\(", index.source) is not None
+    return name in index.defined_names
 
 
 def _fixture_trials(found: ConftestFixture) -> TrialCount | None:
