@@ -254,3 +254,21 @@ def _calls(nodes: Sequence[ast.AST], looped: bool) -> Iterator[tuple[ast.Call, b
             yield node, inner
         deeper = inner or isinstance(node, _LOOPS)
         stack.extend((child, deeper) for child in reversed(children(node)))
+
+
+def beside_trials(marks: list[Mark], line: int) -> list[Mark]:
+    """The retry marks of the functions a test calls when the test also runs a trial
+    loop (at ``line``): an attempt count would describe the retried function's checks,
+    not the trials the loop runs of its own, so each mark is named without a figure."""
+    why = (
+        f"the test also runs a trial loop (line {line}) whose checks it does not retry "
+        "the same way: one attempt count does not describe the test"
+    )
+    named: list[Mark] = []
+    for mark in marks:
+        reading = mark.retry or RetryReading(mark.definition or mark.span, None, "", "")
+        if not reading.judged:
+            named.append(mark)
+            continue
+        named.append(replace(mark, retry=replace(reading, attempts=None, origin=why, judged=False)))
+    return named

@@ -37,7 +37,7 @@ from detlint.readers.python.fixture_params import (
 )
 from detlint.readers.python.fixtures import FixtureMarksLookup, is_fixture, no_fixture_marks
 from detlint.readers.python.helper_reach import may_reach_retries
-from detlint.readers.python.helper_retries import Helper, HelperRetries
+from detlint.readers.python.helper_retries import Helper, HelperRetries, beside_trials
 from detlint.readers.python.helper_skips import helper_skips
 from detlint.readers.python.installed_classes import installed_tests
 from detlint.readers.python.marks import (
@@ -180,8 +180,11 @@ class ModuleScanner:
         # The functions the test calls (its class's methods, functions its body defines):
         # retry decorators on those that hold its checks, skips in those it calls first.
         callee = functools.partial(reader.called.of_test, self._bound(classes), function)
-        if facts.trials.span is None and reader.reach_helpers:
-            own += self.helper_retries.of(function, reader.index, callee)
+        if reader.reach_helpers:
+            retried = self.helper_retries.of(function, reader.index, callee)
+            if facts.trials.span is not None:  # a figure would cover the trials it does not retry
+                retried = beside_trials(retried, facts.trials.span.line)
+            own += retried
         own += helper_skips(function, callee)
         lineage = [
             klass
