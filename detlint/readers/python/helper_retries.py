@@ -28,7 +28,9 @@ import ast
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
+from detlint.base.span import Span
 from detlint.readers.python.facts import Mark, RetryReading
 from detlint.readers.python.method_helpers import RECEIVERS
 from detlint.readers.python.module_index import Function, ModuleIndex
@@ -53,6 +55,19 @@ _LOOPS = (
 # (line 12)", or "through check_x (line 12) from run_all" when the test calls it
 # through ``run_all``.
 _STEP = re.compile(r"through (\w+) \(line (\d+)\)(?: from [\w, ]+)?")
+
+
+class _Trials(Protocol):
+    @property
+    def span(self) -> Span | None: ...
+
+
+class HasTrials(Protocol):
+    """What a test says of its trial loop: where it is, when it has one."""
+
+    @property
+    def trials(self) -> _Trials: ...
+
 
 DecoratorMarks = Callable[[Sequence[ast.expr]], list[Mark]]
 
@@ -256,13 +271,16 @@ def _calls(nodes: Sequence[ast.AST], looped: bool) -> Iterator[tuple[ast.Call, b
         stack.extend((child, deeper) for child in reversed(children(node)))
 
 
-def beside_trials(marks: list[Mark], line: int) -> list[Mark]:
-    """The retry marks of the functions a test calls when the test also runs a trial
-    loop (at ``line``): an attempt count would describe the retried function's checks,
-    not the trials the loop runs of its own, so each mark is named without a figure."""
+def beside_trials(marks: list[Mark], facts: HasTrials) -> list[Mark]:
+    """The retry marks of the functions a test calls, each named without a figure when
+    the test also runs a trial loop: an attempt count would describe the retried
+    function's checks, not the trials the loop runs of its own."""
+    loop = facts.trials.span
+    if loop is None:
+        return marks
     why = (
-        f"the test also runs a trial loop (line {line}) whose checks it does not retry "
-        "the same way: one attempt count does not describe the test"
+        f"the test also runs a trial loop (line {loop.line}) whose checks it "
+        "does not retry the same way: one attempt count does not describe the test"
     )
     named: list[Mark] = []
     for mark in marks:

@@ -180,11 +180,8 @@ class ModuleScanner:
         # The functions the test calls (its class's methods, functions its body defines):
         # retry decorators on those that hold its checks, skips in those it calls first.
         callee = functools.partial(reader.called.of_test, self._bound(classes), function)
-        if reader.reach_helpers:
-            retried = self.helper_retries.of(function, reader.index, callee)
-            if facts.trials.span is not None:  # a figure would cover the trials it does not retry
-                retried = beside_trials(retried, facts.trials.span.line)
-            own += retried
+        if reader.reach_helpers:  # named without a figure beside a trial loop of its own
+            own += beside_trials(self.helper_retries.of(function, reader.index, callee), facts)
         own += helper_skips(function, callee)
         lineage = [
             klass
