@@ -89,6 +89,18 @@ for _ in range(5):
             NO_LOOP,
         ),
         ("out = kernel(items)\nfor _ in range(3):\n    assert out.status == 1", NO_LOOP),
+        # The lines of one output, each trimmed and compared: parts of one result.
+        (
+            "out = run(cmd).stdout.splitlines()\nfor got, want in zip(out, EXPECTED):\n"
+            "    got = got.rstrip()\n    want = want.removesuffix(' ')\n    assert got == want",
+            NO_LOOP,
+        ),
+        # A line the iteration runs code to get is a fresh result.
+        (
+            "for want in EXPECTED:\n    got = run(cmd).stdout.rstrip()\n    assert got == want",
+            "the loop over `EXPECTED` (line 10) checks each item; detlint cannot count them, "
+            "so the figures are per item checked",
+        ),
     ],
 )
 def test_code_run_between_checks_makes_trials(tmp_path, body, trials):
