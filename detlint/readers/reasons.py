@@ -252,8 +252,8 @@ FLAKY_TERMS: tuple[FlakyTerm, ...] = (*_FAILING_TERMS, *ALONE_TERMS)
 # holds one of these once lowercased.
 FLAKY_STEMS: tuple[str, ...] = tuple(dict.fromkeys(term.stem for term in FLAKY_TERMS))
 
-# What makes "unstable" numerics or a difference between implementations rather than
-# chance, anywhere in the reason or its comment: "Too unstable across LAPACKs." (scipy),
+# What makes "unstable" (or "inconsistent") numerics or a difference between
+# implementations rather than chance, anywhere in the reason or its comment: "Too unstable across LAPACKs." (scipy),
 # "Test unstable on some platforms; see gh-17839" (scipy: a failure on i386), "unstable
 # in float32", "ill-conditioned". A platform named alone keeps it flaky: "unstable on
 # Windows" (testplan: a race), "Unstable on Apple Mobile" (CPython: fds of background
@@ -263,6 +263,8 @@ _DIFFERS = re.compile(
     r"tolerances?|rtol|atol|ill[- ]conditioned|condition numbers?|round(?:ing|-?off)|"
     r"across(?! (?:\w+ )?(?:runs?|reruns?|executions?|invocations?|attempts?|ci|jobs?)\b)|"
     r"lapacks?|blas|openblas|mkl|i[36]86|32[- ]?bits?|"
+    # a system that "became unstable" blew up (a simulation, a solver): its dynamics
+    r"(?:bec(?:ame|omes?|oming)|goes|went|gone|turn(?:s|ed)?) unstable|"
     r"on (?:some|certain|various|different|several|many|most|a few) (?:\w+ )?"
     r"(?:platforms?|architectures?|arch(?:e?s)?|machines?|systems?|compilers?|cpus?))"
     r"(?![a-z0-9])",
@@ -272,6 +274,10 @@ _DIFFERS = re.compile(
 # A word of the vocabulary that a negation just before takes back: "not flaky anymore",
 # "no longer flaky", "isn't racy", "non-flaky".
 _NEGATED = re.compile(r"(?:\bnot|\bno longer|\bno more|n't|\bnever|\bnon)[ -](?:\w+ )?$", re.I)
+# A reason that speaks of support gates the test on a capability, and its nondeterminism
+# words name the feature: "Nondeterministic expressions are supported from Spark 3.3.1",
+# "Generate supports nondeterministic inputs from Spark 3.5.1" (spark-rapids).
+_SUPPORT = re.compile(r"(?<![a-z0-9])(?:un)?support(?:s|ed)?(?![a-z0-9])", re.I)
 # A reason that speaks of a determinism setting gates the test on it, and its
 # nondeterminism words describe the code ("Skipped when NVTE_ALLOW_NONDETERMINISTIC_ALGO=0
 # due to atomic_add nondeterminism", TransformerEngine).
@@ -343,8 +349,9 @@ def says_flaky(reason: str, comment: str = "", subjects: tuple[str, ...] = ()) -
     (jax), the reason says why and the comment speaks of something else; a ``# flaky``
     on a bare marker, or on a call with no reason, is the reason.
 
-    "unstable" is numerics or a difference between implementations where the reason
-    or comment says so (``_DIFFERS``), and names the case a test checks when every test
+    "unstable" and "inconsistent" are numerics or a difference between implementations
+    where the reason or comment says so (``_DIFFERS``: "inconsistent results at high
+    precision"), and "unstable" names the case a test checks when every test
     it marks (``subjects``, their names) is named for it: ``xfail(reason='unstable')``
     on scipy's ``test_cubic_deriv_unstable``, a fit that goes wrong every time.
     """
@@ -364,9 +371,9 @@ def _said(text: str, pattern: re.Pattern[str], differs: bool) -> str | None:
             if _NEGATED.search(text, max(0, match.start() - 30), match.start()):
                 continue
             word = match.group(0).lower()
-            if "determin" in word and _DETERMINISM_SETTING.search(text):
+            if "determin" in word and (_DETERMINISM_SETTING.search(text) or _SUPPORT.search(text)):
                 continue
-            if word.startswith("unstabl") and differs:
+            if word.startswith(("unstabl", "inconsisten")) and differs:
                 continue
             return match.group(0)
     return None
