@@ -253,11 +253,12 @@ FLAKY_TERMS: tuple[FlakyTerm, ...] = (*_FAILING_TERMS, *ALONE_TERMS)
 FLAKY_STEMS: tuple[str, ...] = tuple(dict.fromkeys(term.stem for term in FLAKY_TERMS))
 
 # What makes "unstable" (or "inconsistent") numerics or a difference between
-# implementations rather than chance, anywhere in the reason or its comment: "Too unstable across LAPACKs." (scipy),
-# "Test unstable on some platforms; see gh-17839" (scipy: a failure on i386), "unstable
-# in float32", "ill-conditioned". A platform named alone keeps it flaky: "unstable on
-# Windows" (testplan: a race), "Unstable on Apple Mobile" (CPython: fds of background
-# threads), "unstable on architectures other than x86_64" (sssd).
+# implementations rather than chance, anywhere in the reason or its comment: "Too
+# unstable across LAPACKs." (scipy), "Test unstable on some platforms; see gh-17839"
+# (scipy: a failure on i386), "unstable in float32", "ill-conditioned". A platform named
+# alone keeps it flaky: "unstable on Windows" (testplan: a race), "Unstable on Apple
+# Mobile" (CPython: fds of background threads), "unstable on architectures other than
+# x86_64" (sssd).
 _DIFFERS = re.compile(
     r"(?<![a-z0-9])(?:numeric(?:al|ally)?|precision|float(?:16|32|64|128)|"
     r"tolerances?|rtol|atol|ill[- ]conditioned|condition numbers?|round(?:ing|-?off)|"
