@@ -25,6 +25,9 @@ def mark_reason(mark: Mark) -> str:
     reason = mark.keyword("reason")
     if isinstance(reason, str):
         return reason
+    message = mark.keyword("msg")  # pytest.skip's keyword before pytest 7 named it reason
+    if mark.kind == "skip-call" and isinstance(message, str):
+        return message
     positional = mark.positional()
     if mark.kind in ("skip-call", "xfail-call", "skip") and positional:
         first = positional[0]

@@ -3,11 +3,12 @@
 Marks reach a test from its own decorators, its class and the classes it inherits from
 (decorators and the class ``pytestmark``), the module ``pytestmark``, ``pytest.param(...,
 marks=...)`` entries of its parametrization, imperative ``pytest.xfail()`` / ``pytest.skip()``
-calls in its body and in the fixtures it uses (``body_marks``). The closest mark comes first,
-the order in which pytest's ``get_closest_marker`` sees them. Which functions and classes are
-tests follows pytest's collection rules (``test_classes``, and the configured patterns in
-``options``). A module also exports what other modules can use: mark aliases (``gpu_flaky
-= pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that return a trial count.
+calls in its body and in the fixtures it uses (``body_marks``) or at the module's top level
+(``module_skips``). The closest mark comes first, the order in which pytest's
+``get_closest_marker`` sees them. Which functions and classes are tests follows pytest's
+collection rules (``test_classes``, and the configured patterns in ``options``). A module
+also exports what other modules can use: mark aliases (``gpu_flaky = pytest.mark.flaky(
+reruns=2)`` in conftest.py) and fixtures that return a trial count.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from detlint.readers.python.marks import (
 )
 from detlint.readers.python.module_exports import ForeignLookup, ModuleExports, no_foreign_module
 from detlint.readers.python.module_index import Function, ModuleIndex, index_module
+from detlint.readers.python.module_skips import module_skips
 from detlint.readers.python.named_wraps import ModuleWraps, WrapsLookup, no_wraps, unlisted
 from detlint.readers.python.narrowed import Narrowed
 from detlint.readers.python.options import (
@@ -129,7 +131,8 @@ class ModuleScanner:
         return marks
 
     def _module_marks(self) -> Applied:
-        marks: list[Mark] = []
+        # Its ``pytestmark``, and a top-level ``pytest.skip(..., allow_module_level=True)``.
+        marks = module_skips(self.index, self.marks)
         for expression in self.index.pytestmark:
             found = self.marks.applied(expression, "module")
             guard = self.index.pytestmark_guards.get(id(expression))
@@ -267,10 +270,9 @@ class ModuleScanner:
         if isinstance(flag, ast.Constant) and flag.value is False:
             return []
         module = self._module_marks()
-        options = self.options
         tests = []
         for name, function in self.index.functions.items():
-            if matches_name(name, options.python_functions) and not is_fixture(
+            if matches_name(name, self.options.python_functions) and not is_fixture(
                 self.index, function
             ):
                 tests.append(self._test(function, [], module))
@@ -341,9 +343,8 @@ class ModuleScanner:
 
     def fixture_trials(self, name: str) -> TrialCount | None:
         function = self.index.functions.get(name)
-        if function is None or not is_fixture(self.index, function):
-            return None
-        return self.trials.fixture_trials(function)
+        fixture = function if function is not None and is_fixture(self.index, function) else None
+        return None if fixture is None else self.trials.fixture_trials(fixture)
 
 
 def scan_module(
@@ -385,8 +386,7 @@ def scan_module(
         conftest_fixtures,
         knob_imports or may_reach_retries(index, options.retry_names),
     )
-    filename = path.rsplit("/", 1)[-1]
-    collected = named or is_test_module(filename, options.python_files)
+    collected = named or is_test_module(path.rsplit("/", 1)[-1], options.python_files)
     exports = ModuleExports(scanner)
     wraps = scanner.named.own if collected else list(exports.hook_wraps)  # unlisted: judged once
     facts = ModuleFacts(

@@ -220,8 +220,9 @@ def _kept(
     """Which top-level blocks can matter: those holding a token, imports, guarded
     imports, ``__test__``, blocks using a name that stands for a knob, and what kept
     blocks refer to or check with. None when a module ``pytestmark`` (at the top level
-    or in a branch of an ``if``/``try``/``with``) can apply a knob: it reaches every
-    test, though they hold no token themselves, so the whole file is parsed."""
+    or in a branch of an ``if``/``try``/``with``) can apply a knob, or a top-level
+    statement can skip the module: it reaches every test, though they hold no token
+    themselves, so the whole file is parsed."""
     words = Words(blocks)
     defined = level.defined
     # Names that stand for a knob (`gpu_flaky = pytest.mark.flaky(...)`, a wrapper
@@ -248,6 +249,8 @@ def _kept(
         )
     ):
         return None
+    if any(_skips_module(s) for s in stripped):
+        return None
     keep = [
         token
         or s.startswith(("import ", "from "))
@@ -266,6 +269,15 @@ def _kept(
     ]
     keep = _referenced_closure(keep, words, defined, set(), candidates, branches)
     return _with_redefinitions(_checked_by_loops(level, keep, words), defined)
+
+
+def _skips_module(stripped: str) -> bool:
+    """Whether a top-level block, not a definition, may skip every test of the module as
+    it is imported (``module_skips``): like a module ``pytestmark``, it reaches tests
+    holding no token."""
+    if stripped.startswith((*_DEFINITIONS, "import ", "from ")):
+        return False
+    return "allow_module_level" in stripped or ("SkipTest" in stripped and "raise" in stripped)
 
 
 # A knob's argument that names a function whose code decides what it hides: flaky's

@@ -34,6 +34,7 @@ KNOB_TOKENS = (
     b"backoff",
     b"add_marker",
     b"quarantin",
+    b"allow_module_level",  # a module that skips all its tests from its top level
 )
 TRIAL_TOKENS = (b"getenv", b"environ")
 # What a helper or conftest.py that exports more than a knob holds: a trial count read

@@ -85,6 +85,10 @@ def test_crlf_text_stays_crlf():
     "text",
     [
         "import pytest\npytestmark = pytest.mark.flaky\n\ndef test_a():\n    pass\n\nx = 1\n",
+        # A top-level skip of the whole module reaches tests that hold no token.
+        "import pytest\nif X:\n    pytest.skip('r', allow_module_level=True)\n\n"
+        "def test_a():\n    pass\n\nx = 1\n",
+        "import unittest\nraise unittest.SkipTest('r')\n\ndef test_a():\n    pass\n\nx = 1\n",
         "def broken(:\n    pass\n",
         "x = (\n",
     ],
