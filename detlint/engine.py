@@ -23,6 +23,7 @@ from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, unique_problems
 from detlint.readers.ci import YAML_SUFFIXES
 from detlint.readers.project.discovery import Discovery, discover
+from detlint.readers.project.exclusions import DEFAULT_VENDORED
 from detlint.readers.project.scope import PYTEST_CONFIG_FILES, may_rerun, options_for_run, widened
 from detlint.readers.project.settings import Settings
 from detlint.readers.python.options import ScanOptions
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
     from detlint.readers.project.pytest_configs import PytestConfigs
+    from detlint.readers.project.vendored_runs import NamedSubtree
     from detlint.readers.python.facts import ModuleFacts
     from detlint.rules.finding import Finding
 
@@ -60,6 +62,8 @@ class Analysis:
     # Pipelines of systems detlint does not read (Azure Pipelines): (path, system).
     not_read: tuple[tuple[str, str], ...] = ()
     vendored: tuple[str, ...] = ()  # vendored directories skipped, as displayed
+    # Their subtrees read since the repository runs tests there (root-relative).
+    vendored_read: tuple[NamedSubtree, ...] = ()
     # The run's pytest configs, for the audit's questions about a test's directory.
     pytest_configs: PytestConfigs | None = None
     # The rules the run ran (None: every rule), for the audit's account of silent knobs.
@@ -118,6 +122,8 @@ def discover_files(paths: Sequence[Path], cwd: Path, settings: Settings) -> Disc
         default_excludes=default_excludes,
         force_exclude=settings.force_exclude,
         unsaved=unsaved_paths(),
+        # A list of the user's own says what is vendored: no configuration line overrides it.
+        vendored_runs=tuple(settings.vendored_dirs) == DEFAULT_VENDORED,
     )
 
 
@@ -133,7 +139,9 @@ def analyse(
     """Analyse ``paths``, saying through ``progress`` how far each phase has got."""
     request = Request(widened(paths, cwd), cwd, settings, selected, cache, progress)
     discovery = discover_files(request.paths, cwd, settings)
-    repository = Repository(discovery.root, cwd, settings, jobs or default_jobs())
+    repository = Repository(
+        discovery.root, cwd, settings, jobs or default_jobs(), bool(discovery.vendored_read)
+    )
     read = read_repository(request, discovery, repository)
     composed = compose_tests(request, read, repository)
     ci = compose_ci(request, read, composed, repository)
@@ -173,6 +181,7 @@ def analyse(
         ci=ci,
         not_read=read.not_read,
         vendored=discovery.vendored,
+        vendored_read=discovery.vendored_read,
         pytest_configs=repository.configs_read,
         selected=request.selected,
     )
