@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.base.paths import display_path
+from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, Span
 from detlint.readers.project.exclusions import (
     DEFAULT_EXCLUDES,
@@ -35,6 +36,7 @@ from detlint.readers.project.tree_walk import path_order, reason, relative, walk
 
 if TYPE_CHECKING:
     from detlint.readers.project.git_listing import GitListing
+    from detlint.readers.project.settings import Settings
     from detlint.readers.project.vendored_runs import NamedSubtree
 
 
@@ -107,6 +109,25 @@ def _missing(target: str, error: OSError) -> str:
     if isinstance(error, FileNotFoundError):
         return _BROKEN_LINK if os.path.islink(target) else _NOT_FOUND
     return f"cannot read: {reason(error)}"
+
+
+def discover_files(paths: Sequence[Path], cwd: Path, settings: Settings) -> Discovery:
+    """The files a check of ``paths`` (already widened) reads, as ``settings`` scope
+    them. ``--show-files`` lists exactly these, so it is one function. A
+    ``vendored-dirs`` list of the user's own says what is vendored: no configuration
+    line reads into it."""
+    default_excludes, exclude = settings.walk_excludes()
+    return discover(
+        list(paths) or [cwd],
+        cwd,
+        exclude=exclude,
+        respect_gitignore=settings.respect_gitignore,
+        vendored=settings.vendored_dirs,
+        default_excludes=default_excludes,
+        force_exclude=settings.force_exclude,
+        unsaved=unsaved_paths(),
+        vendored_runs=tuple(settings.vendored_dirs) == DEFAULT_VENDORED,
+    )
 
 
 def discover(

@@ -15,7 +15,9 @@ import detlint.readers.project.vendored_runs as vendored_runs
 from detlint.readers.project.discovery import clear_cache
 from detlint.readers.project.vendored_runs import NamedSubtree, named_subtrees
 
-FLAKY_SKIP = 'import pytest\n\n\n@pytest.mark.skip(reason="flaky")\ndef test_a():\n    assert True\n'
+FLAKY_SKIP = (
+    'import pytest\n\n\n@pytest.mark.skip(reason="flaky")\ndef test_a():\n    assert True\n'
+)
 SKIP_MESSAGE = (
     "test skipped as 'flaky': it never runs, so a 10% violation is never reported "
     "(was 10.0%) and nothing shows it (1 attempt, no trial loop recognised)"
@@ -54,7 +56,8 @@ def test_a_workflows_pytest_target_in_a_vendored_directory_is_read(tmp_path):
     audit = run_audit(repo)
     assert audit["skipped"] == [{"path": "third_party", "why": "vendored"}]
     [read] = audit["vendored_read"]
-    assert read["path"] == "third_party/foo/tests" and read["read"] is True
+    assert read["path"] == "third_party/foo/tests"
+    assert read["read"] is True
     assert read["named_by"]["path"] == ".github/workflows/ci.yml"
     assert read["named_by"]["text"] == "python -m pytest -v third_party/foo/tests"
     lines = (repo / ".github/workflows/ci.yml").read_text().splitlines()
@@ -94,7 +97,8 @@ def test_testpaths_pointing_into_a_vendored_directory_is_read(tmp_path):
     assert _findings(document) == _own_and("vendor/x/tests/test_x.py")
     [read] = run_audit(repo)["vendored_read"]
     assert read["path"] == "vendor/x/tests"
-    assert read["named_by"]["path"] == "pyproject.toml" and read["named_by"]["line"] == 2
+    assert read["named_by"]["path"] == "pyproject.toml"
+    assert read["named_by"]["line"] == 2
 
 
 def test_ini_testpaths_on_continuation_lines_are_read(tmp_path):
@@ -161,7 +165,8 @@ def test_a_submodule_named_by_ci_stays_unread_and_the_audit_says_why(tmp_path):
     _, document = run_check(repo)
     assert _findings(document) == _own_and()
     [read] = run_audit(repo)["vendored_read"]
-    assert read["path"] == "third_party/sub/tests" and read["read"] is False
+    assert read["path"] == "third_party/sub/tests"
+    assert read["read"] is False
     assert read["not_read"] == "a submodule or nested repository: another repository's"
 
 
