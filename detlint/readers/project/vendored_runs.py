@@ -49,6 +49,9 @@ _YAML_SUFFIXES = (".yml", ".yaml")
 _SPLIT = re.compile(r"""[\s"'`,;()\[\]|&]+""")
 # A variable or the workspace standing for the repository root before a path.
 _ROOT_PREFIX = re.compile(r"^(?:\$\{?\w+\}?/|\}\}/|\./)+")
+# A line that starts another shell: a YAML step or key, a Makefile target.
+_STEP_START = re.compile(r"^\s*(?:- |[\w.-]+:(?:\s|$))")
+_SUBMODULE_PATH = re.compile(r"^\s*path\s*=\s*(\S+)\s*$", re.MULTILINE)
 _TESTPATHS = re.compile(r"^\s*testpaths\s*[=:]")
 _CHANGE_DIR = frozenset({"cd", "pushd", "working-directory:", "--rootdir"})
 # pytest options whose next word is a path pytest does not collect tests from.
@@ -98,11 +101,14 @@ def named_subtrees(
 ) -> tuple[NamedSubtree, ...]:
     """The subtrees of the ``skipped`` vendored directories (relative) that the run
     configuration among ``files`` (absolute) names, first naming line of each kept;
-    ``kept`` holds git's submodules and nested repositories (relative)."""
+    ``kept`` holds git's submodules and nested repositories (relative), to which those
+    ``.gitmodules`` declares are added."""
     needles = {posixpath.basename(v).encode() + b"/" for v in skipped}
+    kept = kept | submodule_paths(root)
     found: dict[str, NamedSubtree] = {}
+    prefix = os.path.join(root, "")
     for path in files:
-        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        rel = path.removeprefix(prefix).replace(os.sep, "/")
         if not may_name_runs(rel):
             continue
         try:
@@ -139,7 +145,9 @@ def _named_words(rel: str, text: str) -> Iterator[tuple[int, str, str]]:
     tests run: a pytest target, a directory changed into before pytest runs, an
     entry of ``testpaths``."""
     lines = text.splitlines()
-    is_config = posixpath.basename(rel).lower() in _PYTEST_CONFIGS
+    name = posixpath.basename(rel).lower()
+    is_config = name in _PYTEST_CONFIGS
+    shell = not (name in ("makefile", "gnumakefile") or name.endswith(".mk"))
     in_testpaths = False
     for index, raw in enumerate(lines):
         stripped = raw.strip()
@@ -157,11 +165,11 @@ def _named_words(rel: str, text: str) -> Iterator[tuple[int, str, str]]:
                 in_testpaths = "]" not in stripped
                 continue
             in_testpaths = False
-        for word in _command_words(stripped, lines, index):
+        for word in _command_words(stripped, lines, index, shell):
             yield index + 1, word, stripped
 
 
-def _command_words(stripped: str, lines: list[str], index: int) -> Iterator[str]:
+def _command_words(stripped: str, lines: list[str], index: int, shell: bool) -> Iterator[str]:
     """The targets of a pytest command on this line, and the directory a ``cd`` on it
     changes into when pytest runs after it (on the line, or on a later line of the file
     before the next change of directory)."""
@@ -169,7 +177,7 @@ def _command_words(stripped: str, lines: list[str], index: int) -> Iterator[str]
     runs = next((i for i, word in enumerate(words) if _runs_pytest(word)), None)
     for i, word in enumerate(words):
         if word in _CHANGE_DIR and i + 1 < len(words):
-            if word == "--rootdir" or _pytest_follows(words[i + 2 :], lines, index):
+            if word == "--rootdir" or _pytest_follows(words[i + 2 :], lines, index, shell):
                 yield words[i + 1]
         elif word.startswith("--rootdir="):
             yield word.partition("=")[2]
@@ -196,12 +204,17 @@ def _runs_pytest(word: str) -> bool:
     return "pytest" in lower or "py.test" in lower
 
 
-def _pytest_follows(rest: list[str], lines: list[str], index: int) -> bool:
+def _pytest_follows(rest: list[str], lines: list[str], index: int, shell_lines: bool) -> bool:
+    """Whether pytest runs in the directory a ``cd`` changed into: later on its line,
+    or (``shell_lines``: the lines run in one shell, not Makefile recipe lines) on a
+    later line before the next change of directory or the next step or target."""
     if any(_runs_pytest(word) for word in rest):
         return True
-    for later in lines[index + 1 :]:
+    for later in lines[index + 1 :] if shell_lines else ():
         words = _SPLIT.split(later.strip())
         if any(word in ("cd", "pushd", "working-directory:") for word in words):
+            return False
+        if _STEP_START.match(later):  # a YAML step, a Makefile target: another shell
             return False
         if not later.lstrip().startswith("#") and any(_runs_pytest(word) for word in words):
             return True
@@ -223,6 +236,17 @@ def _subtree(root: str, rel: str, word: str, skipped: Sequence[str]) -> str | No
             named = posixpath.dirname(named)
         return named
     return None
+
+
+def submodule_paths(root: str) -> frozenset[str]:
+    """The paths ``.gitmodules`` declares (relative): submodules even where a checkout
+    did not clone them or holds no ``.git`` of theirs."""
+    try:
+        with open(os.path.join(root, ".gitmodules"), encoding="utf-8", errors="replace") as file:
+            text = file.read(_MAX_BYTES)
+    except OSError:
+        return frozenset()
+    return frozenset(m.group(1).strip("/") for m in _SUBMODULE_PATH.finditer(text))
 
 
 def _in_submodule(root: str, named: str, skipped: Sequence[str], kept: frozenset[str]) -> bool:

@@ -218,3 +218,39 @@ def test_which_words_of_a_line_name_a_test_run(tmp_path, line, named):
     repo = written_repository(tmp_path, {**BASE, "run.sh": line + "\n"})
     found = named_subtrees(str(repo), [str(repo / "run.sh")], ["third_party"])
     assert [subtree.path for subtree in found] == named
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "named"),
+    [
+        # Each recipe line runs in a shell of its own: the cd is over before pytest runs.
+        ("Makefile", "gen:\n\tcd third_party/foo/tests; npm ci\n\tpytest tests\n", []),
+        ("Makefile", "t:\n\tcd third_party/foo/tests && $(PYTEST) .\n", ["third_party/foo/tests"]),
+        # A later step of a workflow runs in a shell of its own too.
+        (
+            ".github/workflows/ci.yml",
+            "jobs:\n  t:\n    steps:\n      - run: cd third_party/foo/tests\n      - run: pytest\n",
+            [],
+        ),
+        (
+            ".github/workflows/ci.yml",
+            "jobs:\n  t:\n    steps:\n      - run: |\n          cd third_party/foo/tests\n"
+            "          python -m pytest .\n",
+            ["third_party/foo/tests"],
+        ),
+    ],
+)
+def test_a_cd_counts_when_pytest_runs_in_the_same_shell(tmp_path, name, text, named):
+    repo = written_repository(tmp_path, {**BASE, name: text})
+    found = named_subtrees(str(repo), [str(repo / name)], ["third_party"])
+    assert [subtree.path for subtree in found] == named
+
+
+def test_a_submodule_gitmodules_declares_is_another_repositorys(tmp_path):
+    gitmodules = '[submodule "foo"]\n    path = third_party/foo\n    url = https://x/foo.git\n'
+    repo = written_repository(tmp_path, {**BASE, ".gitmodules": gitmodules})
+    (repo / "run.sh").write_text("pytest third_party/foo/tests\n")
+    [found] = named_subtrees(str(repo), [str(repo / "run.sh")], ["third_party"])
+    assert found.submodule
+    _, document = run_check(repo)
+    assert _findings(document) == _own_and()
