@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from detlint.base.cores import default_jobs
 from detlint.base.paths import display_paths
 from detlint.base.progress import NULL_PROGRESS, Progress
-from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, unique_problems
 from detlint.readers.ci import YAML_SUFFIXES
-from detlint.readers.project.discovery import Discovery, discover
+from detlint.readers.project.discovery import Discovery, discover_files
 from detlint.readers.project.scope import PYTEST_CONFIG_FILES, may_rerun, options_for_run, widened
 from detlint.readers.project.settings import Settings
 from detlint.readers.python.options import ScanOptions
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
     from detlint.readers.dependencies.declarations import PluginEvidence
     from detlint.readers.project.pytest_config import PytestConfig
     from detlint.readers.project.pytest_configs import PytestConfigs
+    from detlint.readers.project.vendored_runs import NamedSubtree
     from detlint.readers.python.facts import ModuleFacts
     from detlint.rules.finding import Finding
 
@@ -60,6 +60,7 @@ class Analysis:
     # Pipelines of systems detlint does not read (Azure Pipelines): (path, system).
     not_read: tuple[tuple[str, str], ...] = ()
     vendored: tuple[str, ...] = ()  # vendored directories skipped, as displayed
+    vendored_read: tuple[NamedSubtree, ...] = ()  # their subtrees read: tests run there
     # The run's pytest configs, for the audit's questions about a test's directory.
     pytest_configs: PytestConfigs | None = None
     # The rules the run ran (None: every rule), for the audit's account of silent knobs.
@@ -105,22 +106,6 @@ class Composed(NamedTuple):
     scripts: list[ScriptLink]  # test modules' own pytest.main runs, with their tests
 
 
-def discover_files(paths: Sequence[Path], cwd: Path, settings: Settings) -> Discovery:
-    """The files a check of ``paths`` (already :func:`widened`) reads, as ``settings``
-    scope them. ``--show-files`` lists exactly these, so it is one function."""
-    default_excludes, exclude = settings.walk_excludes()
-    return discover(
-        list(paths) or [cwd],
-        cwd,
-        exclude=exclude,
-        respect_gitignore=settings.respect_gitignore,
-        vendored=settings.vendored_dirs,
-        default_excludes=default_excludes,
-        force_exclude=settings.force_exclude,
-        unsaved=unsaved_paths(),
-    )
-
-
 def analyse(
     paths: Sequence[Path],
     cwd: Path,
@@ -134,6 +119,7 @@ def analyse(
     request = Request(widened(paths, cwd), cwd, settings, selected, cache, progress)
     discovery = discover_files(request.paths, cwd, settings)
     repository = Repository(discovery.root, cwd, settings, jobs or default_jobs())
+    repository.vendored_runs = bool(discovery.vendored_read)  # then files() holds them
     read = read_repository(request, discovery, repository)
     composed = compose_tests(request, read, repository)
     ci = compose_ci(request, read, composed, repository)
@@ -173,6 +159,7 @@ def analyse(
         ci=ci,
         not_read=read.not_read,
         vendored=discovery.vendored,
+        vendored_read=discovery.vendored_read,
         pytest_configs=repository.configs_read,
         selected=request.selected,
     )

@@ -81,7 +81,7 @@ def render_settings(resolved: Resolved, selected: Iterable[str], cwd: Path) -> s
 def render_files(settings: Settings, paths: Sequence[Path], cwd: Path) -> str:
     """The files a check of ``paths`` would read, one per line, as findings name them,
     and the paths it could not."""
-    from detlint.engine import discover_files
+    from detlint.readers.project.discovery import discover_files
     from detlint.readers.project.scope import widened
 
     discovery = discover_files(widened(paths, cwd), cwd, settings)

@@ -42,8 +42,13 @@ PARALLEL_THRESHOLD = 200
 class Repository:
     """What one run knows of the repository at ``root``, seen from ``cwd``."""
 
-    def __init__(self, root: Path, cwd: Path, settings: Settings, jobs: int) -> None:
+    def __init__(
+        self, root: Path, cwd: Path, settings: Settings, jobs: int, vendored_runs: bool = False
+    ) -> None:
         self.root = root
+        # Whether the run read vendored subtrees the repository runs tests in: then
+        # ``files()`` holds them (a run that read none never looks for them).
+        self.vendored_runs = vendored_runs
         self.cwd = cwd
         self.jobs = jobs
         self._configs: PytestConfigs | None = None
@@ -83,6 +88,7 @@ class Repository:
             vendored=settings.vendored_dirs,
             default_excludes=default_excludes,
             unsaved=unsaved_paths(),
+            vendored_runs=self.vendored_runs,
         )
 
     def script_files(self) -> tuple[str, ...]:

@@ -21,9 +21,10 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from detlint.base.paths import display_path
+from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, Span
 from detlint.readers.project.exclusions import (
     DEFAULT_EXCLUDES,
@@ -31,9 +32,12 @@ from detlint.readers.project.exclusions import (
     ExclusionRules,
     exclusion_rules,
 )
+from detlint.readers.project.tree_walk import path_order, reason, relative, walk
 
 if TYPE_CHECKING:
     from detlint.readers.project.git_listing import GitListing
+    from detlint.readers.project.settings import Settings
+    from detlint.readers.project.vendored_runs import NamedSubtree
 
 
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "pytest.ini", "tox.ini")
@@ -46,82 +50,19 @@ _BROKEN_LINK = "path does not exist (broken symbolic link)"
 @dataclass(frozen=True)
 class Discovery:
     """The outcome of expanding the user's paths: files to lint, paths that could not
-    be, and the vendored directories skipped (as displayed)."""
+    be, the vendored directories skipped (as displayed), and the parts of them read."""
 
     root: Path
     files: tuple[Path, ...]
     problems: tuple[Problem, ...]
     vendored: tuple[str, ...] = ()
+    # The vendored subtrees read because the repository runs tests there (root-relative).
+    vendored_read: tuple[NamedSubtree, ...] = ()
 
 
-def _reason(error: OSError) -> str:
-    """The OS's short reason in lower case ("permission denied"), without path or errno."""
-    reason = " ".join((error.strerror or type(error).__name__).split())
-    return reason[:1].lower() + reason[1:] if reason[1:2].islower() else reason
-
-
-def _walk(
-    start: str,
-    start_rel: str,
-    rules: ExclusionRules,
-    listing: GitListing | None,
-    files: set[str],
-    problems: list[tuple[str, str]],
-    vendored: list[str] | None = None,
-) -> None:
-    """Add every regular file under ``start`` to ``files``, following no symlinked directory.
-    Vendored directories skipped are added to ``vendored``.
-
-    ``start_rel`` is ``start`` relative to the root in POSIX form ("" for the root);
-    globs are matched against it extended by each entry's name. With a
-    ``listing``, files git ignores are dropped and ignored directories pruned.
-    """
-    stack: list[tuple[str, str, GitListing | None]] = [(start, start_rel, listing)]
-    while stack:
-        directory, rel, active = stack.pop()
-        try:
-            with os.scandir(directory) as iterator:
-                entries = list(iterator)
-        except OSError as error:
-            problems.append((directory, f"cannot read directory: {_reason(error)}"))
-            continue
-        prefix = f"{rel}/" if rel else ""
-        for entry in entries:
-            name = entry.name
-            child = prefix + name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if rules.skips_dir(name, child):
-                        continue
-                    nested = active is not None and child in active.kept
-                    if rules.vendored and (nested or rules.is_vendored(name, child)):
-                        if vendored is not None:  # a submodule, a nested repository
-                            vendored.append(entry.path)
-                        continue
-                    if active is None or nested:
-                        # Unfiltered; or a submodule or nested repository, kept whole.
-                        stack.append((entry.path, child, None))
-                    elif child in active.dirs:
-                        stack.append((entry.path, child, active))
-                    # else: nothing under it survives .gitignore; prune it unlisted
-                    continue
-                if rules.skips_file(name, child) or (
-                    active is not None and child not in active.kept
-                ):
-                    continue
-                if entry.is_file():  # follows a symlink; costs a stat only for symlinks
-                    files.add(entry.path)
-                # else: a broken symlink (a checkout's link into a build tree or a
-                # submodule not cloned: nothing to read, and nothing a maintainer acts
-                # on), a symlinked directory (never followed), FIFO, socket or device
-            except OSError as error:  # e.g. a symlink pointing at itself
-                problems.append((entry.path, f"cannot read: {_reason(error)}"))
-
-
-def _relative(path: str, root: str) -> str:
-    """``path`` relative to ``root`` in POSIX form, "" for the root itself."""
-    rel = os.path.relpath(path, root)
-    return "" if rel == "." else rel.replace(os.sep, "/")
+def _is_under_rel(path: str, directory: str) -> bool:
+    """Whether the relative POSIX ``path`` is ``directory`` or lies beneath it."""
+    return path == directory or path.startswith(directory + "/")
 
 
 def _is_under(path: str, directory: str) -> bool:
@@ -129,14 +70,6 @@ def _is_under(path: str, directory: str) -> bool:
         return os.path.commonpath([path, directory]) == directory
     except ValueError:  # different drives on Windows
         return False
-
-
-def _path_order(path: str) -> str:
-    """Sort key giving pathlib's order (by component) without building Path objects,
-    whose comparisons cost more than the rest of a large tree's listing: with the
-    separator as NUL, which sorts before any character a name can hold, comparing
-    the strings compares their components in turn."""
-    return path.replace(os.sep, "\0")
 
 
 def find_root(paths: Sequence[Path]) -> Path:
@@ -175,7 +108,26 @@ def _missing(target: str, error: OSError) -> str:
     """The message for an explicit path that ``stat`` cannot reach."""
     if isinstance(error, FileNotFoundError):
         return _BROKEN_LINK if os.path.islink(target) else _NOT_FOUND
-    return f"cannot read: {_reason(error)}"
+    return f"cannot read: {reason(error)}"
+
+
+def discover_files(paths: Sequence[Path], cwd: Path, settings: Settings) -> Discovery:
+    """The files a check of ``paths`` (already widened) reads, as ``settings`` scope
+    them. ``--show-files`` lists exactly these, so it is one function. A
+    ``vendored-dirs`` list of the user's own says what is vendored: no configuration
+    line reads into it."""
+    default_excludes, exclude = settings.walk_excludes()
+    return discover(
+        list(paths) or [cwd],
+        cwd,
+        exclude=exclude,
+        respect_gitignore=settings.respect_gitignore,
+        vendored=settings.vendored_dirs,
+        default_excludes=default_excludes,
+        force_exclude=settings.force_exclude,
+        unsaved=unsaved_paths(),
+        vendored_runs=tuple(settings.vendored_dirs) == DEFAULT_VENDORED,
+    )
 
 
 def discover(
@@ -188,6 +140,7 @@ def discover(
     default_excludes: Sequence[str] = DEFAULT_EXCLUDES,
     force_exclude: bool = False,
     unsaved: Sequence[str] = (),
+    vendored_runs: bool = True,
 ) -> Discovery:
     """Expand the user's paths (files and directories; ``[cwd]`` when empty) into files to lint.
 
@@ -201,32 +154,63 @@ def discover(
     paths, and by .gitignore unless git ignores the whole directory. ``git
     ls-files`` runs at most once, and only when a directory is to be walked.
     ``unsaved`` holds absolute paths whose text comes from elsewhere (standard
-    input): they count as files whether or not they exist on disk.
+    input): they count as files whether or not they exist on disk. With
+    ``vendored_runs``, the subtrees of skipped vendored directories that the
+    repository's configuration runs tests in are read (:func:`vendored_reads`).
     """
     base = os.path.abspath(cwd)
     targets = [os.path.normpath(os.path.join(base, os.fspath(p))) for p in paths] or [base]
     root = str(find_root([Path(t) for t in targets]))
-    expansion = _Expansion(
-        root, exclusion_rules(tuple(exclude), tuple(vendored), tuple(default_excludes))
-    )
+    key = (root, tuple(exclude), respect_gitignore, tuple(vendored), tuple(default_excludes))
+    expansion = _Expansion(root, exclusion_rules(*key[1:2], *key[3:]))
+    held: list[str] = []  # force-excluded for a vendored directory above them only
     for target in targets:
         if (
             force_exclude
             and target != root
             and _is_under(target, root)
-            and expansion.rules.skips_path(_relative(target, root))
+            and expansion.rules.skips_path(relative(target, root))
         ):
+            if not expansion.rules._replace(vendored=frozenset()).skips_path(
+                relative(target, root)
+            ):
+                held.append(target)
             continue
         if target in unsaved:
             expansion.files.add(target)
         else:
             expansion.add(target, respect_gitignore)
+    wanted = vendored_runs and (expansion.skipped or held)
+    named = _add_vendored_runs(expansion, held, key) if wanted else ()
     shown = sorted({(display_path(Path(p), cwd), message) for p, message in expansion.problems})
     return Discovery(
         root=Path(root),
-        files=tuple(Path(f) for f in sorted(expansion.files, key=_path_order)),
+        files=tuple(Path(f) for f in sorted(expansion.files, key=path_order)),
         problems=tuple(Problem(Span.file(path), message) for path, message in shown),
         vendored=tuple(sorted({display_path(Path(p), cwd) for p in expansion.skipped})),
+        vendored_read=named,
+    )
+
+
+def _add_vendored_runs(
+    expansion: _Expansion,
+    held: list[str],
+    key: tuple[str, tuple[str, ...], bool, tuple[str, ...], tuple[str, ...]],
+) -> tuple[NamedSubtree, ...]:
+    """Add the files of the vendored subtrees the repository runs tests in that lie under
+    a walked directory, or that a force-excluded path names; the subtrees so named."""
+    reads = vendored_reads(*key)
+    root = key[0]
+    kept = [target for target in held if target in reads.files]
+    expansion.files.update(kept)
+    for path in reads.files:
+        if any(_is_under(path, walked) for walked in expansion.walked):
+            expansion.files.add(path)
+    return tuple(
+        subtree
+        for subtree in reads.named
+        if any(_is_under(os.path.join(root, subtree.path), w) for w in expansion.walked)
+        or any(_is_under(target, os.path.join(root, subtree.path)) for target in kept)
     )
 
 
@@ -240,6 +224,7 @@ class _Expansion:
         self.files: set[str] = set()
         self.problems: list[tuple[str, str]] = []
         self.skipped: list[str] = []  # vendored directories
+        self.walked: list[str] = []  # directories walked
         self._listing: GitListing | None = None
         self._listed = False
 
@@ -260,12 +245,13 @@ class _Expansion:
                 from detlint.readers.project.git_listing import git_listing  # a directory only
 
                 self._listing, self._listed = git_listing(self.root), True
-            rel = _relative(target, self.root)
+            rel = relative(target, self.root)
             listing = self._listing
             active = listing if listing is not None and rel in listing.dirs else None
             if active is not None and rel in active.kept:  # the target is a submodule
                 active = None
-            _walk(target, rel, self.rules, active, self.files, self.problems, self.skipped)
+            self.walked.append(target)
+            walk(target, rel, self.rules, active, self.files, self.problems, self.skipped)
         else:
             self.problems.append((target, "not a regular file or directory; skipped"))
 
@@ -278,10 +264,13 @@ def repository_files(
     vendored: Sequence[str] = DEFAULT_VENDORED,
     default_excludes: Sequence[str] = DEFAULT_EXCLUDES,
     unsaved: Sequence[str] = (),
+    vendored_runs: bool = False,
 ) -> tuple[str, ...]:
     """Every file of the repository under ``root``, with the same exclusion rules as discover,
     as absolute paths in pathlib's order; ``unsaved`` paths (standard input's, as for
-    :func:`discover`) count among them whether or not they exist on disk yet.
+    :func:`discover`) count among them whether or not they exist on disk yet. With
+    ``vendored_runs`` (the run read some, see :func:`vendored_reads`), the files of the
+    vendored subtrees the repository runs tests in count too.
 
     Strings, not ``Path`` objects: a large repository lists thousands of files, and
     a run on one file (a pre-commit hook) keeps a few of them; building a ``Path``
@@ -294,18 +283,45 @@ def repository_files(
     changed since (long-lived processes, tests).
     """
     top = os.path.abspath(root)
-    listed = _repository_files(
-        top, tuple(exclude), respect_gitignore, tuple(vendored), tuple(default_excludes)
-    )
+    key = (top, tuple(exclude), respect_gitignore, tuple(vendored), tuple(default_excludes))
+    listed = _repository_files(*key, vendored_runs)
     if not unsaved:
         return listed
     rules = exclusion_rules(tuple(exclude), tuple(vendored), tuple(default_excludes))
     extra = {
         path
         for path in unsaved
-        if _is_under(path, top) and not rules.skips_path(_relative(path, top))
+        if _is_under(path, top) and not rules.skips_path(relative(path, top))
     }.difference(listed)
-    return tuple(sorted((*listed, *extra), key=_path_order)) if extra else listed
+    return tuple(sorted((*listed, *extra), key=path_order)) if extra else listed
+
+
+class _Listing(NamedTuple):
+    """A walk of the whole repository: its files (absolute, in pathlib's order), the
+    vendored directories it skipped (relative), and git's listing (None without git)."""
+
+    files: tuple[str, ...]
+    skipped: tuple[str, ...]
+    git: GitListing | None
+
+
+@functools.lru_cache(maxsize=16)
+def _repository_listing(
+    root: str,
+    exclude: tuple[str, ...],
+    respect_gitignore: bool,
+    vendored: tuple[str, ...],
+    default_excludes: tuple[str, ...],
+) -> _Listing:
+    from detlint.readers.project.git_listing import git_listing
+
+    listing = git_listing(root) if respect_gitignore else None
+    files: set[str] = set()
+    skipped: list[str] = []
+    rules = exclusion_rules(exclude, vendored, default_excludes)
+    walk(root, "", rules, listing, files, [], skipped)
+    skipped_rel = tuple(sorted({relative(path, root) for path in skipped}))
+    return _Listing(tuple(sorted(files, key=path_order)), skipped_rel, listing)
 
 
 @functools.lru_cache(maxsize=16)
@@ -315,15 +331,61 @@ def _repository_files(
     respect_gitignore: bool,
     vendored: tuple[str, ...],
     default_excludes: tuple[str, ...],
+    vendored_runs: bool,
 ) -> tuple[str, ...]:
-    from detlint.readers.project.git_listing import git_listing
+    key = (root, exclude, respect_gitignore, vendored, default_excludes)
+    listed = _repository_listing(*key).files
+    if vendored_runs and (read := vendored_reads(*key).files):
+        return tuple(sorted(read.union(listed), key=path_order))
+    return listed
 
-    listing = git_listing(root) if respect_gitignore else None
+
+class VendoredReads(NamedTuple):
+    """The subtrees of vendored directories the repository's configuration runs tests
+    in, and the files read there (absolute, with the conftests on the way down)."""
+
+    named: tuple[NamedSubtree, ...]
+    files: frozenset[str]
+
+
+@functools.lru_cache(maxsize=16)
+def vendored_reads(
+    root: str,
+    exclude: tuple[str, ...],
+    respect_gitignore: bool,
+    vendored: tuple[str, ...],
+    default_excludes: tuple[str, ...],
+) -> VendoredReads:
+    """What a walk of ``root`` reads in its vendored directories: nothing unless one
+    was skipped, and then only what :mod:`vendored_runs` finds named."""
+    from detlint.readers.project.vendored_runs import conftests_above, named_subtrees
+
+    listing = _repository_listing(root, exclude, respect_gitignore, vendored, default_excludes)
+    if not listing.skipped:
+        return VendoredReads((), frozenset())
+    git = listing.git
+    named = named_subtrees(root, listing.files, listing.skipped, git.kept if git else frozenset())
+    rules = exclusion_rules(exclude, vendored, default_excludes)
+    unvendored = rules._replace(vendored=frozenset())
     files: set[str] = set()
-    _walk(root, "", exclusion_rules(exclude, vendored, default_excludes), listing, files, [])
-    return tuple(sorted(files, key=_path_order))
+    for subtree in named:
+        if subtree.submodule or unvendored.skips_path(subtree.path + "/-"):
+            continue
+        top = next(v for v in listing.skipped if _is_under_rel(subtree.path, v))
+        for conftest in conftests_above(root, subtree.path, top):
+            if git is None or conftest in git.kept:
+                files.add(os.path.join(root, conftest))
+        start = os.path.join(root, subtree.path)
+        if not os.path.isdir(start):
+            if git is None or subtree.path in git.kept:
+                files.add(start)
+        elif git is None or subtree.path in git.dirs:
+            walk(start, subtree.path, rules, git, files, [])
+    return VendoredReads(named, frozenset(files))
 
 
 def clear_cache() -> None:
     """Forget cached repository listings, so that the next call sees the disk as it is now."""
+    _repository_listing.cache_clear()
     _repository_files.cache_clear()
+    vendored_reads.cache_clear()

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
     from detlint.engine import Analysis
     from detlint.readers.ci.facts import CiKnob
+    from detlint.readers.project.vendored_runs import NamedSubtree
     from detlint.rules.ci_census import KnobVerdict
 
 AUDIT_SCHEMA = "detlint.audit/1"
@@ -354,8 +355,21 @@ def audit_json(analysis: Analysis, reference_rate: float, target: float) -> dict
         "tests": tests,
         "ci": _ci_json(analysis, reference_rate),
         "skipped": [{"path": path, "why": "vendored"} for path in analysis.vendored],
+        "vendored_read": [_vendored_read_json(subtree) for subtree in analysis.vendored_read],
         "findings": [finding_json(finding) for finding in analysis.findings],
         "problems": [{"message": p.message, **_where(p.span)} for p in analysis.problems],
+    }
+
+
+def _vendored_read_json(subtree: NamedSubtree) -> dict[str, object]:
+    """A vendored subtree the repository runs tests in, and the line saying so (read
+    unless it is another repository's: a submodule or nested repository)."""
+    why = "a submodule or nested repository: another repository's" if subtree.submodule else ""
+    return {
+        "path": subtree.path,
+        "read": not subtree.submodule,
+        "named_by": {"path": subtree.source, "line": subtree.line, "text": subtree.text},
+        **({"not_read": why} if why else {}),
     }
 
 

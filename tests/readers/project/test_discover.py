@@ -422,7 +422,7 @@ def test_discovery_imports_nothing_heavy():
 )
 def test_listing_order_is_pathlibs(parts: list[list[str]]) -> None:
     """The listing's sort key orders paths as comparing their Path objects does."""
-    from detlint.readers.project.discovery import _path_order
+    from detlint.readers.project.tree_walk import path_order as _path_order
 
     paths = [os.path.join("/r", *components) for components in parts]
     assert sorted(paths, key=_path_order) == [str(p) for p in sorted(map(Path, paths))]
