@@ -341,18 +341,27 @@ class FixtureLookupForFile:
         return self.repository.skipping.of(os.path.dirname(own), own)
 
     def _conftests(self) -> Iterator[ModuleExports]:
-        """The conftest.py files that reach this file, nearest first."""
+        """The conftest.py files that reach this file, nearest first, each read when a
+        lookup gets that far."""
+        for conftest in self._conftest_paths:
+            exports = self.repository.exports(conftest)
+            if exports is not None:
+                yield exports
+
+    @functools.cached_property
+    def _conftest_paths(self) -> tuple[Path, ...]:
+        """Where they are, found once: every fixture of every test of the file asks."""
         own = os.path.abspath(self.path)
         directory = Path(own).parent
         root = Path(os.path.abspath(self.repository.root))
+        found: list[Path] = []
         for base in (directory, *directory.parents):
             conftest = base / "conftest.py"
             if str(conftest) != own and self.repository.exists(conftest):
-                exports = self.repository.exports(conftest)
-                if exports is not None:
-                    yield exports
+                found.append(conftest)
             if base == root:
                 break
+        return tuple(found)
 
     def __call__(self, name: str) -> TrialCount | None:
         for exports in self._conftests():
