@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,11 +79,13 @@ def dependency_listing(project: Path, every_file: Callable[[], Sequence[str]]) -
     project = Path(os.path.abspath(project))
     names = _listed(project)
     if names is None:
-        every = (Path(os.path.abspath(path)) for path in every_file())
+        # Strings: the fallback lists every file of the repository.
+        inside = os.path.join(str(project), "")
+        every = (os.path.abspath(path) for path in every_file())
         names = [
-            path.relative_to(project).as_posix()
+            path[len(inside) :].replace(os.sep, "/")
             for path in every
-            if project in path.parents and path.is_file()
+            if path.startswith(inside) and os.path.isfile(path)
         ]
     found: list[Path] = []
     installers: list[Path] = []
@@ -118,13 +121,17 @@ def _listed(project: Path) -> list[str] | None:
 _INSTALLER_GLOBS = tuple(spec.removeprefix(":(glob)**/") for spec in INSTALLER_PATHSPECS)
 
 
+# The globs as one pattern, matched against the base name, the whole name and any
+# tail of it after a slash (as ``fnmatchcase`` on each would be, once per file listed).
+_INSTALLER = re.compile(
+    "|".join(
+        fnmatch.translate(pattern) for glob in _INSTALLER_GLOBS for pattern in (glob, f"*/{glob}")
+    )
+)
+
+
 def is_installer(name: str) -> bool:
     """Whether a file (relative name, ``/``-separated) may install requirements files:
     a pipeline file, a Dockerfile, a shell script or a Makefile."""
     base = name.rsplit("/", 1)[-1]
-    return any(
-        fnmatch.fnmatchcase(base, glob)
-        or fnmatch.fnmatchcase(name, glob)
-        or fnmatch.fnmatchcase(name, f"*/{glob}")
-        for glob in _INSTALLER_GLOBS
-    )
+    return _INSTALLER.match(base) is not None or _INSTALLER.match(name) is not None

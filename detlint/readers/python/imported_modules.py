@@ -21,7 +21,9 @@ from detlint.readers.python.prefilter import Prefilter, retried_helpers
 class ImportedModules:
     """The repository files of imported modules, each looked up once per directory."""
 
-    def __init__(self, root: Path, exists: Callable[[Path], bool], prefilter: Prefilter) -> None:
+    def __init__(
+        self, root: Path, exists: Callable[[str | Path], bool], prefilter: Prefilter
+    ) -> None:
         self.root = root
         self.exists = exists
         self.prefilter = prefilter
@@ -37,20 +39,30 @@ class ImportedModules:
         return self._modules[key]
 
     def _find(self, module: str, importer: Path) -> Path | None:
+        # Strings, not Path objects: asked for every import of every file read.
         level = len(module) - len(module.lstrip("."))
         parts = [part for part in module.lstrip(".").split(".") if part]
-        directory = Path(os.path.abspath(importer)).parent
-        root = Path(os.path.abspath(self.root))
+        directory = os.path.dirname(os.path.abspath(importer))
         if level:
-            bases = [directory.parents[level - 2] if level > 1 else directory]
+            base = directory
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            bases = [base]
         else:
-            bases = [directory, *directory.parents]
-            bases = [base for base in bases if base == root or root in base.parents]
+            root = os.path.abspath(self.root)
+            inside = root if root.endswith(os.sep) else root + os.sep
+            bases = []
+            base = directory
+            while base == root or base.startswith(inside):
+                bases.append(base)
+                if base == root:
+                    break
+                base = os.path.dirname(base)
         for base in bases:
-            candidate = base.joinpath(*parts)
-            for path in (candidate.with_suffix(".py"), candidate / "__init__.py"):
+            candidate = os.path.join(base, *parts)
+            for path in (candidate + ".py", os.path.join(candidate, "__init__.py")):
                 if self.exists(path):
-                    return path
+                    return Path(path)
         return None
 
     def reexported(self, path: Path, name: str) -> str | None:

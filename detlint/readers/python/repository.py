@@ -78,7 +78,7 @@ class PythonRepository:
         self.wrapping = WrappingConftests(conftests, self.exports)
         self.params = ParamConftests(conftests, self.exports)
 
-    def exists(self, path: Path) -> bool:
+    def exists(self, path: str | Path) -> bool:
         """Whether a helper module or conftest.py is there to read (asked per import:
         no run lists the whole repository just to resolve a few names)."""
         key = str(path)
