@@ -24,8 +24,13 @@ _DECORATOR = re.compile(rb"^(?:    |\t)?@[ \t]*([A-Za-z_]\w*)", re.M)
 _BASES = re.compile(rb"^class[ \t]+\w+[ \t]*\(([^)]*)\)", re.M)
 _MODULE_MARK = re.compile(rb"^pytestmark[ \t]*\+?=([^\n]*)", re.M)
 _WORD = re.compile(rb"[A-Za-z_]\w*")
-# A called name, or the head of a called attribute chain (``utils.ensure_ready(``).
-_CALLED = re.compile(rb"(?<![\w.])([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)*[ \t]*\(")
+# What follows a called name, or the head of a called attribute chain
+# (``utils.ensure_ready(``): the chain's attributes, then the call's parenthesis.
+_CALL_TAIL = re.compile(rb"(?:\.[A-Za-z_]\w*)*[ \t]*\(")
+# The bytes that cannot come just before a called name that heads its chain.
+_NAME_BYTES = frozenset(
+    bytes([byte]) for byte in b"._0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
 _ALIAS = re.compile(rb"([A-Za-z_]\w*)(?:[ \t]+as[ \t]+([A-Za-z_]\w*))?")
 
 
@@ -54,14 +59,28 @@ def called_imports(data: bytes) -> list[tuple[str, str, str, bool]]:
     """``applied_imports`` for each imported name the file calls (never a base class)."""
     if b"import" not in data:
         return []
-    called = set(_CALLED.findall(data))
     found: list[tuple[str, str, str, bool]] = []
     for module, names in _FROM_IMPORT.findall(data):
         for name, local in _ALIAS.findall(names.strip(b"()")):
             used = local or name
-            if used in called:
+            if _called(data, used):
                 found.append((_text(module), _text(name), _text(used), False))
     return found
+
+
+def _called(data: bytes, name: bytes) -> bool:
+    """Whether ``data`` calls ``name`` or an attribute chain it heads (``name(``,
+    ``name.attr(``): each place the name is written is looked at, which costs a few
+    substring searches where a pattern for every call of the file costs a scan of it."""
+    start = data.find(name)
+    while start >= 0:
+        end = start + len(name)
+        if (start == 0 or data[start - 1 : start] not in _NAME_BYTES) and _CALL_TAIL.match(
+            data, end
+        ):
+            return True
+        start = data.find(name, end)
+    return False
 
 
 def _text(name: bytes) -> str:
