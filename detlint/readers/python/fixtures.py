@@ -48,7 +48,9 @@ def is_autouse(index: ModuleIndex, function: Function) -> bool:
 
 def fixtures_of(index: ModuleIndex, class_node: ast.ClassDef | None) -> list[tuple[str, Function]]:
     """The fixtures a test of this module (and class) can use without a conftest.py."""
-    found = [(n, f) for n, f in index.functions.items() if is_fixture(index, f)]
+    if index.fixtures is None:
+        index.fixtures = [(n, f) for n, f in index.functions.items() if is_fixture(index, f)]
+    found = list(index.fixtures)
     if class_node is not None:
         found += [
             (statement.name, statement)

@@ -56,6 +56,8 @@ class ModuleIndex:
     # The guard of each module-level ``pytestmark`` assignment, when it sits in a branch.
     pytestmark_guards: dict[int, str] = field(default_factory=dict)
     _bodies: dict[int, list[ast.AST]] = field(default_factory=dict)
+    # The module's own fixtures, found once (``fixtures.fixtures_of`` asks for each test).
+    fixtures: list[tuple[str, Function]] | None = None
 
     def _span(self, start: int, end: int) -> Span:
         line, column = self.code.position(start)

@@ -45,11 +45,18 @@ class ParamConftests:
         self._scopes: dict[str, Scope] = {}
         self._plugins: dict[tuple[str, ...], list[str]] = {}
         self._plugins_hold: dict[str, bool] = {}
+        self._chains: dict[str, tuple[tuple[str, bool], ...]] = {}
 
     def _chain(self, directory: str) -> tuple[tuple[str, bool], ...]:
         """The conftest.py files that reach a directory, nearest first, each with
         whether its bytes, or those of a ``pytest_plugins`` module it names, can hold
-        params."""
+        params (found once per directory: every test of its files asks)."""
+        found = self._chains.get(directory)
+        if found is None:
+            found = self._chains[directory] = self._find_chain(directory)
+        return found
+
+    def _find_chain(self, directory: str) -> tuple[tuple[str, bool], ...]:
         return tuple(
             (
                 path,

@@ -24,6 +24,7 @@ seed: imports, assignments of literals, pytest's own calls and skip guards.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
@@ -135,7 +136,12 @@ class ReplayFinder:
         return self._fixtures[key]
 
     def autouse(self) -> Replay | None:
-        """What the module's autouse fixtures replay (a conftest.py's, for the files it reaches)."""
+        """What the module's autouse fixtures replay (a conftest.py's, for the files it
+        reaches); the same for every test of the module, so found once."""
+        return self._autouse
+
+    @functools.cached_property
+    def _autouse(self) -> Replay | None:
         for name, function in self.index.functions.items():
             if is_fixture(self.index, function) and is_autouse(self.index, function):
                 found = self.of_fixture(name, function)

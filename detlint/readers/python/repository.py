@@ -73,7 +73,7 @@ class PythonRepository:
         self.modules = ImportedModules(root, self.exists, prefilter)
         self._displays: dict[str, Path] = {}
         self._exists: dict[str, bool] = {}
-        conftests = ConftestChain(root, self.exists)
+        self.conftests = conftests = ConftestChain(root, self.exists)
         self.skipping = SkippingConftests(conftests, self.exports)
         self.wrapping = WrappingConftests(conftests, self.exports)
         self.params = ParamConftests(conftests, self.exports)
@@ -344,24 +344,15 @@ class FixtureLookupForFile:
         """The conftest.py files that reach this file, nearest first, each read when a
         lookup gets that far."""
         for conftest in self._conftest_paths:
-            exports = self.repository.exports(conftest)
-            if exports is not None:
+            if (exports := self.repository.exports(conftest)) is not None:
                 yield exports
 
     @functools.cached_property
-    def _conftest_paths(self) -> tuple[Path, ...]:
+    def _conftest_paths(self) -> list[Path]:
         """Where they are, found once: every fixture of every test of the file asks."""
         own = os.path.abspath(self.path)
-        directory = Path(own).parent
-        root = Path(os.path.abspath(self.repository.root))
-        found: list[Path] = []
-        for base in (directory, *directory.parents):
-            conftest = base / "conftest.py"
-            if str(conftest) != own and self.repository.exists(conftest):
-                found.append(conftest)
-            if base == root:
-                break
-        return tuple(found)
+        chain = self.repository.conftests.of(os.path.dirname(own))
+        return [Path(conftest) for conftest, _ in chain if conftest != own]
 
     def __call__(self, name: str) -> TrialCount | None:
         for exports in self._conftests():
