@@ -107,6 +107,11 @@ class HelperRetries:
 
     def __init__(self) -> None:
         self._read: dict[int, list[Mark]] = {}
+        # Functions whose calls reach no retried function within so many more calls, by
+        # the function and the resolver of its calls: hundreds of tests call the same
+        # helpers, and most reach none. Kept only from a search no cycle cut short.
+        self._barren: dict[tuple[int, int, int], int] = {}
+        self._cut = False
         # Each body's calls, by the id of its statement list (kept alive beside it).
         self._walked: dict[int, tuple[Sequence[ast.AST], list[tuple[ast.Call, bool]]]] = {}
 
@@ -155,14 +160,26 @@ class HelperRetries:
         retried, or those a called function without a retry reaches in turn."""
         for call, inner in self._calls_in(nodes, looped):
             helper = callee(call)
-            if helper is None or id(helper.function) in seen:
+            if helper is None:
+                continue
+            if id(helper.function) in seen:
+                self._cut = True  # a cycle cut this search short: its result is not kept
                 continue
             if self._retries(helper):
                 yield _Reached(helper, inner, chain)
             elif len(chain) < _DEPTH - 1 and not _retried_at_all(helper):
+                left, key = _DEPTH - 1 - len(chain), _barren_key(helper)
+                if self._barren.get(key, -1) >= left:
+                    continue
                 seen.add(id(helper.function))
+                cut, self._cut, found = self._cut, False, False
                 name = (*chain, helper.function.name)
-                yield from self._reach(helper.function.body, helper.callee, inner, name, seen)
+                for reached in self._reach(helper.function.body, helper.callee, inner, name, seen):
+                    found = True
+                    yield reached
+                if not found and not self._cut:
+                    self._barren[key] = max(left, self._barren.get(key, -1))
+                self._cut = cut or self._cut
                 seen.discard(id(helper.function))
 
     def _calls_in(self, nodes: Sequence[ast.AST], looped: bool) -> Iterator[tuple[ast.Call, bool]]:
@@ -239,6 +256,15 @@ def named_callee(
     if isinstance(func, ast.Name):
         return local(func.id) or imported(func)
     return None
+
+
+def _barren_key(helper: Helper) -> tuple[int, int, int]:
+    """A function with what resolves its calls: the same function reached through
+    another resolver (a method under another class) may call other functions."""
+    resolver = helper.callee
+    owner = getattr(resolver, "__self__", resolver)
+    method = getattr(resolver, "__func__", resolver)
+    return id(helper.function), id(owner), id(method)
 
 
 def _retried_at_all(helper: Helper) -> bool:
