@@ -19,10 +19,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from detlint.base.cores import default_jobs
 from detlint.base.paths import display_paths
 from detlint.base.progress import NULL_PROGRESS, Progress
-from detlint.base.source import unsaved_paths
 from detlint.base.span import Problem, unique_problems
 from detlint.readers.ci import YAML_SUFFIXES
-from detlint.readers.project.discovery import Discovery, discover
+from detlint.readers.project.discovery import Discovery, discover_files
 from detlint.readers.project.scope import PYTEST_CONFIG_FILES, may_rerun, options_for_run, widened
 from detlint.readers.project.settings import Settings
 from detlint.readers.python.options import ScanOptions
@@ -105,22 +104,6 @@ class Composed(NamedTuple):
     scripts: list[ScriptLink]  # test modules' own pytest.main runs, with their tests
 
 
-def discover_files(paths: Sequence[Path], cwd: Path, settings: Settings) -> Discovery:
-    """The files a check of ``paths`` (already :func:`widened`) reads, as ``settings``
-    scope them. ``--show-files`` lists exactly these, so it is one function."""
-    default_excludes, exclude = settings.walk_excludes()
-    return discover(
-        list(paths) or [cwd],
-        cwd,
-        exclude=exclude,
-        respect_gitignore=settings.respect_gitignore,
-        vendored=settings.vendored_dirs,
-        default_excludes=default_excludes,
-        force_exclude=settings.force_exclude,
-        unsaved=unsaved_paths(),
-    )
-
-
 def analyse(
     paths: Sequence[Path],
     cwd: Path,
@@ -129,10 +112,13 @@ def analyse(
     jobs: int | None = None,
     cache: FactsCache | None = None,
     progress: Progress = NULL_PROGRESS,
+    discovery: Discovery | None = None,
 ) -> Analysis:
-    """Analyse ``paths``, saying through ``progress`` how far each phase has got."""
+    """Analyse ``paths``, saying through ``progress`` how far each phase has got
+    (``discovery``: the files :func:`discover_files` listed for them, when known)."""
     request = Request(widened(paths, cwd), cwd, settings, selected, cache, progress)
-    discovery = discover_files(request.paths, cwd, settings)
+    if discovery is None:
+        discovery = discover_files(request.paths, cwd, settings)
     repository = Repository(discovery.root, cwd, settings, jobs or default_jobs())
     read = read_repository(request, discovery, repository)
     composed = compose_tests(request, read, repository)
