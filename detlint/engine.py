@@ -114,10 +114,13 @@ def analyse(
     jobs: int | None = None,
     cache: FactsCache | None = None,
     progress: Progress = NULL_PROGRESS,
+    discovery: Discovery | None = None,
 ) -> Analysis:
-    """Analyse ``paths``, saying through ``progress`` how far each phase has got."""
+    """Analyse ``paths``, saying through ``progress`` how far each phase has got
+    (``discovery``: the files :func:`discover_files` listed for them, when known)."""
     request = Request(widened(paths, cwd), cwd, settings, selected, cache, progress)
-    discovery = discover_files(request.paths, cwd, settings)
+    if discovery is None:
+        discovery = discover_files(request.paths, cwd, settings)
     repository = Repository(discovery.root, cwd, settings, jobs or default_jobs())
     repository.vendored_runs = bool(discovery.vendored_read)  # then files() holds them
     read = read_repository(request, discovery, repository)

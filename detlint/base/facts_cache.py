@@ -114,11 +114,14 @@ class FactsCache:
         """
         import pickle
 
+        self.write(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def write(self, key: str, blob: bytes) -> None:
+        """Store the bytes ``blob`` under ``key`` as ``put`` stores a value."""
         path = self.directory / key
         temporary = f"{path}.{os.getpid()}.tmp"
         try:
             self._make_directory()
-            blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
             descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             try:
                 with os.fdopen(descriptor, "wb") as stream:

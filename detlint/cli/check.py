@@ -34,9 +34,11 @@ from detlint.cli.shared import (
 from detlint.report.formats import EDIT_FORMATS, FORMATS, TEXT_FORMATS
 
 if TYPE_CHECKING:
-    from detlint.cli.check_run import CheckOutcome
+    from detlint.cli.check_run import CheckedFindings, CheckOutcome
     from detlint.cli.config_files import Resolved
+    from detlint.cli.run_cache import RunCache
     from detlint.engine import Analysis
+    from detlint.readers.project.discovery import Discovery
 
 
 @click.command()
@@ -169,6 +171,11 @@ def run_check_command(arguments: CheckArguments) -> int:
     checker = Checker(arguments, paths, stdin, resolved, selected)
     settings = resolved.settings
     fix = (settings.fix if arguments.fix is None else arguments.fix) and stdin is None
+    # A run that writes (fixes, a baseline) or reads more than the tree (evidence,
+    # standard input) analyses afresh; any other reuses an unchanged tree's result.
+    checker.reuse = not (fix or arguments.fix_only or arguments.diff or arguments.evidence) and (
+        arguments.write_baseline is None and stdin is None
+    )
     if fix or arguments.fix_only or arguments.diff:
         if arguments.write_baseline is not None:
             raise click.UsageError("--write-baseline cannot be used with --fix or --diff")
@@ -228,6 +235,7 @@ class Checker:
         stream = sys.stdout if arguments.output_file is None else None
         self.coloured = text_output and colour_enabled(arguments.color, stream, os.environ)
         self.timings: list[float] = []  # seconds of each analysis (--fix runs one per round)
+        self.reuse = False  # whether the run cache may give (and keep) the result
         if stdin is not None:
             # Standard input's text stands in for its file until the command ends: for
             # the analysis, and for the fixes and source lines the output reads after it.
@@ -237,27 +245,71 @@ class Checker:
 
     def run(self) -> CheckOutcome:
         from detlint.cli.check_run import finish_check
-        from detlint.engine import analyse
 
-        arguments, settings = self.arguments, self.resolved.settings
+        arguments = self.arguments
         started = time.perf_counter()
-        analysis = analyse(self.paths, self.cwd, settings, self.selected, cache=self.cache)
-        self.timings.append(time.perf_counter() - started)
-        if arguments.verbose and not arguments.quiet:
-            from detlint.cli.inspect import verbose_lines
-
-            for line in verbose_lines(self.resolved, analysis, self.cwd):
-                click.echo(line, err=True)
-        if arguments.evidence:
-            analysis = quoting_evidence(analysis, arguments.evidence, settings.reference_rate)
+        entry, discovery = self.stored() if self.reuse and self.cache is not None else (None, None)
+        checked = entry.get() if entry is not None else None
+        if checked is None:
+            checked = self.analysed(started, discovery)
+            if entry is not None:
+                entry.put(checked)
+        else:
+            self.timings.append(time.perf_counter() - started)
+            self.say(checked.described)
         try:
-            outcome = finish_check(analysis, settings, self.selected, self.options, self.cwd)
+            outcome = finish_check(checked, self.options, self.cwd)
         except ValueError as error:  # a baseline file that cannot be read or written
             raise click.UsageError(str(error)) from None
         report = outcome.report._replace(
             elapsed=sum(self.timings), color=self.coloured, quiet=arguments.quiet
         )
         return outcome._replace(report=report)
+
+    def analysed(self, started: float, discovery: Discovery | None) -> CheckedFindings:
+        """Analyse the tree (walked already when ``discovery`` is given), quote the
+        evidence, and filter the findings."""
+        from detlint.cli.check_run import CheckedFindings, filter_findings
+        from detlint.cli.inspect import described_analysis
+        from detlint.engine import analyse
+
+        arguments, settings, cwd = self.arguments, self.resolved.settings, self.cwd
+        analysis = analyse(
+            self.paths, cwd, settings, self.selected, cache=self.cache, discovery=discovery
+        )
+        self.timings.append(time.perf_counter() - started)
+        described = described_analysis(analysis)
+        self.say(described)
+        if arguments.evidence:
+            analysis = quoting_evidence(analysis, arguments.evidence, settings.reference_rate)
+        findings, suppressed = filter_findings(analysis, settings, self.selected, cwd)
+        return CheckedFindings(findings, suppressed, analysis.files_checked, described)
+
+    def say(self, described: tuple[str, ...]) -> None:
+        """With ``-v`` (and not ``-q``), say on stderr how the run was set up."""
+        if self.arguments.verbose and not self.arguments.quiet:
+            from detlint.cli.inspect import verbose_lines
+
+            for line in verbose_lines(self.resolved, described, self.cwd):
+                click.echo(line, err=True)
+
+    def stored(self) -> tuple[RunCache | None, Discovery]:
+        """The run cache's entry for this check of the tree as walked now (None for a
+        run on part of a tree, which reads the rest as context), and the walk."""
+        from detlint.base.facts_cache import FactsCache
+        from detlint.cli.run_cache import run_cache
+        from detlint.readers.ci.context import covers_tree
+        from detlint.readers.project.discovery import discover_files
+        from detlint.readers.project.scope import widened
+
+        assert self.cache is not None
+        settings, cwd = self.resolved.settings, self.cwd
+        asked = widened(self.paths, cwd)
+        discovery = discover_files(asked, cwd, settings)
+        if not covers_tree(asked, discovery.root, cwd):
+            return None, discovery
+        store = FactsCache(self.cache.root, "runs-check")
+        return run_cache(store, self.paths, cwd, settings, self.selected, discovery), discovery
 
 
 def report_check(arguments: CheckArguments, outcome: CheckOutcome, unsafe_fixes: bool) -> int:

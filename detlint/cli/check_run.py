@@ -33,6 +33,17 @@ class CheckOptions(NamedTuple):
     exit_zero: bool = False
 
 
+class CheckedFindings(NamedTuple):
+    """A check's result before the baseline: the findings left after per-file ignores
+    and inline suppressions, how many a suppression hid, the files checked, and what
+    ``-v`` says about the analysis. The run cache keeps this (``cli/run_cache.py``)."""
+
+    findings: tuple[Finding, ...]
+    suppressed: int
+    files: int
+    described: tuple[str, ...]
+
+
 class CheckOutcome(NamedTuple):
     report: Report
     exit_status: int
@@ -63,23 +74,18 @@ def filter_findings(
     return kept, len(suppressed.suppressed)
 
 
-def finish_check(
-    analysis: Analysis,
-    settings: Settings,
-    selected: frozenset[str],
-    options: CheckOptions,
-    cwd: Path,
-) -> CheckOutcome:
-    """Filter, compare with or write the baseline, and decide the exit status."""
+def finish_check(checked: CheckedFindings, options: CheckOptions, cwd: Path) -> CheckOutcome:
+    """Compare the filtered findings with the baseline, or write it, and decide the exit
+    status."""
     from detlint.report.formats import Report
 
-    findings, suppressed = filter_findings(analysis, settings, selected, cwd)
+    findings, suppressed, files_checked = checked.findings, checked.suppressed, checked.files
     baselined, gone = 0, None
     if options.write_baseline is not None:
         from detlint.rules.baseline import write_baseline
 
         written = write_baseline(options.write_baseline, findings, cwd)
-        report = Report(findings, analysis.files_checked, cwd, suppressed=suppressed)
+        report = Report(findings, files_checked, cwd, suppressed=suppressed)
         return CheckOutcome(report, 0, baseline_written=written)
     if options.baseline is not None:
         from detlint.rules.baseline import compare_baseline
@@ -88,7 +94,7 @@ def finish_check(
         findings, baselined, gone = result.new, result.matched, result.gone
     report = Report(
         findings,
-        analysis.files_checked,
+        files_checked,
         cwd,
         suppressed=suppressed,
         baselined=baselined,

@@ -1,4 +1,5 @@
-"""``detlint clean``: remove the cache of facts read from unchanged files."""
+"""``detlint clean``: remove the cache of facts read from unchanged files and of results
+of unchanged trees."""
 
 from __future__ import annotations
 

@@ -107,14 +107,19 @@ def show_setup(
     return "".join(parts)
 
 
-def verbose_lines(resolved: Resolved, analysis: Analysis, cwd: Path) -> list[str]:
-    """What ``-v`` says on stderr: the config file, the pytest configs, the plugin evidence."""
+def verbose_lines(resolved: Resolved, described: Sequence[str], cwd: Path) -> list[str]:
+    """What ``-v`` says on stderr: the config file, then what the analysis read
+    (``described``, as :func:`described_analysis` words it)."""
     config = resolved.config
-    lines = [
-        "config: " + (display_path(config, cwd) if config else "none found; defaults"),
-    ]
+    line = "config: " + (display_path(config, cwd) if config else "none found; defaults")
+    return [f"detlint: {line}" for line in (line, *described)]
+
+
+def described_analysis(analysis: Analysis) -> tuple[str, ...]:
+    """The pytest configs, the plugin evidence and the number of files an analysis read:
+    words, so that a run reusing a stored result says the same without the analysis."""
     configs = sorted({c.path for c in analysis.configs if c.path is not None})
-    lines.append("pytest config: " + (", ".join(configs) if configs else "none found"))
+    lines = ["pytest config: " + (", ".join(configs) if configs else "none found")]
     evidence = analysis.evidence
     if evidence is None:
         lines.append("plugin evidence: not read (no rerun marker to interpret)")
@@ -123,4 +128,4 @@ def verbose_lines(resolved: Resolved, analysis: Analysis, cwd: Path) -> list[str
     else:
         lines.append("plugin evidence: no rerun plugin declared in the files read")
     lines.append(f"files checked: {analysis.files_checked}")
-    return [f"detlint: {line}" for line in lines]
+    return tuple(lines)

@@ -159,7 +159,8 @@ CACHE_DIR = click.option(
     "--cache-dir",
     type=click.Path(path_type=Path, file_okay=False),
     envvar="DETLINT_CACHE_DIR",
-    help="Where facts read from unchanged files are kept between runs "
+    help="Where facts read from unchanged files, and results of unchanged trees, are kept "
+    "between runs "
     "(default: ~/.cache/detlint, or $XDG_CACHE_HOME/detlint).",
 )
 
