@@ -10,6 +10,7 @@ which counts line ends the way the spans do.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -43,20 +44,28 @@ class Item:
 
 @dataclass(frozen=True)
 class Parsed:
-    """A module parsed once, with each node's range and parent."""
+    """Lines of a module parsed once, with each node's range and parent.
+
+    ``module`` is the whole file, or (:mod:`~detlint.fixes.python_pieces`) the lines
+    of the top-level statements around a fix, which parse alone to the same nodes at
+    the same columns, ``line_shift`` lines up: a node's line in the file is its line
+    in ``module`` plus ``line_shift``. ``imports_pytest`` is said of the whole file.
+    """
 
     source: SourceText
     module: cst.Module
     ranges: Mapping[cst.CSTNode, CodeRange]
     parents: Mapping[cst.CSTNode, cst.CSTNode]
+    line_shift: int
+    imports_pytest: bool
 
     def start(self, node: cst.CSTNode) -> int:
         position = self.ranges[node].start
-        return self.source.offset(position.line, position.column + 1)
+        return self.source.offset(position.line + self.line_shift, position.column + 1)
 
     def end(self, node: cst.CSTNode) -> int:
         position = self.ranges[node].end
-        return self.source.offset(position.line, position.column + 1)
+        return self.source.offset(position.line + self.line_shift, position.column + 1)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
@@ -65,14 +74,9 @@ class Parsed:
         """The expression the span points at: the one starting at the span's start and
         ending at its end, else the outermost starting there (a span may have been cut
         short, never moved)."""
-        start = (span.line, span.column - 1)
-        end = (span.end_line, span.end_column - 1)
-        found = [
-            node
-            for node, where in self.ranges.items()
-            if isinstance(node, cst.BaseExpression)
-            and (where.start.line, where.start.column) == start
-        ]
+        start = (span.line - self.line_shift, span.column - 1)
+        end = (span.end_line - self.line_shift, span.end_column - 1)
+        found = self._expressions.get(start, [])
         if not found:
             raise Declined(f"no expression starts at {span.path}:{span.line}:{span.column}")
         exact = [
@@ -82,6 +86,17 @@ class Parsed:
         ]
         pool = exact or found
         return max(pool, key=lambda node: (self.end(node), -self._depth(node)))
+
+    @functools.cached_property
+    def _expressions(self) -> dict[tuple[int, int], list[cst.BaseExpression]]:
+        """The expressions by where they start, in the order of ``ranges``: looked up
+        once per fix, where a scan of every node per fix is quadratic in a module with
+        a hundred markers."""
+        starts: dict[tuple[int, int], list[cst.BaseExpression]] = {}
+        for node, where in self.ranges.items():
+            if isinstance(node, cst.BaseExpression):
+                starts.setdefault((where.start.line, where.start.column), []).append(node)
+        return starts
 
     def _depth(self, node: cst.CSTNode) -> int:
         depth, parent = 0, self.parents.get(node)
@@ -125,16 +140,25 @@ class Parsed:
         return tail.end() if tail is not None else None
 
 
-def parse(source: SourceText) -> Parsed:
-    """Parse a module for locating; a file libcst cannot parse is declined."""
+def parse(
+    source: SourceText, lines: tuple[int, int] | None = None, pytest: bool | None = None
+) -> Parsed:
+    """Parse a module for locating, or only its ``lines`` (first and last, whole
+    top-level statements) with ``pytest`` saying whether the file imports pytest; a
+    file libcst cannot parse is declined."""
+    text, shift = source.text, 0
+    if lines is not None:
+        first, last = lines
+        text, shift = text[source.lines.line_start(first) : source.lines.line_end(last)], first - 1
     try:
-        module = cst.parse_module(source.text)
+        module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         raise Declined(f"{source.path} does not parse: {error.message}") from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     ranges = wrapper.resolve(PositionProvider)
     parents = wrapper.resolve(ParentNodeProvider)
-    return Parsed(source, module, ranges, parents)
+    imports = imports_pytest(module) if pytest is None else pytest
+    return Parsed(source, module, ranges, parents, shift, imports)
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
