@@ -43,6 +43,17 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Piece:
+    """Lines ``first`` through ``last`` of a module, whole top-level statements, as
+    ``text`` to parse: the same line ends and columns, code that no fix reads (the
+    bodies of functions it is not in) blanked; and whether the module imports pytest."""
+
+    first: int
+    text: str
+    imports_pytest: bool
+
+
+@dataclass(frozen=True)
 class Parsed:
     """Lines of a module parsed once, with each node's range and parent.
 
@@ -140,16 +151,12 @@ class Parsed:
         return tail.end() if tail is not None else None
 
 
-def parse(
-    source: SourceText, lines: tuple[int, int] | None = None, pytest: bool | None = None
-) -> Parsed:
-    """Parse a module for locating, or only its ``lines`` (first and last, whole
-    top-level statements) with ``pytest`` saying whether the file imports pytest; a
-    file libcst cannot parse is declined."""
-    text, shift = source.text, 0
-    if lines is not None:
-        first, last = lines
-        text, shift = text[source.lines.line_start(first) : source.lines.line_end(last)], first - 1
+def parse(source: SourceText, piece: Piece | None = None) -> Parsed:
+    """Parse a module for locating, or only ``piece`` of it; a file libcst cannot parse
+    is declined."""
+    text, shift, pytest = source.text, 0, None
+    if piece is not None:
+        text, shift, pytest = piece.text, piece.first - 1, piece.imports_pytest
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:

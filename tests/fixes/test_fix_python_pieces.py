@@ -18,6 +18,7 @@ from detlint.base.span import Span
 from detlint.fixes.build import Sources, build_fixes
 from detlint.fixes.edits import Declined, Edit, Fix, apply_edits
 from detlint.fixes.python_edits import python_edits
+from detlint.fixes.python_locate import Parsed, Piece
 from detlint.fixes.python_pieces import PythonFile
 from detlint.fixes.source_text import SourceText
 from detlint.rules.finding import Finding
@@ -63,23 +64,52 @@ def lines(text: str, first: int, last: int) -> str:
     return "".join(text.splitlines(keepends=True)[first - 1 : last])
 
 
+def blanked(text: str, *bodies: str) -> str:
+    """``text`` with each of ``bodies`` (whole lines) made ``pass`` and empty lines."""
+    for body in bodies:
+        indent = body[: len(body) - len(body.lstrip())]
+        text = text.replace(body, indent + "pass" + "\n" * body.count("\n"))
+    return text
+
+
 @pytest.mark.parametrize(
-    ("line", "first", "last"),
+    ("line", "first", "last", "bodies"),
     [
-        (1, 1, 1),  # the docstring
-        (4, 3, 4),  # two statements on one line are one piece
-        (8, 5, 10),  # a decorated function with the comment above it
-        (14, 11, 17),  # a decorator whose expression starts a line after its `@`
-        (27, 18, 27),  # a class, its methods in it
+        (1, 1, 1, ()),  # the docstring
+        (4, 3, 4, ()),  # two statements on one line are one piece
+        (8, 5, 10, ("    assert a\n",)),  # a decorated function, the comment above it
+        (10, 5, 10, ()),  # a line in the body: the body kept
+        (14, 11, 17, ("    assert b\n",)),  # `@(` a line above the marker
+        (21, 18, 27, ("        pass\n",)),  # a class: its methods' bodies blanked
+        (23, 18, 27, ()),  # in one method: the other's blanked
     ],
 )
 def test_a_piece_is_a_top_level_statement_with_what_precedes_it(
-    line: int, first: int, last: int
+    line: int, first: int, last: int, bodies: tuple[str, ...]
 ) -> None:
     parsed = PythonFile(source_of(MODULE)).at_line(line)
-    assert parsed.module.code == lines(MODULE, first, last)
+    assert parsed.module.code == blanked(lines(MODULE, first, last), *bodies)
     assert parsed.line_shift == first - 1
     assert parsed.imports_pytest
+
+
+def test_bodies_are_blanked_with_their_line_ends_and_indentation() -> None:
+    text = (
+        "import pytest\r\n"
+        "@pytest.mark.flaky\r\n"
+        "def test_a():\r\n"
+        "\t# comment\r\n"
+        '\tx = """\r\n'
+        'two lines"""\r\n'
+        "\tdef inner(): return x\r\n"
+        "def test_b(): return 1\r\n"
+    )
+    file = PythonFile(source_of(text))
+    assert file.at_line(2).module.code == (
+        "@pytest.mark.flaky\r\ndef test_a():\r\n\t# comment\r\n\tpass\r\n\r\n\r\n"
+    )
+    assert file.at_line(8).module.code == "def test_b(): return 1\r\n"
+    assert file.at_line(7).module.code == "".join(text.splitlines(keepends=True)[1:7])
 
 
 def test_a_line_after_the_last_statement_parses_the_whole_file() -> None:
@@ -107,17 +137,17 @@ def fixes_of(tmp_path: Path, marks: list[tuple[int, int, int, int]]) -> list[Fix
 def test_fixes_in_one_piece_share_its_parse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed: list[tuple[int, int] | None] = []
+    parsed: list[int | None] = []
     real = pieces.parse
 
-    def counted(source: SourceText, lines: tuple[int, int] | None = None, pytest: object = None):  # type: ignore[no-untyped-def]
-        parsed.append(lines)
-        return real(source, lines, pytest)  # type: ignore[arg-type]
+    def counted(source: SourceText, piece: Piece | None = None) -> Parsed:
+        parsed.append(piece.first if piece is not None else None)
+        return real(source, piece)
 
     monkeypatch.setattr(pieces, "parse", counted)
     marks = [(8, 2, 8, 29), (14, 5, 14, 32), (21, 6, 21, 33), (25, 6, 25, 33)]
     fixes = fixes_of(tmp_path, marks)
-    assert parsed == [(5, 10), (11, 17), (18, 27)]
+    assert parsed == [5, 11, 18]  # one parse for the two methods of the class
     contents = [fix.edits[0].content for fix in fixes if isinstance(fix, Fix)]
     assert contents == ['pytest.mark.xfail(strict=False, reason="gh-1")'] * 4
     where = [(fix.where[0].line, fix.where[0].column) for fix in fixes if isinstance(fix, Fix)]
@@ -134,7 +164,7 @@ def test_pieces_give_the_edits_of_the_whole_module(
         by_piece: tuple[Edit, ...] | str = python_edits(plan, reader(files))
     except Declined as declined:
         by_piece = str(declined)
-    monkeypatch.setattr(pieces, "_pieces", lambda body: [])
+    monkeypatch.setattr(pieces, "_pieces", lambda body: ([], []))
     try:
         whole: tuple[Edit, ...] | str = python_edits(plan, reader(files))
     except Declined as declined:
