@@ -16,10 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodeRange
 
 from detlint.base.span import Span
 from detlint.fixes.edits import Declined
+from detlint.fixes.python_ranges import ranges_and_parents
 from detlint.fixes.source_text import SourceText
 
 # What may follow a construct on its line for the line to count as the construct's
@@ -43,40 +44,50 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Piece:
-    """Lines ``first`` through ``last`` of a module, whole top-level statements, as
-    ``text`` to parse: the same line ends and columns, code that no fix reads (the
-    bodies of functions it is not in) blanked; and whether the module imports pytest."""
+class Cut:
+    """A module as ``text`` to parse: its lines, but for code that no fix reads (the
+    bodies of functions a fix is not in) each made one ``pass`` line; ``lines[i]`` is
+    the file's line of line ``i + 1`` of ``text``, whose columns are the file's. And
+    whether the module imports pytest, read off the whole of it."""
 
-    first: int
     text: str
+    lines: tuple[int, ...]
     imports_pytest: bool
 
 
 @dataclass(frozen=True)
 class Parsed:
-    """Lines of a module parsed once, with each node's range and parent.
+    """A module parsed once, with each node's range and parent.
 
-    ``module`` is the whole file, or (:mod:`~detlint.fixes.python_pieces`) the lines
-    of the top-level statements around a fix, which parse alone to the same nodes at
-    the same columns, ``line_shift`` lines up: a node's line in the file is its line
-    in ``module`` plus ``line_shift``. ``imports_pytest`` is said of the whole file.
+    ``module`` is the whole file, or a :class:`Cut` of it (then ``lines`` maps its
+    lines to the file's). ``imports_pytest`` is said of the whole file.
     """
 
     source: SourceText
     module: cst.Module
     ranges: Mapping[cst.CSTNode, CodeRange]
     parents: Mapping[cst.CSTNode, cst.CSTNode]
-    line_shift: int
+    lines: tuple[int, ...]
     imports_pytest: bool
+
+    def _file_line(self, line: int) -> int:
+        if not self.lines:
+            return line
+        if line <= len(self.lines):
+            return self.lines[line - 1]
+        return self.lines[-1] + line - len(self.lines)
+
+    @functools.cached_property
+    def _parsed_lines(self) -> dict[int, int]:
+        return {line: number for number, line in enumerate(self.lines, 1)}
 
     def start(self, node: cst.CSTNode) -> int:
         position = self.ranges[node].start
-        return self.source.offset(position.line + self.line_shift, position.column + 1)
+        return self.source.offset(self._file_line(position.line), position.column + 1)
 
     def end(self, node: cst.CSTNode) -> int:
         position = self.ranges[node].end
-        return self.source.offset(position.line + self.line_shift, position.column + 1)
+        return self.source.offset(self._file_line(position.line), position.column + 1)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
@@ -85,8 +96,8 @@ class Parsed:
         """The expression the span points at: the one starting at the span's start and
         ending at its end, else the outermost starting there (a span may have been cut
         short, never moved)."""
-        start = (span.line - self.line_shift, span.column - 1)
-        end = (span.end_line - self.line_shift, span.end_column - 1)
+        start = (self._line(span.line), span.column - 1)
+        end = (self._line(span.end_line), span.end_column - 1)
         found = self._expressions.get(start, [])
         if not found:
             raise Declined(f"no expression starts at {span.path}:{span.line}:{span.column}")
@@ -97,6 +108,10 @@ class Parsed:
         ]
         pool = exact or found
         return max(pool, key=lambda node: (self.end(node), -self._depth(node)))
+
+    def _line(self, line: int) -> int:
+        """The parsed line of the file's ``line`` (0, none, for a line cut out)."""
+        return self._parsed_lines.get(line, 0) if self.lines else line
 
     @functools.cached_property
     def _expressions(self) -> dict[tuple[int, int], list[cst.BaseExpression]]:
@@ -151,21 +166,20 @@ class Parsed:
         return tail.end() if tail is not None else None
 
 
-def parse(source: SourceText, piece: Piece | None = None) -> Parsed:
-    """Parse a module for locating, or only ``piece`` of it; a file libcst cannot parse
-    is declined."""
-    text, shift, pytest = source.text, 0, None
-    if piece is not None:
-        text, shift, pytest = piece.text, piece.first - 1, piece.imports_pytest
+def parse(source: SourceText, cut: Cut | None = None) -> Parsed:
+    """Parse a module, or a cut of it, for locating; a file libcst cannot parse is
+    declined."""
+    text, pytest = source.text, None
+    lines: tuple[int, ...] = ()
+    if cut is not None:
+        text, lines, pytest = cut.text, cut.lines, cut.imports_pytest
     try:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         raise Declined(f"{source.path} does not parse: {error.message}") from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    ranges = wrapper.resolve(PositionProvider)
-    parents = wrapper.resolve(ParentNodeProvider)
+    ranges, parents = ranges_and_parents(module)
     imports = imports_pytest(module) if pytest is None else pytest
-    return Parsed(source, module, ranges, parents, shift, imports)
+    return Parsed(source, module, ranges, parents, lines, imports)
 
 
 def dotted(node: cst.BaseExpression) -> str | None:

@@ -1,16 +1,18 @@
-"""Python fixes parse the top-level statements they edit, not the whole module.
+"""Python fixes parse a module once, its function bodies cut out, and check edits on
+the top-level statements they edit.
 
-Each piece (a top-level statement with the comments and decorators above it) is
-parsed once and shared by the fixes in it; the edits are those of a whole-module
-parse, and an edit is checked on its piece only where that decides the same as a
-check of the whole file.
+The cut is shared by the fixes of a file; the edits are those of a whole-module
+parse; ranges and parents are libcst's; an edit is checked on its statement only
+where that decides as a check of the whole file would.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import libcst
 import pytest
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
 from test_fix_python import CASE_NAMES, build_plan, load_case, reader
 
 import detlint.fixes.python_pieces as pieces
@@ -18,8 +20,9 @@ from detlint.base.span import Span
 from detlint.fixes.build import Sources, build_fixes
 from detlint.fixes.edits import Declined, Edit, Fix, apply_edits
 from detlint.fixes.python_edits import python_edits
-from detlint.fixes.python_locate import Parsed, Piece
+from detlint.fixes.python_locate import Cut, Parsed
 from detlint.fixes.python_pieces import PythonFile
+from detlint.fixes.python_ranges import ranges_and_parents
 from detlint.fixes.source_text import SourceText
 from detlint.rules.finding import Finding
 from detlint.rules.plans import DropMark, QuarantineMark
@@ -64,61 +67,61 @@ def lines(text: str, first: int, last: int) -> str:
     return "".join(text.splitlines(keepends=True)[first - 1 : last])
 
 
-def blanked(text: str, *bodies: str) -> str:
-    """``text`` with each of ``bodies`` (whole lines) made ``pass`` and empty lines."""
-    for body in bodies:
-        indent = body[: len(body) - len(body.lstrip())]
-        text = text.replace(body, indent + "pass" + "\n" * body.count("\n"))
-    return text
-
-
-@pytest.mark.parametrize(
-    ("line", "first", "last", "bodies"),
-    [
-        (1, 1, 1, ()),  # the docstring
-        (4, 3, 4, ()),  # two statements on one line are one piece
-        (8, 5, 10, ("    assert a\n",)),  # a decorated function, the comment above it
-        (10, 5, 10, ()),  # a line in the body: the body kept
-        (14, 11, 17, ("    assert b\n",)),  # `@(` a line above the marker
-        (21, 18, 27, ("        pass\n",)),  # a class: its methods' bodies blanked
-        (23, 18, 27, ()),  # in one method: the other's blanked
-    ],
-)
-def test_a_piece_is_a_top_level_statement_with_what_precedes_it(
-    line: int, first: int, last: int, bodies: tuple[str, ...]
-) -> None:
-    parsed = PythonFile(source_of(MODULE)).at_line(line)
-    assert parsed.module.code == blanked(lines(MODULE, first, last), *bodies)
-    assert parsed.line_shift == first - 1
+def test_the_cut_keeps_decorators_and_signatures_with_their_lines() -> None:
+    parsed = PythonFile(source_of(MODULE)).at_line(8)
+    assert parsed.module.code == MODULE.replace("    assert a\n", "    pass\n").replace(
+        "    assert b\n", "    pass\n"
+    )
+    # one-line bodies: no line moves (line 29: after the last line end)
+    assert parsed.lines == tuple(range(1, 30))
     assert parsed.imports_pytest
 
 
-def test_bodies_are_blanked_with_their_line_ends_and_indentation() -> None:
+def test_a_body_with_a_span_in_it_is_kept() -> None:
+    text = MODULE.replace("    assert a\n", "    x = 1\n    assert a\n    assert b\n")
+    file = PythonFile(source_of(text))
+    cut = file.at_line(8)
+    assert "    pass\n# the end" in cut.module.code
+    assert "def test_one():\n    pass\n\n\n@(" in cut.module.code
+    assert cut.lines[:10] == tuple(range(1, 11))
+    assert cut.lines[10:12] == (13, 14)  # two lines of test_one's body cut out
+    kept = file.at_line(11)
+    assert "def test_one():\n    x = 1\n    assert a\n    assert b\n" in kept.module.code
+    assert "def test_two():\n    pass\n" in kept.module.code
+    assert file.at_line(10) is kept
+
+
+def test_tabs_and_one_line_bodies_are_kept_and_line_ends_too() -> None:
     text = (
         "import pytest\r\n"
         "@pytest.mark.flaky\r\n"
         "def test_a():\r\n"
-        "\t# comment\r\n"
-        '\tx = """\r\n'
-        'two lines"""\r\n'
-        "\tdef inner(): return x\r\n"
+        "\tx = 1\r\n"
+        "\treturn x\r\n"
         "def test_b(): return 1\r\n"
+        "def test_c():\r\n"
+        "  # why\r\n"
+        '  x = """\r\n'
+        'two lines"""\r\n'
     )
-    file = PythonFile(source_of(text))
-    assert file.at_line(2).module.code == (
-        "@pytest.mark.flaky\r\ndef test_a():\r\n\t# comment\r\n\tpass\r\n\r\n\r\n"
-    )
-    assert file.at_line(8).module.code == "def test_b(): return 1\r\n"
-    assert file.at_line(7).module.code == "".join(text.splitlines(keepends=True)[1:7])
+    parsed = PythonFile(source_of(text)).at_line(2)
+    assert parsed.module.code == text.replace('  x = """\r\ntwo lines"""\r\n', "  pass\r\n")
+    assert parsed.lines == (*range(1, 10), 11)
 
 
-def test_a_line_after_the_last_statement_parses_the_whole_file() -> None:
-    parsed = PythonFile(source_of(MODULE)).at_line(28)
-    assert parsed.module.code == MODULE
-    assert parsed.line_shift == 0
+def test_ranges_and_parents_are_libcsts() -> None:
+    texts = [MODULE, *(load_case(name)[1]["test_marked.py"].text for name in CASE_NAMES)]
+    for text in texts:
+        module = libcst.parse_module(text)
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        ranges, parents = ranges_and_parents(module)
+        assert dict(wrapper.resolve(PositionProvider)) == ranges
+        expected = wrapper.resolve(ParentNodeProvider)
+        assert set(expected) == set(parents)
+        assert all(parents[node] is parent for node, parent in expected.items())
 
 
-def test_a_file_ast_cannot_parse_is_one_piece() -> None:
+def test_a_file_ast_cannot_parse_is_parsed_whole() -> None:
     file = PythonFile(source_of(MODULE + "def broken(:\n    pass\n"))
     with pytest.raises(Declined, match=r"test_m\.py does not parse"):
         file.at_line(8)
@@ -137,17 +140,17 @@ def fixes_of(tmp_path: Path, marks: list[tuple[int, int, int, int]]) -> list[Fix
 def test_fixes_in_one_piece_share_its_parse(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parsed: list[int | None] = []
+    parsed: list[tuple[int, ...] | None] = []
     real = pieces.parse
 
-    def counted(source: SourceText, piece: Piece | None = None) -> Parsed:
-        parsed.append(piece.first if piece is not None else None)
-        return real(source, piece)
+    def counted(source: SourceText, cut: Cut | None = None) -> Parsed:
+        parsed.append(cut.lines if cut is not None else None)
+        return real(source, cut)
 
     monkeypatch.setattr(pieces, "parse", counted)
     marks = [(8, 2, 8, 29), (14, 5, 14, 32), (21, 6, 21, 33), (25, 6, 25, 33)]
     fixes = fixes_of(tmp_path, marks)
-    assert parsed == [5, 11, 18]  # one parse for the two methods of the class
+    assert parsed == [tuple(range(1, 30))]  # one parse for the four fixes
     contents = [fix.edits[0].content for fix in fixes if isinstance(fix, Fix)]
     assert contents == ['pytest.mark.xfail(strict=False, reason="gh-1")'] * 4
     where = [(fix.where[0].line, fix.where[0].column) for fix in fixes if isinstance(fix, Fix)]
@@ -164,7 +167,7 @@ def test_pieces_give_the_edits_of_the_whole_module(
         by_piece: tuple[Edit, ...] | str = python_edits(plan, reader(files))
     except Declined as declined:
         by_piece = str(declined)
-    monkeypatch.setattr(pieces, "_pieces", lambda body: ([], []))
+    monkeypatch.setattr(pieces, "_pieces", lambda body: [])
     try:
         whole: tuple[Edit, ...] | str = python_edits(plan, reader(files))
     except Declined as declined:
