@@ -56,7 +56,8 @@ class _Files:
             source = self._read(path)
             kept = self._kept.get(path)
             if not isinstance(kept, PythonFile) or kept.source is not source:
-                kept = PythonFile(source)
+                wanted: dict[str, set[int]] = getattr(self._read, "wanted", {})
+                kept = PythonFile(source, wanted.get(path, ()))
                 self._kept[path] = kept
             self.files[path] = kept
         return self.files[path].at_line(span.line)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
+from collections.abc import Iterable
 
 from detlint.fixes.edits import Declined, Edit, apply_edits
 from detlint.fixes.python_locate import Cut, Parsed, parse
@@ -31,15 +32,17 @@ _LINE_END = re.compile(r"(?:\r\n|\r|\n)\Z")
 
 
 class PythonFile:
-    """One file's function bodies and top-level statements (first and last lines), and
-    its cuts, parsed as fixes ask."""
+    """One file's top-level statements and function bodies (first and last lines), and
+    its cuts, parsed as fixes ask: ``wanted``, the lines the fixes of a report will
+    ask for, go into the first cut, so that it is the only one."""
 
-    def __init__(self, source: SourceText) -> None:
+    def __init__(self, source: SourceText, wanted: Iterable[int] = ()) -> None:
         self.source = source
         self._pieces: list[tuple[int, int]] = []
         self._bodies: list[tuple[int, int, int]] = []
         self._pytest = False
-        self._parsed: dict[int | None, Parsed] = {}
+        self._wanted: set[int] = set()
+        self._parsed: dict[int | None, tuple[frozenset[int], Parsed]] = {}
         self._whole: Parsed | None = None
         try:
             tree = ast.parse(source.text)
@@ -48,36 +51,46 @@ class PythonFile:
         self._pieces = _pieces(tree.body)
         self._bodies = _bodies(tree.body, source)
         self._pytest = _imports_pytest(tree.body)
+        self._wanted = {index for index in map(self._piece, wanted) if index is not None}
 
     def at_line(self, line: int) -> Parsed:
-        """The file parsed for a span at ``line``."""
-        if not self._pieces:
+        """The file parsed for a span at ``line``: the statements asked for so far, or
+        the whole file where ``line`` is in none."""
+        piece = self._piece(line)
+        if piece is None:
             if self._whole is None:
                 self._whole = parse(self.source)
             return self._whole
+        self._wanted.add(piece)
         index = bisect.bisect_left(self._bodies, line, key=lambda body: body[1])
         kept = index if index < len(self._bodies) and self._bodies[index][0] <= line else None
-        if kept not in self._parsed:
-            self._parsed[kept] = parse(self.source, self._cut(kept))
-        return self._parsed[kept]
+        if kept not in self._parsed or piece not in self._parsed[kept][0]:
+            pieces = frozenset(self._wanted)
+            self._parsed[kept] = (pieces, parse(self.source, self._cut(kept, sorted(pieces))))
+        return self._parsed[kept][1]
 
-    def _cut(self, kept: int | None) -> Cut:
-        """The file with every function body but ``kept`` one ``pass`` line, at the
-        indentation of its first line, with that line's number."""
+    def _cut(self, kept: int | None, pieces: list[int]) -> Cut:
+        """The top-level statements ``pieces``, with every function body in them but
+        ``kept`` one ``pass`` line at the indentation of its first line, that line's
+        number."""
         lines, text = self.source.lines, self.source.text
         parts: list[str] = []
         numbers: list[int] = []
-        line = 1
-        for index, (first, last, column) in enumerate(self._bodies):
-            if index == kept:
-                continue
-            start = lines.line_start(first)
-            parts.append(text[lines.line_start(line) : start])
-            numbers.extend(range(line, first + 1))
-            parts.append(" " * column + "pass" + _line_end(text[start : lines.line_end(last)]))
-            line = last + 1
-        parts.append(text[lines.line_start(line) :] if line <= lines.line_count() else "")
-        numbers.extend(range(line, lines.line_count() + 1))
+        for piece in pieces:
+            line, last = self._pieces[piece]
+            body = bisect.bisect_left(self._bodies, (line,))
+            while body < len(self._bodies) and self._bodies[body][0] <= last:
+                first, body_last, column = self._bodies[body]
+                if body != kept:
+                    start = lines.line_start(first)
+                    parts.append(text[lines.line_start(line) : start])
+                    numbers.extend(range(line, first + 1))
+                    ending = _line_end(text[start : lines.line_end(body_last)])
+                    parts.append(" " * column + "pass" + ending)
+                    line = body_last + 1
+                body += 1
+            parts.append(text[lines.line_start(line) : lines.line_end(last)])
+            numbers.extend(range(line, last + 1))
         return Cut("".join(parts), tuple(numbers), self._pytest)
 
     def _piece(self, line: int) -> int | None:

@@ -68,26 +68,38 @@ def lines(text: str, first: int, last: int) -> str:
 
 
 def test_the_cut_keeps_decorators_and_signatures_with_their_lines() -> None:
-    parsed = PythonFile(source_of(MODULE)).at_line(8)
-    assert parsed.module.code == MODULE.replace("    assert a\n", "    pass\n").replace(
+    parsed = PythonFile(source_of(MODULE), wanted=(1, 2, 4, 8, 14, 21)).at_line(8)
+    bodies_cut = MODULE.replace("    assert a\n", "    pass\n").replace(
         "    assert b\n", "    pass\n"
     )
-    # one-line bodies: no line moves (line 29: after the last line end)
-    assert parsed.lines == tuple(range(1, 30))
+    assert parsed.module.code == bodies_cut.removesuffix("# the end\n")
+    assert parsed.lines == tuple(range(1, 28))  # one-line bodies: no line moves
     assert parsed.imports_pytest
+
+
+def test_the_cut_holds_the_statements_asked_for() -> None:
+    file = PythonFile(source_of(MODULE))
+    first = file.at_line(8)
+    assert first.module.code == lines(MODULE, 5, 10).replace("assert a", "pass")
+    assert first.lines == tuple(range(5, 11))
+    assert first.imports_pytest  # of the whole file
+    assert file.at_line(9) is first
+    second = file.at_line(21)
+    assert second.lines == (*range(5, 11), *range(18, 28))
+    assert second.module.code.startswith(first.module.code + "\n\nclass TestThree:\n")
+    assert file.at_line(8) is second
 
 
 def test_a_body_with_a_span_in_it_is_kept() -> None:
     text = MODULE.replace("    assert a\n", "    x = 1\n    assert a\n    assert b\n")
-    file = PythonFile(source_of(text))
+    file = PythonFile(source_of(text), wanted=(8, 16))
     cut = file.at_line(8)
-    assert "    pass\n# the end" in cut.module.code
     assert "def test_one():\n    pass\n\n\n@(" in cut.module.code
-    assert cut.lines[:10] == tuple(range(1, 11))
-    assert cut.lines[10:12] == (13, 14)  # two lines of test_one's body cut out
+    assert cut.lines == (5, 6, 7, 8, 9, 10, *range(13, 20))  # test_one's body: one line
     kept = file.at_line(11)
     assert "def test_one():\n    x = 1\n    assert a\n    assert b\n" in kept.module.code
     assert "def test_two():\n    pass\n" in kept.module.code
+    assert kept.lines == tuple(range(5, 20))
     assert file.at_line(10) is kept
 
 
@@ -104,9 +116,11 @@ def test_tabs_and_one_line_bodies_are_kept_and_line_ends_too() -> None:
         '  x = """\r\n'
         'two lines"""\r\n'
     )
-    parsed = PythonFile(source_of(text)).at_line(2)
-    assert parsed.module.code == text.replace('  x = """\r\ntwo lines"""\r\n', "  pass\r\n")
-    assert parsed.lines == (*range(1, 10), 11)
+    parsed = PythonFile(source_of(text), wanted=(2, 6, 7)).at_line(2)
+    cut = text.removeprefix("import pytest\r\n")
+    assert parsed.module.code == cut.replace('  x = """\r\ntwo lines"""\r\n', "  pass\r\n")
+    assert parsed.lines == tuple(range(2, 10))
+    assert parsed.imports_pytest
 
 
 def test_ranges_and_parents_are_libcsts() -> None:
@@ -150,7 +164,7 @@ def test_fixes_in_one_piece_share_its_parse(
     monkeypatch.setattr(pieces, "parse", counted)
     marks = [(8, 2, 8, 29), (14, 5, 14, 32), (21, 6, 21, 33), (25, 6, 25, 33)]
     fixes = fixes_of(tmp_path, marks)
-    assert parsed == [tuple(range(1, 30))]  # one parse for the four fixes
+    assert parsed == [tuple(range(5, 28))]  # one parse for the four fixes
     contents = [fix.edits[0].content for fix in fixes if isinstance(fix, Fix)]
     assert contents == ['pytest.mark.xfail(strict=False, reason="gh-1")'] * 4
     where = [(fix.where[0].line, fix.where[0].column) for fix in fixes if isinstance(fix, Fix)]
