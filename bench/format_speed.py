@@ -12,7 +12,8 @@ Every command is ``detlint check --no-cache --output-format F .`` from the
 checkout's root, run as ``python -m detlint`` with ``PYTHONPATH`` set to the
 tree, under ``measure.Runner``'s probe (peak RSS); one warm-up run of every
 command, then ``--repeat`` rounds interleaved over repositories, trees and
-formats, so that a noisy moment on a shared machine hits every row alike. The
+formats, so that a noisy moment on a shared machine hits every row alike
+(``--no-warm-up`` skips the warm-up where the checkouts were just read). The
 tables show medians and the peak RSS. Standard library only; a measurement, not
 a test: exit 0, or 3 when a command exits outside 0/1.
 """
@@ -39,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkouts", type=Path, required=True)
     parser.add_argument("--tree", action="append", default=[], metavar="LABEL=PATH")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-warm-up", action="store_true", help="skip the warm-up round")
     parser.add_argument("repos", nargs="*", default=list(REPOS))
     args = parser.parse_args(argv)
     trees = dict(item.split("=", 1) for item in args.tree) or {"here": os.getcwd()}
@@ -54,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         runner = Runner.create(Path(scratch), inherit_env=False)
         try:
-            for round_number in range(args.repeat + 1):
+            first = 1 if args.no_warm_up else 0
+            for round_number in range(first, args.repeat + 1):
                 for repo, label, fmt, command in rows:
                     elapsed, peak, _ = runner.run(command, args.checkouts / repo)
                     rss[(repo, label, fmt)] = max(rss[(repo, label, fmt)], peak)
