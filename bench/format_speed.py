@@ -13,7 +13,8 @@ checkout's root, run as ``python -m detlint`` with ``PYTHONPATH`` set to the
 tree, under ``measure.Runner``'s probe (peak RSS); one warm-up run of every
 command, then ``--repeat`` rounds interleaved over repositories, trees and
 formats, so that a noisy moment on a shared machine hits every row alike
-(``--no-warm-up`` skips the warm-up where the checkouts were just read). The
+(``--no-warm-up`` skips the warm-up where the checkouts were just read;
+``--formats full,json`` measures fewer formats; each run is printed as it ends). The
 tables show medians and the peak RSS. Standard library only; a measurement, not
 a test: exit 0, or 3 when a command exits outside 0/1.
 """
@@ -40,15 +41,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--checkouts", type=Path, required=True)
     parser.add_argument("--tree", action="append", default=[], metavar="LABEL=PATH")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--formats", default=",".join(FORMATS), help="comma-separated")
     parser.add_argument("--no-warm-up", action="store_true", help="skip the warm-up round")
     parser.add_argument("repos", nargs="*", default=list(REPOS))
     args = parser.parse_args(argv)
     trees = dict(item.split("=", 1) for item in args.tree) or {"here": os.getcwd()}
+    formats = tuple(args.formats.split(","))
     rows = [
         (repo, label, fmt, _command(Path(path).resolve(), fmt))
         for repo in args.repos
         for label, path in trees.items()
-        for fmt in FORMATS
+        for fmt in formats
     ]
     seconds: dict[tuple[str, str, str], list[float]] = {row[:3]: [] for row in rows}
     rss: dict[tuple[str, str, str], float] = dict.fromkeys(seconds, 0.0)
@@ -62,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
                     elapsed, peak, _ = runner.run(command, args.checkouts / repo)
                     rss[(repo, label, fmt)] = max(rss[(repo, label, fmt)], peak)
                     if round_number:  # round 0 warms the caches of the file system
+                        print(repo, label, fmt, f"{elapsed:.2f}", flush=True)
                         seconds[(repo, label, fmt)].append(elapsed)
         except CommandFailed as error:
             print(error, file=sys.stderr)
@@ -71,20 +75,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"seconds (median of {args.repeat}), ratio to text, peak RSS MB\n")
     print(
         "| repository | tree | "
-        + " | ".join(FORMATS)
+        + " | ".join(formats)
         + " | "
-        + " | ".join(f"{fmt}/text" for fmt in FORMATS[1:])
+        + " | ".join(f"{fmt}/text" for fmt in formats[1:])
         + " | RSS "
-        + " / ".join(FORMATS)
+        + " / ".join(formats)
         + " |"
     )
-    print("|---" * (3 + 2 * len(FORMATS)) + "|")
+    print("|---" * (3 + 2 * len(formats)) + "|")
     for repo in args.repos:
         for label in trees:
-            median = {fmt: statistics.median(seconds[(repo, label, fmt)]) for fmt in FORMATS}
-            cells = [f"{median[fmt]:.2f}" for fmt in FORMATS]
-            cells += [f"{median[fmt] / median['full']:.2f}" for fmt in FORMATS[1:]]
-            cells.append(" / ".join(f"{rss[(repo, label, fmt)]:.0f}" for fmt in FORMATS))
+            median = {fmt: statistics.median(seconds[(repo, label, fmt)]) for fmt in formats}
+            cells = [f"{median[fmt]:.2f}" for fmt in formats]
+            cells += [f"{median[fmt] / median['full']:.2f}" for fmt in formats[1:]]
+            cells.append(" / ".join(f"{rss[(repo, label, fmt)]:.0f}" for fmt in formats))
             print(f"| {repo} | {label} | " + " | ".join(cells) + " |")
     return 0
 
