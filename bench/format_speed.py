@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         + " / ".join(formats)
         + " |"
     )
-    print("|---" * (3 + 2 * len(formats)) + "|")
+    print("|---" * (2 + 2 * len(formats)) + "|")
     for repo in args.repos:
         for label in trees:
             median = {fmt: statistics.median(seconds[(repo, label, fmt)]) for fmt in formats}
