@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from detlint.base.span import Span
 from detlint.fixes.edits import Declined, Edit, Fix, Where
 from detlint.fixes.source_text import SourceText
 from detlint.rules.plans import (
@@ -38,6 +39,9 @@ class Sources:
         self._files: dict[str, SourceText | str] = {}
         # What builders parsed of each file (libcst modules), kept while the file is.
         self.parsed: dict[str, object] = {}
+        # The lines of each file that the plans being built point at, so that a
+        # builder parses what all of them need at once.
+        self.wanted: dict[str, set[int]] = {}
 
     def __call__(self, path: str) -> SourceText:
         if path not in self._files:
@@ -106,8 +110,20 @@ def _where(edit: Edit, source: SourceText) -> Where:
     return Where(line, column, end_line, end_column, start, end)
 
 
+def _plan_spans(plan: FixPlan | None) -> tuple[Span, ...]:
+    """The Python spans a plan's edits are found at."""
+    if isinstance(plan, DropMark) and plan.trials is not None:
+        return (plan.mark, plan.trials)
+    if isinstance(plan, DropMark | QuarantineMark | AddReason):
+        return (plan.mark,)
+    return ()
+
+
 def build_fixes(findings: Sequence[Finding], read: Sources) -> tuple[Fix | str | None, ...]:
     """Each finding's fix, the reason it has none (a string), or None without a plan."""
+    for finding in findings:
+        for span in _plan_spans(finding.fix):
+            read.wanted.setdefault(span.path, set()).add(span.line)
     built: list[Fix | str | None] = []
     for finding in findings:
         if finding.fix is None:

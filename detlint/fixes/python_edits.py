@@ -6,21 +6,22 @@ edits touch that expression and the punctuation or lines that belong to it, and
 nothing else, so that a fix never reflows code, drops a comment or changes line
 ends. Whatever cannot be done that way is declined with a reason for the user;
 and the edited text is parsed again before the edits are returned, since a fix
-that breaks the module is worse than none.
+that breaks the module is worse than none. Both parses are of the top-level
+statements the fix edits (:mod:`~detlint.fixes.python_pieces`).
 """
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
 
 from detlint.base.span import Span
-from detlint.fixes.edits import Declined, Edit, apply_edits
-from detlint.fixes.python_locate import Edit3, Parsed, dotted, imports_pytest, mark_name, parse
+from detlint.fixes.edits import Declined, Edit
+from detlint.fixes.python_locate import Edit3, Parsed, dotted, mark_name
 from detlint.fixes.python_locate import remove_item as _remove_item
+from detlint.fixes.python_pieces import PythonFile
 from detlint.fixes.source_text import SourceText
 from detlint.rules.plans import AddReason, DropMark, QuarantineMark
 
@@ -40,42 +41,49 @@ class _Place:
 
 
 class _Files:
-    """The files a fix reads, each read and parsed once; across the fixes of a run
-    when the reader keeps parsed modules (:class:`~detlint.fixes.build.Sources`)."""
+    """The files a fix reads, each read and cut into pieces once; across the fixes of a
+    run when the reader keeps them (:class:`~detlint.fixes.build.Sources`)."""
 
     def __init__(self, read: Reader) -> None:
         self._read = read
         self._kept: dict[str, object] = getattr(read, "parsed", {})
-        self.parsed: dict[str, Parsed] = {}
+        self.files: dict[str, PythonFile] = {}
 
-    def __call__(self, path: str) -> Parsed:
-        if path not in self.parsed:
+    def __call__(self, span: Span) -> Parsed:
+        """The parsed lines holding ``span``."""
+        path = span.path
+        if path not in self.files:
             source = self._read(path)
             kept = self._kept.get(path)
-            if not isinstance(kept, Parsed) or kept.source is not source:
-                kept = parse(source)
+            if not isinstance(kept, PythonFile) or kept.source is not source:
+                wanted: dict[str, set[int]] = getattr(self._read, "wanted", {})
+                kept = PythonFile(source, wanted.get(path, ()))
                 self._kept[path] = kept
-            self.parsed[path] = kept
-        return self.parsed[path]
+            self.files[path] = kept
+        return self.files[path].at_line(span.line)
 
 
 def python_edits(plan: DropMark | QuarantineMark | AddReason, read: Reader) -> tuple[Edit, ...]:
     """The edits that carry out ``plan``; ``Declined`` when they cannot be made safely."""
     files = _Files(read)
-    parsed = files(plan.mark.path)
+    parsed = files(plan.mark)
     mark = _in_list(parsed.at(plan.mark), "xfail" if isinstance(plan, AddReason) else "flaky")
     edits: list[Edit] = []
     if isinstance(plan, DropMark):
         edits += _edits(parsed, _drop(parsed, mark))
         if plan.trials is not None and plan.count is not None:
-            edits.append(_raise_default(files(plan.trials.path), plan.trials, plan.env, plan.count))
+            edits.append(_raise_default(files(plan.trials), plan.trials, plan.env, plan.count))
     elif isinstance(plan, QuarantineMark):
         edits += _edits(parsed, [_quarantine(parsed, mark, plan.reason)])
     elif isinstance(plan, AddReason):
         edits += _edits(parsed, [_add_reason(parsed, mark, plan.reason)])
     else:
         raise Declined("there is no Python fix for this plan")
-    return _checked(edits, files.parsed)
+    for path, file in files.files.items():
+        own = [edit for edit in edits if edit.path == path]
+        if own:
+            file.check(own)
+    return tuple(sorted(edits))
 
 
 def _in_list(node: cst.BaseExpression, name: str) -> cst.BaseExpression:
@@ -96,27 +104,6 @@ def _in_list(node: cst.BaseExpression, name: str) -> cst.BaseExpression:
 
 def _edits(parsed: Parsed, ranges: list[Edit3]) -> list[Edit]:
     return [Edit(parsed.source.path, start, end, content) for start, end, content in ranges]
-
-
-def _checked(edits: list[Edit], parsed: dict[str, Parsed]) -> tuple[Edit, ...]:
-    """The edits, once each edited file is known to parse and to encode as before."""
-    for path, files in parsed.items():
-        own = [edit for edit in edits if edit.path == path]
-        if not own:
-            continue
-        source = files.source
-        text = apply_edits(source.text, own)
-        try:
-            source.encode(text)
-        except UnicodeEncodeError:
-            raise Declined(f"the fix writes text {source.encoding} cannot encode") from None
-        try:
-            # ast alone: the edits are cut from libcst's positions in a module it parsed,
-            # and a second libcst parse per fix costs seconds on a file with hundreds.
-            ast.parse(text)
-        except (SyntaxError, ValueError):
-            raise Declined(f"{path} would not parse after the fix") from None
-    return tuple(sorted(edits))
 
 
 def _place(parsed: Parsed, mark: cst.BaseExpression) -> _Place:
@@ -228,7 +215,7 @@ def _quarantine(parsed: Parsed, mark: cst.BaseExpression, reason: str) -> Edit3:
     owner = name.rpartition(".")[0]
     if owner == "mark" or owner.endswith(".mark"):
         prefix = owner
-    elif imports_pytest(parsed.module):
+    elif parsed.imports_pytest:
         prefix = "pytest.mark"
     else:
         raise Declined("the module does not import pytest")

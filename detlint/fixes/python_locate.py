@@ -10,15 +10,17 @@ which counts line ends the way the spans do.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodeRange
 
 from detlint.base.span import Span
 from detlint.fixes.edits import Declined
+from detlint.fixes.python_ranges import ranges_and_parents
 from detlint.fixes.source_text import SourceText
 
 # What may follow a construct on its line for the line to count as the construct's
@@ -42,21 +44,50 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Cut:
+    """A module as ``text`` to parse: its lines, but for code that no fix reads (the
+    bodies of functions a fix is not in) each made one ``pass`` line; ``lines[i]`` is
+    the file's line of line ``i + 1`` of ``text``, whose columns are the file's. And
+    whether the module imports pytest, read off the whole of it."""
+
+    text: str
+    lines: tuple[int, ...]
+    imports_pytest: bool
+
+
+@dataclass(frozen=True)
 class Parsed:
-    """A module parsed once, with each node's range and parent."""
+    """A module parsed once, with each node's range and parent.
+
+    ``module`` is the whole file, or a :class:`Cut` of it (then ``lines`` maps its
+    lines to the file's). ``imports_pytest`` is said of the whole file.
+    """
 
     source: SourceText
     module: cst.Module
     ranges: Mapping[cst.CSTNode, CodeRange]
     parents: Mapping[cst.CSTNode, cst.CSTNode]
+    lines: tuple[int, ...]
+    imports_pytest: bool
+
+    def _file_line(self, line: int) -> int:
+        if not self.lines:
+            return line
+        if line <= len(self.lines):
+            return self.lines[line - 1]
+        return self.lines[-1] + line - len(self.lines)
+
+    @functools.cached_property
+    def _parsed_lines(self) -> dict[int, int]:
+        return {line: number for number, line in enumerate(self.lines, 1)}
 
     def start(self, node: cst.CSTNode) -> int:
         position = self.ranges[node].start
-        return self.source.offset(position.line, position.column + 1)
+        return self.source.offset(self._file_line(position.line), position.column + 1)
 
     def end(self, node: cst.CSTNode) -> int:
         position = self.ranges[node].end
-        return self.source.offset(position.line, position.column + 1)
+        return self.source.offset(self._file_line(position.line), position.column + 1)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
@@ -65,14 +96,9 @@ class Parsed:
         """The expression the span points at: the one starting at the span's start and
         ending at its end, else the outermost starting there (a span may have been cut
         short, never moved)."""
-        start = (span.line, span.column - 1)
-        end = (span.end_line, span.end_column - 1)
-        found = [
-            node
-            for node, where in self.ranges.items()
-            if isinstance(node, cst.BaseExpression)
-            and (where.start.line, where.start.column) == start
-        ]
+        start = (self._line(span.line), span.column - 1)
+        end = (self._line(span.end_line), span.end_column - 1)
+        found = self._expressions.get(start, [])
         if not found:
             raise Declined(f"no expression starts at {span.path}:{span.line}:{span.column}")
         exact = [
@@ -82,6 +108,21 @@ class Parsed:
         ]
         pool = exact or found
         return max(pool, key=lambda node: (self.end(node), -self._depth(node)))
+
+    def _line(self, line: int) -> int:
+        """The parsed line of the file's ``line`` (0, none, for a line cut out)."""
+        return self._parsed_lines.get(line, 0) if self.lines else line
+
+    @functools.cached_property
+    def _expressions(self) -> dict[tuple[int, int], list[cst.BaseExpression]]:
+        """The expressions by where they start, in the order of ``ranges``: looked up
+        once per fix, where a scan of every node per fix is quadratic in a module with
+        a hundred markers."""
+        starts: dict[tuple[int, int], list[cst.BaseExpression]] = {}
+        for node, where in self.ranges.items():
+            if isinstance(node, cst.BaseExpression):
+                starts.setdefault((where.start.line, where.start.column), []).append(node)
+        return starts
 
     def _depth(self, node: cst.CSTNode) -> int:
         depth, parent = 0, self.parents.get(node)
@@ -125,16 +166,20 @@ class Parsed:
         return tail.end() if tail is not None else None
 
 
-def parse(source: SourceText) -> Parsed:
-    """Parse a module for locating; a file libcst cannot parse is declined."""
+def parse(source: SourceText, cut: Cut | None = None) -> Parsed:
+    """Parse a module, or a cut of it, for locating; a file libcst cannot parse is
+    declined."""
+    text, pytest = source.text, None
+    lines: tuple[int, ...] = ()
+    if cut is not None:
+        text, lines, pytest = cut.text, cut.lines, cut.imports_pytest
     try:
-        module = cst.parse_module(source.text)
+        module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         raise Declined(f"{source.path} does not parse: {error.message}") from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    ranges = wrapper.resolve(PositionProvider)
-    parents = wrapper.resolve(ParentNodeProvider)
-    return Parsed(source, module, ranges, parents)
+    ranges, parents = ranges_and_parents(module)
+    imports = imports_pytest(module) if pytest is None else pytest
+    return Parsed(source, module, ranges, parents, lines, imports)
 
 
 def dotted(node: cst.BaseExpression) -> str | None:
