@@ -84,7 +84,9 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
                 what = "the script"
                 does = f"runs the tests again when they fail ({knob.attempts} attempts at least)"
             elif not knob.key.startswith("||"):
-                what = f"a `{knob.key.split()[0]}` loop of {knob.attempts} rounds"
+                kind = knob.key.split()[0]
+                article = "an" if kind == "until" else "a"
+                what = f"{article} `{kind}` loop of {knob.attempts} rounds"
                 does = "runs the tests again until they pass"
             dropped = "the option" if what.startswith("`-") else "the retry from the script"
             help_text = (

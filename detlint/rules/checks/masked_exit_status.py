@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from detlint.model import MASKED_EXIT, Policy
+from detlint.readers.ci.shell.saved_status import saved_variable
 from detlint.rules.ci_wording import (
     by_place,
     group_reach,
@@ -40,6 +41,10 @@ def masked_exit_status(context: RuleContext) -> Iterator[Finding]:
         return None if run.run.masked is None else (run.span, run.run.masked)
 
     for runs in by_place(context.ci_runs, place):
+        saved = _saved(runs[0].run.masked, runs[0].command, "pytest's exit status", runs)
+        if saved is not None:
+            yield finding("DET431", runs[0].span, saved, _SAVED_HELP)
+            continue
         gates = [g for run in runs for g in by_run.get(id(run), ()) if g.inside.gate.blocks]
         numbers, which, _ = quoted_cost(gates, pair, (Policy(gate=MASKED_EXIT), Policy()), context)
         message = (
@@ -69,6 +74,10 @@ def _masked_others(context: RuleContext) -> Iterator[Finding]:
         first = others[0]
         steps = list(dict.fromkeys(other.step.name for other in others))
         where = f"step {steps[0]!r}" + (f" and {len(steps) - 1} more" if len(steps) > 1 else "")
+        saved = _saved(masked, first.command, f"the exit status of `{first.name}`", where)
+        if saved is not None:
+            yield finding("DET431", first.span, saved, _SAVED_HELP)
+            continue
         message = (
             f"{masked}{_note(first.command)} hides the exit status of `{first.name}` in "
             f"{where}: {loss_phrase(numbers)} {other_tests(first)}"
@@ -78,6 +87,33 @@ def _masked_others(context: RuleContext) -> Iterator[Finding]:
             f"visibly: {QUARANTINE}"
         )
         yield finding("DET431", first.span, message, help_text, numbers)
+
+
+_SAVED_HELP = (
+    "fail the step on the saved status once the script has done what it needs (`exit "
+    '$rc`, `[ -z "$FAILED" ] || exit 1`), or quarantine known-flaky tests visibly: '
+    f"{QUARANTINE}"
+)
+
+
+def _saved(
+    masked: str | None, command: CiCommand, what: str, where: str | list[TestRun]
+) -> str | None:
+    """The message for a failure saved in a variable the script reads later without
+    failing the step on it (``|| TEST_STATUS=FAIL`` then ``if [ $TEST_STATUS = PASS ]``
+    to pick what to do next): what the reading does with it is beyond what detlint
+    follows, so it says so, without a figure."""
+    read = saved_variable(masked) if masked is not None else None
+    if read is None:
+        return None
+    phrase, variable = read
+    steps = where if isinstance(where, str) else steps_phrase(where)
+    return (
+        f"{phrase}{_note(command)} keeps {what} from failing {steps}; the failure is saved "
+        f"in `${variable}`, which the script reads later but not to fail the step: whether "
+        "that reading reports it elsewhere (an output, a later step, a choice the script "
+        "makes) is beyond what detlint follows, so it gives no figure"
+    )
 
 
 def _note(command: CiCommand) -> str:

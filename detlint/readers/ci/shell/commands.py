@@ -41,17 +41,21 @@ from detlint.readers.ci.shell.command_facts import (
 from detlint.readers.ci.shell.launchers import has_launcher_hint
 from detlint.readers.ci.shell.lexer import Word
 from detlint.readers.ci.shell.masking import Masking
+from detlint.readers.ci.shell.nodes import Simple
 from detlint.readers.ci.shell.parser import parse
 from detlint.readers.ci.shell.quiet_knobs import QUIET_HINT, quiet_knobs
 from detlint.readers.ci.shell.retries import (
     ShellRetry,
     counted_retry,
     find_retries,
+    loop_retry,
     retried,
     runs_again,
     same_commands,
 )
 from detlint.readers.ci.shell.runners import PROGRAM_NAMES
+from detlint.readers.ci.shell.saved_status import saved_in, with_saved
+from detlint.readers.ci.shell.state import Reason
 from detlint.readers.ci.shell.walk import Found, Walker, WalkState, resolve
 
 __all__ = [
@@ -158,7 +162,7 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
             readers[id(call.command)] = _reader({})
             names[id(call.command)] = call.callee.name
         retries = find_retries(program, readers, names)
-    runs = [_run(found, masking, lines, starts, retries) for found in walker.found]
+    runs = [_run(found, masking, lines, starts, retries, text) for found in walker.found]
     if len(runs) > 1:
         runs.sort(key=lambda run: (run.line, run.column))
     exports = []
@@ -169,12 +173,12 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     for call in walker.calls:
         line, column = lines.point(call.command.start)
         end_line, end_column = lines.point(call.command.end)
-        reason = masking.reason(call.command)
-        retry = retries.get(id(call.command))
+        reason, caught = masking.verdict(call.command)
+        retry = loop_retry(retries.get(id(call.command)), caught)
         if reason is not None and runs_again(reason, starts):
             retry = retry or retried(reason)  # `make test || make test`: a retry, not a mask
             reason = None
-        masked = reason.phrase if reason is not None else None
+        masked = _masked(reason, text, call.command)
         retry = retry if masked is None else None
         attempts, shape = (retry.attempts, retry.shape) if retry is not None else (None, None)
         where = (line, column, end_line, end_column)
@@ -187,6 +191,14 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     quiet = quiet_knobs(program, testing, lines.span)
     functions = walker.function_calls() if walker.functions else ()
     return CommandFacts(tuple(runs), tuple(exports), unparsed, tuple(calls), quiet, functions)
+
+
+def _masked(reason: Reason | None, text: str, command: Simple) -> str | None:
+    """How the construct that hides a run's failure reads in a finding, with the
+    variable it saves the failure in when the script reads that later."""
+    if reason is None:
+        return None
+    return with_saved(reason.phrase, saved_in(text, reason, command))
 
 
 def _reader(variables: dict[str, str]) -> Callable[[Word], str]:
@@ -205,6 +217,7 @@ def _run(
     lines: _Lines,
     starts: list[int],
     retries: dict[int, ShellRetry],
+    text: str,
 ) -> PytestRun:
     command, launch = found.command, found.launch
     values, dynamic = _pytest_words(found)
@@ -217,7 +230,9 @@ def _run(
     if reruns_at is None and rerunning:  # --retries, --force-flaky: where it is written
         reruns_at = _as_written(rerunning[0], found, lines)[1]
     reason, caught = masking.verdict(command)
-    retry = retries.get(id(command))
+    retry = loop_retry(retries.get(id(command)), caught)
+    if caught is not None and caught.rounds is not None:
+        caught = None  # a retry, not a deferred failure
     if reason is not None and runs_again(reason, starts):
         retry, reason = retry or retried(reason), None
     retry = counted_retry(retry, reason, knobs)
@@ -235,7 +250,7 @@ def _run(
         reruns_text=reruns_text,
         env=found.env,
         cwd=found.cwd,
-        masked=reason.phrase if reason is not None else None,
+        masked=_masked(reason, text, command),
         tox_env=tox_env,
         end_line=end_line,
         reruns_at=reruns_at,

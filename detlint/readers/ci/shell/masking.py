@@ -144,6 +144,8 @@ def masking_verdict(
             # much again for every run, and a script that saves a status is most often
             # one path.
             deferred = not pending and reason is None and status.code is not None
+            if deferred and simulation.attempts > 1 and not simulation.capped:
+                return None, _retry_loop(simulation)
             return None, simulation.reason if deferred else None
         retried = retried and simulation.again
         if reason is None:
@@ -151,6 +153,17 @@ def masking_verdict(
     if reason is not None and retried:  # every path that hides it runs the tests again
         return Reason(RETRIED, reason.start, reason.end), None
     return reason, None
+
+
+def _retry_loop(simulation: Simulation) -> Reason | None:
+    """The loop that ran the failing target again and failed the step after its last
+    round (``while true; do pytest && break || { [[ $i -lt 3 ]] || exit 1; ((i++)); };
+    done``): a retry of that many attempts, or None when no loop did."""
+    loop = simulation.retry_loop
+    if loop is None:
+        return simulation.reason
+    phrase = f"{loop.kind} loop of {simulation.attempts} rounds"
+    return Reason(phrase, loop.start, loop.end, rounds=simulation.attempts)
 
 
 def _simples(program: CommandList, ids: frozenset[int]) -> list[Simple]:

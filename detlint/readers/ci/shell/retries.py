@@ -7,8 +7,10 @@ attempt fails, so for one test it acts like ``--reruns``: a violation is
 reported only when every attempt fails. ``find_retries`` recognises the shapes
 by their syntax; whether the last attempt's failure does reach the step is the
 masking analysis's question (``masking.py``), asked by the caller. A loop
-whose rounds the text does not say (``while``, ``until``, ``for i in $(seq
-$N)``) is not counted: its attempts are unknown.
+whose rounds the text does not say (``for i in $ROUNDS``) is not counted: its
+attempts are unknown; a ``while``/``until`` loop that counts its attempts in a
+variable and gives up with a failing ``exit`` is counted by the simulation, which
+runs it round by round (``loop_retry``).
 
 Every other way of writing it (``set +e; pytest; rc=$?; ...; if [ $rc -ne 0 ];
 then pytest --lf; fi``) is found by the simulation instead: ``same_commands`` names
@@ -191,6 +193,15 @@ def retried(reason: Reason) -> ShellRetry | None:
     """A retry ``find_retries`` did not see in the syntax but the simulation saw run:
     two attempts at least, and more may run than this counts."""
     return ShellRetry(2, RETRIED, same=False) if reason.phrase == RETRIED else None
+
+
+def loop_retry(retry: ShellRetry | None, caught: Reason | None) -> ShellRetry | None:
+    """The retry around a run: the one the syntax shows, else a loop the simulation ran
+    the failing run in again until its last round failed the step (a ``while true`` loop
+    with an attempt counter, whose rounds only the counter says)."""
+    if retry is None and caught is not None and caught.rounds is not None:
+        return ShellRetry(caught.rounds, caught.phrase)
+    return retry
 
 
 def reruns_inside(knobs: Knobs) -> bool:

@@ -17,10 +17,13 @@ in compound commands whose status came from an ignored failure; pipelines
 part in a subshell; subshells, groups, functions, ``exit``/``return`` with
 literal or ``$?``-derived statuses, ``rc=$?``, ``[ "$rc" -ne 0 ]``-style tests,
 background jobs and ``wait``, command substitutions (errexit off inside, as
-bash does outside POSIX mode), ``bash -c`` and ``eval``. A ``for`` loop over
-literal words runs once per word (up to ``_MAX_ROUNDS``); other loops run their
-body once; an ERR trap (``trap 'EXITCODE=1' ERR``) runs where errexit would exit,
-and a command held in a variable runs as what it holds (``$OK`` after ``OK=false``).
+bash does outside POSIX mode), ``bash -c`` and ``eval``, and arithmetic on
+counters (``((i++))``, ``i=$((i+1))``). A ``for`` loop over literal words runs
+once per word (up to ``_MAX_ROUNDS``), a ``while``/``until`` loop whose condition
+is decided runs until it ends (a retry loop that gives up with ``exit 1`` after
+its last attempt); other loops run their body once; an ERR trap
+(``trap 'EXITCODE=1' ERR``) runs where errexit would exit, and a command held in
+a variable runs as what it holds (``$OK`` after ``OK=false``).
 Not modelled: other traps, ``source``d files (the follower inlines the options they
 set), signals, arithmetic errors, and any command other than the target failing (a
 ``make`` or an upload script is taken to succeed).
@@ -36,6 +39,7 @@ import fnmatch
 import functools
 from dataclasses import replace
 
+from detlint.readers.ci.shell.arithmetic import arithmetic_command, evaluate
 from detlint.readers.ci.shell.effects import QUIET, SAFE, Analysis
 from detlint.readers.ci.shell.lexer import ASSIGNMENT, DECLARATIONS, Word
 from detlint.readers.ci.shell.nodes import (
@@ -68,7 +72,7 @@ from detlint.readers.ci.shell.state import (
 _MAX_STEPS = 20_000  # commands run per path
 _MAX_CHOICES = 48  # unknown conditions met on one path
 _MAX_CALLS = 8  # nested shell-function calls
-_MAX_ROUNDS = 8  # iterations of a for loop over literal words that are simulated
+_MAX_ROUNDS = 8  # iterations of a loop that are simulated
 
 
 @functools.lru_cache(maxsize=32)
@@ -76,6 +80,15 @@ def _trap_program(action: str) -> CommandList | None:
     """A trap's action parsed once, however many paths the simulation runs it on."""
     program, unparsed = parse(action)
     return None if unparsed else program
+
+
+def _arithmetic_status(expressions: list[str], shell: Shell) -> Status:
+    """``((i++))`` or ``let i+=1``: 0 when the last value is not zero, else 1; a value
+    the simulation cannot know is taken to succeed, as any unknown command is."""
+    value = None
+    for expression in expressions:
+        value = evaluate(expression, shell.variables)
+    return OK if value is None or value != 0 else Status(1)
 
 
 class GiveUp(Exception):
@@ -144,6 +157,10 @@ class Simulation:
         self.calls = 0
         self.deciding = False  # inside run_safe: an undecidable condition ends it
         self.loops = 0  # loop bodies being run (break and continue act only inside one)
+        self.loop_nodes: list[Loop] = []  # the loops being run, innermost last
+        self.attempts = 0  # times the target ran on this path (a loop may run it again)
+        self.retry_loop: Loop | None = None  # the innermost loop around its last run
+        self.capped = False  # a while/until loop stopped at _MAX_ROUNDS or an unknown
 
     def run(self, program: CommandList, errexit: bool, pipefail: bool) -> Status:
         return self.run_script(program, Shell(errexit, None, pipefail))
@@ -384,31 +401,66 @@ class Simulation:
         return status
 
     def run_loop(self, node: Loop, shell: Shell) -> Status:
+        """A ``for`` over literal words runs once per word; a ``while``/``until`` whose
+        condition the simulation decides (``while true``, ``while [ $i -le 3 ]``) runs
+        until it no longer holds, a ``break`` or an ``exit``, up to ``_MAX_ROUNDS``; one
+        it cannot decide runs its body once."""
         dropped = None
-        if node.condition is not None:
-            reason = Reason(f"`{node.kind}` condition", node.start, node.start + len(node.kind))
-            holds, failed = self.condition(reason, node.condition, shell)
-            if failed:
-                dropped = reason
-            if holds != (node.kind == "while"):
-                if dropped is not None:
-                    self.drop(dropped)
-                return OK
         status = OK
+        rounds = 0
+        repeat = False
+        limit = min(node.rounds, _MAX_ROUNDS) if node.condition is None else _MAX_ROUNDS
         self.loops += 1
+        self.loop_nodes.append(node)
         try:
-            for _ in range(min(node.rounds, _MAX_ROUNDS)):
+            while rounds < limit:
+                if node.condition is not None:
+                    reason = Reason(
+                        f"`{node.kind}` condition", node.start, node.start + len(node.kind)
+                    )
+                    choices = len(self.taken)
+                    decided = self.loop_condition(reason, node.condition, shell, rounds > 0)
+                    if decided is None:  # a later round's condition depends on the unknown
+                        self.capped = True
+                        break
+                    holds, failed = decided
+                    repeat = repeat or (rounds == 0 and len(self.taken) == choices)
+                    if failed:
+                        dropped = reason
+                    if holds != (node.kind == "while"):
+                        break
                 try:
                     status = self.run_list(node.body, shell)
                 except _Continue:
                     status = shell.last
+                rounds += 1
+                if node.condition is not None and not repeat:
+                    break
+            else:
+                self.capped = self.capped or node.condition is not None
         except _Break:
             status = OK
         finally:
             self.loops -= 1
+            self.loop_nodes.pop()
         if dropped is not None and not status.tainted:
             self.drop(dropped)
         return status
+
+    def loop_condition(
+        self, reason: Reason, body: CommandList, shell: Shell, again: bool
+    ) -> tuple[bool, bool] | None:
+        """A loop's condition; in a later round, None when deciding it needs a choice
+        (the rounds would multiply the paths)."""
+        if not again or self.deciding:
+            return self.condition(reason, body, shell)
+        self.deciding = True
+        try:
+            return self.condition(reason, body, shell)
+        except _Undecided:
+            return None
+        finally:
+            self.deciding = False
 
     def run_case(self, node: Case, shell: Shell) -> Status:
         subject = literal(node.subject, shell) if node.subject is not None else None
@@ -448,6 +500,8 @@ class Simulation:
             self.again = True
         if command is self.target:
             self.ran = True
+            self.attempts += 1
+            self.retry_loop = self.loop_nodes[-1] if self.loop_nodes else None
             status = Status(1, tainted=True)
             if executes:
                 raise _Exit(status)
@@ -494,6 +548,10 @@ class Simulation:
             raise _Exit(OK)  # the shell becomes another (succeeding) command
         name = words[index].value
         args = words[index + 1 :]
+        counted = arithmetic_command(name)
+        if counted is not None or name == "let":
+            expressions = [counted] if counted is not None else [w.value for w in args]
+            return _arithmetic_status(expressions, shell)
         if words[index].dynamic:  # a command held in a variable: OK=false; ...; $OK
             held = literal(words[index], shell)
             if held is not None and held.split():

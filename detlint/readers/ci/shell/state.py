@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from detlint.readers.ci.shell.arithmetic import evaluate, expansion
 from detlint.readers.ci.shell.lexer import Word, split_assignment
 from detlint.readers.ci.shell.nodes import CommandList, Node, Simple
 from detlint.readers.ci.shell.wrappers import read_flags
@@ -32,6 +33,9 @@ class Reason:
     phrase: str
     start: int
     end: int
+    # A failure a loop caught and ran the tests again for, until its last round failed
+    # the step: how many times they ran (the phrase names the loop).
+    rounds: int | None = None
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,11 @@ def assign(assigns: Sequence[Word], shell: Shell, substituted: Status | None) ->
             shell.variables[name] = value
             continue
         known = _known_value(value, shell)
-        if known is None and substituted is not None and value.startswith(("$(", "`")):
+        counted = expansion(value)  # i=$((i+1))
+        if counted is not None:
+            number = evaluate(counted, shell.variables)
+            known = None if number is None else str(number)
+        elif known is None and substituted is not None and value.startswith(("$(", "`")):
             known = substituted
         if known is None:
             shell.variables.pop(name, None)

@@ -40,6 +40,9 @@ ExportVia = Literal["export", "assignment", "github-env"]
 
 _VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 _ENV_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)")
+# pytest's options that list the tests instead of running them (``--collectonly`` is the
+# old spelling it still accepts): such a run is no test run, whatever its status.
+_COLLECT_ONLY = frozenset({"--collect-only", "--co", "--collectonly"})
 
 
 @dataclass
@@ -140,6 +143,12 @@ def _held_words(words: list[Word], variables: dict[str, str]) -> list[Word] | No
     first = words[0]
     held = [Word(part, part, first.start, first.end, False, []) for part in parts]
     return [*held, *words[1:]]
+
+
+def _collects_only(launch: Launch) -> bool:
+    """Whether pytest only collects: ``pytest --collect-only -q`` runs no test, so no
+    knob around it can hide a test's failure."""
+    return any(word in _COLLECT_ONLY for word, _ in launch.args)
 
 
 def _targets_github_env(redirects: Sequence[Redirect]) -> bool:
@@ -249,6 +258,8 @@ class Walker:
         values = [word.value for word in run]
         if has_launcher_hint(" ".join(values)):
             launch = launcher_of(values, [word.dynamic for word in run])
+            if launch is not None and _collects_only(launch):
+                return  # lists tests (``pytest --co | grep -q gpu``): runs none
             if launch is not None:
                 env = launch.env
                 if command.assigns:
