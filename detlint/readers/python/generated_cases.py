@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Sequence
 
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.parametrize import count_values
@@ -32,18 +33,26 @@ _ABSL = "absl.testing.parameterized."
 _ABSL_CASES = frozenset({"parameters", "named_parameters"})
 
 
-def generated_cases(index: ModuleIndex, function: Function) -> int | None:
+def generated_cases(
+    index: ModuleIndex, function: Function
+) -> tuple[int | None, Sequence[ast.expr]]:
     """The tests the case-generating decorators of ``function`` (of ``index``'s module)
-    make of it: 1 without one, None where the cases cannot be counted. absl's generate
-    methods of a class alone (its TestCase's metaclass expands them)."""
+    make of it (1 without one, None where the cases cannot be counted), and the
+    decorators whose marks reach them. absl's generate methods of a class alone (its
+    TestCase's metaclass expands them). ``expand`` copies the marks of the function it
+    is given to each case; one written above it marks the original, which pytest does
+    not run as a case (a skip there leaves every case running)."""
     in_class = index.functions.get(function.name) is not function
     total: int | None = 1
-    for decorator in function.decorator_list:
+    reaching: Sequence[ast.expr] = function.decorator_list
+    for place, decorator in enumerate(function.decorator_list):
         if not isinstance(decorator, ast.Call):
             continue
         qualified = index.imports.qualify(decorator.func) or ""
         if qualified == _EXPAND:
             size = _expanded(index, decorator)
+            if len(reaching) == len(function.decorator_list):  # the topmost expand
+                reaching = function.decorator_list[place + 1 :]
         elif in_class and qualified.startswith(_ABSL):
             tail = qualified.removeprefix(_ABSL)
             if tail in _ABSL_CASES:
@@ -55,7 +64,7 @@ def generated_cases(index: ModuleIndex, function: Function) -> int | None:
         else:
             continue
         total = None if total is None or size is None else total * size
-    return total
+    return total, reaching
 
 
 def _expanded(index: ModuleIndex, call: ast.Call) -> int | None:

@@ -251,11 +251,11 @@ class ModuleScanner:
         test is read once, though each subclass that inherits it collects it."""
         found = self._methods.get(id(function))
         if found is None:
-            applied = Applied.of(self._decorator_marks(function.decorator_list, "function"))
+            cases, decorators = generated_cases(self.index, function)
+            applied = Applied.of(self._decorator_marks(decorators, "function"))
             applied = replace(applied, knobs=(*applied.knobs, *self.body.of(function)))
-            entries = entry_marks(self.index, self.marks, function.decorator_list)
+            entries = entry_marks(self.index, self.marks, decorators)
             span, trials = self.index.name_span(function), self.trials.trials_of(function)
-            cases = generated_cases(self.index, function)
             found = self._methods[id(function)] = _Method(span, applied, trials, entries, cases)
         return found
 

@@ -3,7 +3,7 @@
 ``parameterized_class``, and absl's ``parameters``, ``named_parameters`` and ``product``.
 Each count is what ``pytest --collect-only`` gives on the same files with parameterized
 0.9.0 and absl-py 2.1.0 installed: ``expand`` makes ``test_x_0``, ``test_x_1_<first
-string>``; absl ``test_x0``, ``test_x_<name>``; the decorated original is not collected.
+string>``; absl ``test_x0``, ``test_x_<name>``; the decorated original is not run as a case.
 """
 
 from __future__ import annotations
@@ -61,6 +61,19 @@ EXPANDED = """\
         @pytest.mark.flaky(reruns=2)
         def test_method(self, value):
             assert value
+
+
+    class TestAbove(unittest.TestCase):
+        @unittest.skip("races on runtime hooks")
+        @parameterized.expand([(1,), (2,)])
+        def test_above(self, value):
+            assert value
+
+
+    @pytest.mark.flaky(reruns=2)
+    @parameterized.expand([(1,), (2,)])
+    def test_above_function(value):
+        assert value
 """
 
 ABSL = """\
@@ -154,6 +167,14 @@ def test_expand_multiplies_the_instances_of_unittest_methods_and_functions(tmp_p
     assert reruns[41]["message"].endswith("covers 2 test instances)")
     assert reruns[41]["numbers"]["instances"] == 2
     assert reruns[48]["message"].endswith("covers 4 test instances)")
+
+
+def test_a_knob_written_above_expand_reaches_none_of_its_cases(tmp_path):
+    # expand copies the marks of the function it decorates to each case; a skip or a
+    # rerun mark above it stays on the original, and every case runs without it.
+    document = check(tmp_path, {**RERUNFAILURES, "tests/test_expand.py": EXPANDED})
+    assert sorted(_by_line(document, "test_expand.py", "DET202")) == [9, 19, 26, 33]
+    assert sorted(_by_line(document, "test_expand.py", "DET101")) == [41, 48]
 
 
 def test_absl_parameters_named_parameters_and_product_multiply_the_instances(tmp_path):
