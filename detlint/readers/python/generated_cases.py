@@ -24,26 +24,33 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
+from detlint.readers.python.applied_marks import Applied
+from detlint.readers.python.class_params import times
+from detlint.readers.python.facts import Parametrized
 from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.parametrize import count_values
+
+Cases = Parametrized | None  # the cases a test's decorators generate, if any
 
 _EXPAND = "parameterized.parameterized.expand"
 _ABSL = "absl.testing.parameterized."
 _ABSL_CASES = frozenset({"parameters", "named_parameters"})
 
 
-def generated_cases(
-    index: ModuleIndex, function: Function
-) -> tuple[int | None, Sequence[ast.expr]]:
-    """The tests the case-generating decorators of ``function`` (of ``index``'s module)
-    make of it (1 without one, None where the cases cannot be counted), and the
-    decorators whose marks reach them. absl's generate methods of a class alone (its
-    TestCase's metaclass expands them). ``expand`` copies the marks of the function it
-    is given to each case; one written above it marks the original, which pytest does
-    not run as a case (a skip there leaves every case running)."""
+def generated_cases(index: ModuleIndex, function: Function) -> tuple[Cases, Sequence[ast.expr]]:
+    """The cases the case-generating decorators of ``function`` (of ``index``'s module)
+    make of it, as a table giving its arguments values (None without one; its count
+    None where the cases cannot be counted), and the decorators whose marks reach them.
+
+    absl's generate methods of a class alone (its TestCase's metaclass expands them).
+    ``expand`` copies the marks of the function it is given to each case; one written
+    above it marks the original, which pytest does not run as a case (a skip there
+    leaves every case running)."""
     in_class = index.functions.get(function.name) is not function
     total: int | None = 1
+    found = False
     reaching: Sequence[ast.expr] = function.decorator_list
     for place, decorator in enumerate(function.decorator_list):
         if not isinstance(decorator, ast.Call):
@@ -63,8 +70,22 @@ def generated_cases(
                 continue
         else:
             continue
+        found = True
         total = None if total is None or size is None else total * size
-    return total, reaching
+    if not found:
+        return None, reaching
+    arguments = function.args.posonlyargs + function.args.args
+    names = tuple(argument.arg for argument in arguments[1 if in_class else 0 :])
+    return Parametrized(total, names), reaching
+
+
+def with_cases(level: Applied, cases: Cases) -> Applied:
+    """A test's marks with the cases a decorator generates of it: they multiply its
+    instances, and a guard in its body that reads their arguments reaches some alone."""
+    if cases is None:
+        return level
+    instances = times(level.instances, cases.instances)
+    return replace(level, instances=instances, tables=(*level.tables, cases))
 
 
 def _expanded(index: ModuleIndex, call: ast.Call) -> int | None:

@@ -36,7 +36,7 @@ from detlint.readers.python.fixture_params import (
     requested,
 )
 from detlint.readers.python.fixtures import FixtureMarksLookup, is_fixture, no_fixture_marks
-from detlint.readers.python.generated_cases import generated_cases
+from detlint.readers.python.generated_cases import Cases, generated_cases, with_cases
 from detlint.readers.python.helper_reach import may_reach_retries
 from detlint.readers.python.helper_retries import Helper, HelperRetries, beside_trials
 from detlint.readers.python.helper_skips import helper_skips
@@ -75,14 +75,13 @@ from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixtu
 
 @dataclass(frozen=True)
 class _Method:
-    """A test function's own facts, before a class collects it: its decorators' marks
-    and the skips and xfails of its body."""
+    """A test function's own facts, whatever class collects it: its decorators' and body's marks."""
 
     span: Span
     applied: Applied
     trials: TrialCount
     entries: tuple[Mark, ...] = ()  # skips and xfails of data lists its decorators consume
-    generated: int | None = 1  # tests its case-generating decorators make (generated_cases)
+    cases: Cases = None  # what its case-generating decorators make of it
 
 
 class ModuleScanner:
@@ -168,7 +167,8 @@ class ModuleScanner:
         level = facts.applied.within(outer)
         if unittest:  # pytest parametrizes no unittest.TestCase method, whatever its marks
             level = replace(level, instances=1, param_marks=(), tables=())
-        instances, more = times(level.instances, facts.generated), False
+        level = with_cases(level, facts.cases)  # methods a decorator writes, TestCase or not
+        instances, more = level.instances, False
         if instances is not None and not unittest:
             factor, more = self._fixture_factor(function, classes, level)
             instances = None if factor is None else instances * factor
