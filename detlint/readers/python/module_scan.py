@@ -1,14 +1,13 @@
 """Reading one module: its tests, the marks that reach each, and its exports.
 
-Marks reach a test from its own decorators, its class and the classes it inherits from
-(decorators and the class ``pytestmark``), the module ``pytestmark``, ``pytest.param(...,
-marks=...)`` entries of its parametrization, imperative ``pytest.xfail()`` / ``pytest.skip()``
-calls in its body and in the fixtures it uses (``body_marks``) or at the module's top level
-(``module_skips``). The closest mark comes first, the order in which pytest's
-``get_closest_marker`` sees them. Which functions and classes are tests follows pytest's
-collection rules (``test_classes``, and the configured patterns in ``options``). A module
-also exports what other modules can use: mark aliases (``gpu_flaky = pytest.mark.flaky(
-reruns=2)`` in conftest.py) and fixtures that return a trial count.
+Marks reach a test from its own decorators, its class and the classes it inherits from (decorators
+and the class ``pytestmark``), the module ``pytestmark``, ``pytest.param(..., marks=...)`` entries
+of its parametrization, imperative ``pytest.xfail()`` / ``pytest.skip()`` calls in its body and in
+the fixtures it uses (``body_marks``) or at the module's top level (``module_skips``). The closest
+mark comes first, the order in which pytest's ``get_closest_marker`` sees them. Which functions and
+classes are tests follows pytest's collection rules (``test_classes``, and the configured patterns
+in ``options``). A module also exports what other modules can use: mark aliases (``gpu_flaky =
+pytest.mark.flaky(reruns=2)`` in conftest.py) and fixtures that return a trial count.
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from detlint.readers.python.fixture_params import (
     requested,
 )
 from detlint.readers.python.fixtures import FixtureMarksLookup, is_fixture, no_fixture_marks
+from detlint.readers.python.generated_cases import Cases, generated_cases, with_cases
 from detlint.readers.python.helper_reach import may_reach_retries
 from detlint.readers.python.helper_retries import Helper, HelperRetries, beside_trials
 from detlint.readers.python.helper_skips import helper_skips
@@ -75,13 +75,13 @@ from detlint.readers.python.trials import FixtureLookup, TrialResolver, no_fixtu
 
 @dataclass(frozen=True)
 class _Method:
-    """A test function's own facts, before a class collects it: its decorators' marks
-    and the skips and xfails of its body."""
+    """A test function's own facts, whatever class collects it: its decorators' and body's marks."""
 
     span: Span
     applied: Applied
     trials: TrialCount
     entries: tuple[Mark, ...] = ()  # skips and xfails of data lists its decorators consume
+    cases: Cases = None  # what its case-generating decorators make of it
 
 
 class ModuleScanner:
@@ -167,6 +167,7 @@ class ModuleScanner:
         level = facts.applied.within(outer)
         if unittest:  # pytest parametrizes no unittest.TestCase method, whatever its marks
             level = replace(level, instances=1, param_marks=(), tables=())
+        level = with_cases(level, facts.cases)  # methods a decorator writes, TestCase or not
         instances, more = level.instances, False
         if instances is not None and not unittest:
             factor, more = self._fixture_factor(function, classes, level)
@@ -250,22 +251,21 @@ class ModuleScanner:
         test is read once, though each subclass that inherits it collects it."""
         found = self._methods.get(id(function))
         if found is None:
-            applied = Applied.of(self._decorator_marks(function.decorator_list, "function"))
+            cases, decorators = generated_cases(self.index, function)
+            applied = Applied.of(self._decorator_marks(decorators, "function"))
             applied = replace(applied, knobs=(*applied.knobs, *self.body.of(function)))
-            entries = entry_marks(self.index, self.marks, function.decorator_list)
+            entries = entry_marks(self.index, self.marks, decorators)
             span, trials = self.index.name_span(function), self.trials.trials_of(function)
-            found = self._methods[id(function)] = _Method(span, applied, trials, entries)
+            found = self._methods[id(function)] = _Method(span, applied, trials, entries, cases)
         return found
 
     def tests(self) -> list[TestFunction]:
         """Every test pytest could collect here under some config the run met.
 
-        Functions and classes are matched against the ``python_functions`` and
-        ``python_classes`` patterns of every such config (the link step keeps
-        only what the module's own config collects). A class's test methods
-        include those it inherits from classes of the same module, and its
-        marks those of its bases, as pytest reads them along the MRO.
-        """
+        Functions and classes are matched against the ``python_functions`` and ``python_classes``
+        patterns of every such config (the link step keeps only what the module's own config
+        collects). A class's test methods include those it inherits from classes of the same
+        module, and its marks those of its bases, as pytest reads them along the MRO."""
         flag = self.index.assignments.get("__test__")
         if isinstance(flag, ast.Constant) and flag.value is False:
             return []
