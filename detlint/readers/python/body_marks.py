@@ -57,8 +57,8 @@ class _Order(TypedDict):
 
 def _surely_checks(checks: TrialChecks) -> Callable[[ast.AST], bool]:
     """A check a message names: a bare ``raise`` passes on an error, it checks nothing."""
-    return lambda node: checks.checks(node) and not (
-        isinstance(node, ast.Raise) and node.exc is None
+    return lambda node: (
+        checks.checks(node) and not (isinstance(node, ast.Raise) and node.exc is None)
     )
 
 
