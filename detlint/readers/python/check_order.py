@@ -73,9 +73,10 @@ def check_order(
                 before += tried  # a violation there is not what the clause catches
             else:
                 hidden = tried  # a violation there raises into the clause
-        # What a clause catches may be a violation of any call in the `try:` body.
+        # A check in the `try:` body ran before it; what the clause catches may be a
+        # violation of any call there (one that runs another test's body), hidden by it.
+        ran_before = ran_before or any(loose(n) or strict(n) for n in (*before, *hidden))
         caught = any(isinstance(n, ast.Call) or loose(n) or strict(n) for n in hidden)
-        ran_before = ran_before or caught or any(loose(n) or strict(n) for n in before)
         after = after or caught or any(loose(node) or strict(node) for node in later)
         failing.update(line(getattr(node, "lineno", 0)) for node in before if strict(node))
     return CheckOrder(tuple(sorted(failing)), ran_before, after)
