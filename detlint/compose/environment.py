@@ -155,6 +155,10 @@ class Composition:
         if filtered.masks is False:
             self.notes.append(filtered.what)
             return None
+        if mark.kind == "skip-call" and mark.among_checks == "last":
+            # After every check: a failing one has failed the test before it is reached.
+            self.notes.append(f"{mark.name}() comes after every check: it hides no failure")
+            return None
         return SKIP
 
     def _xfail_gate(self, mark: Mark) -> Gate | None:

@@ -68,3 +68,19 @@ def costliest_quarantined(
     return max(
         scored, key=lambda item: (item[1].reported_without - item[1].reported, item[0].label)
     )
+
+
+def checks_run_first(mark: Mark) -> str:
+    """For a skip or xfail a test calls after some of its checks: those checks ran
+    before it, and a violation among them has failed the test before it is reached,
+    so it hides only the checks after it. "" when no check surely runs before it."""
+    lines = mark.checks_before
+    if not lines or mark.kind not in ("skip-call", "xfail-call"):
+        return ""
+    shown = [str(line) for line in lines]
+    listed = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+    return (
+        f"the {'check' if len(lines) == 1 else 'checks'} on line{'s' if len(lines) > 1 else ''} "
+        f"{listed} run{'s' if len(lines) == 1 else ''} before it and still fail"
+        f"{'s' if len(lines) == 1 else ''} the build on a violation"
+    )

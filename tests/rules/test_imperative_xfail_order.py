@@ -1,7 +1,8 @@
 """An imperative `pytest.xfail()` acts where it stands among the test's checks: before
 every check the checks never run where it applies (nothing is seen, as with
 `run=False`); after every check a failing one has failed the test already, so it hides
-nothing; between checks it ends the test as XFAIL once reached."""
+nothing; between checks it ends the test as XFAIL once reached, and hides only the
+checks after it."""
 
 from __future__ import annotations
 
@@ -59,4 +60,8 @@ def test_an_xfail_after_every_check_hides_nothing(tmp_path):
 
 def test_an_xfail_between_checks_is_an_xfail(tmp_path):
     (found,) = [f for f in findings(check(tmp_path, FILES), "DET201") if f["line"] == 21]
-    assert "a 10% violation shows as XFAIL 10.0% of the time but never fails" in found["message"]
+    assert (
+        "the check on line 20 runs before it and still fails the build on a violation; it "
+        "hides the checks after it: a 10% violation in those shows as XFAIL 10.0% of the "
+        "time but never fails the build"
+    ) in found["message"]

@@ -13,8 +13,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Literal
+from typing import Literal, TypedDict
 
+from detlint.readers.python.check_order import check_order
 from detlint.readers.python.facts import Mark, MarkKind, Scope
 from detlint.readers.python.fixtures import (
     AUTOUSE,
@@ -29,7 +30,7 @@ from detlint.readers.python.module_index import Function, ModuleIndex
 from detlint.readers.python.names import dotted
 from detlint.readers.python.prefilter import IMPERATIVE_TOKENS
 from detlint.readers.python.retry_libraries import catches_assertion
-from detlint.readers.python.trial_checks import own_nodes
+from detlint.readers.python.trial_checks import TrialChecks
 
 IMPERATIVE: dict[str, MarkKind] = {
     "pytest.xfail": "xfail-call",
@@ -47,6 +48,18 @@ LATE_MARK_KINDS = frozenset({"xfail", "skip", "skipif"})
 _TOKENS = tuple(token.decode() for token in IMPERATIVE_TOKENS)
 # Fixtures a test names that are pytest's own: they apply no knob.
 _BUILTIN_FIXTURES = frozenset({"self", "cls", "request"})
+
+
+class _Order(TypedDict):
+    among_checks: Literal["", "first", "last"]
+    checks_before: tuple[int, ...]
+
+
+def _surely_checks(checks: TrialChecks) -> Callable[[ast.AST], bool]:
+    """A check a message names: a bare ``raise`` passes on an error, it checks nothing."""
+    return lambda node: (
+        checks.checks(node) and not (isinstance(node, ast.Raise) and node.exc is None)
+    )
 
 
 def _has_args(call: ast.Call) -> bool:
@@ -137,30 +150,41 @@ class BodyMarks:
                     scope,
                     comment=self.index.comment_on(span.line),
                     guards=guards,
-                    among_checks=self._among_checks(function, call) if kind == "xfail-call" else "",
+                    **self._order(function, call, scope),
                     caught=_caught(function, call, self.index.text) if kind == "skip-call" else "",
                 )
             )
         return marks
 
-    def _among_checks(self, function: Function, call: ast.Call) -> Literal["", "first", "last"]:
-        """Where an imperative xfail stands among the checks of the function it is in,
-        by line: a check is an ``assert``, a ``raise``, an assertion helper, or a call
-        of a function of this module (which may assert)."""
-        lines = [
-            getattr(node, "lineno", 0)
-            for node in own_nodes(function.body)
-            if node is not call and self._may_check(node)
-        ]
-        if not any(line < call.lineno for line in lines):
-            return "first"
-        if not any(line > call.lineno for line in lines):
-            return "last"
-        return ""
+    def _order(self, function: Function, call: ast.Call, scope: Scope) -> _Order:
+        """Where an imperative skip or xfail stands among the checks of the function it
+        is in, in execution order (``check_order``): a check is an ``assert``, a
+        ``raise``, an assertion helper, or a call of a function of this module (which
+        may assert; the lines a message names are of those that surely check). In a
+        fixture the test's own checks all come after it."""
+        order = check_order(
+            function.body,
+            call,
+            _surely_checks(TrialChecks(self.index, function)),
+            self._may_check,
+            self.index.original_line,
+        )
+        if order is None:
+            return {"among_checks": "", "checks_before": ()}
+        among: Literal["", "first", "last"] = (
+            "first"
+            if not order.ran_before
+            else "last"
+            if not order.after and scope == "body"
+            else ""
+        )
+        return {"among_checks": among, "checks_before": order.failing_before}
 
     def _may_check(self, node: ast.AST) -> bool:
-        if isinstance(node, ast.Assert | ast.Raise):
+        if isinstance(node, ast.Assert):
             return True
+        if isinstance(node, ast.Raise):
+            return node.exc is not None  # a bare `raise` passes on an error: no check
         if not isinstance(node, ast.Call):
             return False
         func = node.func

@@ -120,11 +120,12 @@ class Mark:
     # (``RunIf(min_cuda_gpus=2)``): its condition is quoted as that, since the
     # factory's inner expression (``len(reasons) > 0``) says nothing where it is used.
     written: str = ""
-    # Where an imperative ``pytest.xfail()`` stands among the test's checks: "first"
-    # when no check comes before it (where it applies the checks never run), "last"
-    # when none comes after it (a failing check fails the test before it is reached),
-    # "" otherwise or for any other mark.
+    # Where an imperative skip or xfail stands among the test's checks, in execution
+    # order: "first" when none runs before it (where it applies the checks never run),
+    # "last" when none runs after it (it hides no failure), "" otherwise or for any other
+    # mark; ``checks_before``, the lines of the checks that run before it and fail the test.
     among_checks: Literal["", "first", "last"] = ""
+    checks_before: tuple[int, ...] = ()
     # The exception types of the ``except`` clauses an imperative skip is reached through,
     # as written ("OSError"), when none of them takes an AssertionError: the skip then
     # runs only after another error ended the checks. "" for any other mark.

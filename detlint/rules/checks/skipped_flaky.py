@@ -29,7 +29,11 @@ from detlint.rules.context import (
     worst,
 )
 from detlint.rules.finding import Finding, Loss
-from detlint.rules.quarantine_reasons import costliest_quarantined, mark_reason
+from detlint.rules.quarantine_reasons import (
+    checks_run_first,
+    costliest_quarantined,
+    mark_reason,
+)
 
 _NOT_MARK = re.compile(r"\bnot\s+([A-Za-z_]\w*)")
 
@@ -133,20 +137,25 @@ def skipped_flaky(context: RuleContext) -> Iterator[Finding]:
         gate, numbers = costliest_quarantined(gates, knob, context)
         q = percent_label(context.reference_rate)
         unless = option_unless(knob.condition)
+        first = checks_run_first(mark)
         if unless is not None:
             where = (
                 f" {unless} (the hook at {hook_skipping(mark)} skips every test marked "
                 f"`{mark.name}`{_given_in_ci(hook_option(mark), gates, context)}): in a run "
                 "without it, it never runs"
             )
+        elif first:
+            there = f" where {knob.condition}: there" if knob.condition else ":"
+            where = f"{there} {first}, but the checks after it never run"
         elif knob.condition:
             where = f" where {knob.condition}: there it never runs"
         else:
             where = ": it never runs"
+        hidden = " in those" if first and unless is None else ""
         yield finding(
             "DET202",
             span,
-            f"test skipped as {word!r}{where}, so a {q} violation is never reported "
+            f"test skipped as {word!r}{where}, so a {q} violation{hidden} is never reported "
             f"(was {percent(numbers.reported_without)}) and nothing shows it "
             f"({trials_phrase(gate.test)}{_reach(mark, gates, span)})",
             f"run it under a visible quarantine instead: {QUARANTINE}",

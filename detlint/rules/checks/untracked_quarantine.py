@@ -18,6 +18,7 @@ from detlint.rules.context import (
 from detlint.rules.finding import Finding
 from detlint.rules.fix_plans import tracking_reason_plan
 from detlint.rules.quarantine_reasons import (
+    checks_run_first,
     costliest_quarantined,
     mark_reason,
     quarantine_where,
@@ -44,10 +45,14 @@ def untracked_quarantine(context: RuleContext) -> Iterator[Finding]:
         by_default = "" if mark.has_keyword("strict") else " (non-strict by default)"
         what = "pytest.xfail()" if mark.kind == "xfail-call" else f"xfail{by_default}"
         said = f'reason "{shown_reason(reason)}"' if reason else f'comment "{mark.comment}"'
+        first = checks_run_first(mark)
         shown = (
             f"it comes before every check, so the checks never run: a {q} violation is "
             "never seen and"
             if mark.among_checks == "first"
+            else f"{first}; it hides the checks after it: a {q} violation in those shows as "
+            f"XFAIL {percent(numbers.visible)} of the time but"
+            if first
             else f"a {q} violation shows as XFAIL {percent(numbers.visible)} of the time but"
         )
         yield finding(
