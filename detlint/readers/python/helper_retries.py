@@ -111,6 +111,7 @@ class HelperRetries:
         # the function and the resolver of its calls: hundreds of tests call the same
         # helpers, and most reach none. Kept only from a search no cycle cut short.
         self._barren: dict[tuple[int, int, int], int] = {}
+        self._kept: list[Helper] = []  # keeps the objects whose ids key ``_barren`` alive
         self._cut = False
         # Each body's calls, by the id of its statement list (kept alive beside it).
         self._walked: dict[int, tuple[Sequence[ast.AST], list[tuple[ast.Call, bool]]]] = {}
@@ -179,6 +180,7 @@ class HelperRetries:
                     yield reached
                 if not found and not self._cut:
                     self._barren[key] = max(left, self._barren.get(key, -1))
+                    self._kept.append(helper)
                 self._cut = cut or self._cut
                 seen.discard(id(helper.function))
 
