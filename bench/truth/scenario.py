@@ -19,6 +19,26 @@ SEED = "detlint-truth"
 TEST_FILE = "test_truth.py"
 
 
+def github_workflow(*steps: str) -> str:
+    """A GitHub Actions workflow of one job that checks the project out, installs its
+    requirements and then runs ``steps`` (each a step's YAML, its first line starting
+    with ``- ``, further lines indented from there)."""
+    lines = [
+        "",
+        "name: ci",
+        "on: [push]",
+        "jobs:",
+        "  test:",
+        "    runs-on: ubuntu-latest",
+        "    steps:",
+        "      - uses: actions/checkout@v4",
+        "      - run: pip install -r requirements.txt",
+    ]
+    for step in steps:
+        lines += ["      " + line for line in step.split("\n")]
+    return "\n".join(lines) + "\n"
+
+
 @dataclass(frozen=True)
 class Scenario:
     """One knob setting; ``expect_text`` lists what detlint's message must quote."""

@@ -4,23 +4,15 @@ Each layer is simulated by running the suite as often as the CI system would
 (``Scenario.runs``); an instance is reported when it failed in every run.
 """
 
-from bench.truth.scenario import Scenario
+from bench.truth.scenario import Scenario, github_workflow
 
-GITHUB_RETRY = """
-name: ci
-on: [push]
-jobs:
-  test:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - run: pip install -r requirements.txt
-      - uses: nick-fields/retry@v3
-        with:
-          timeout_minutes: 10
-          max_attempts: {attempts}
-          command: pytest test_truth.py
-"""
+GITHUB_RETRY = github_workflow(
+    "- uses: nick-fields/retry@v3\n"
+    "  with:\n"
+    "    timeout_minutes: 10\n"
+    "    max_attempts: {attempts}\n"
+    "    command: pytest test_truth.py"
+)
 
 GITLAB_RETRY = """
 test:
@@ -40,30 +32,10 @@ steps:
         limit: 2
 """
 
-SHELL_LOOP = """
-name: ci
-on: [push]
-jobs:
-  test:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - run: pip install -r requirements.txt
-      - run: for i in 1 2 3; do pytest test_truth.py && break; done
-"""
+SHELL_LOOP = github_workflow("- run: for i in 1 2 3; do pytest test_truth.py && break; done")
 
 
-RERUNS_FLAG = """
-name: ci
-on: [push]
-jobs:
-  test:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - run: pip install -r requirements.txt
-      - run: pytest --reruns 2 test_truth.py
-"""
+RERUNS_FLAG = github_workflow("- run: pytest --reruns 2 test_truth.py")
 
 # A marked test that always passes, above the unmarked looped test the claim is about:
 # the Python pass lists the marked one alone, and a CI knob acts on both.

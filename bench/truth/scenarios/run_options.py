@@ -2,19 +2,9 @@
 
 from typing import Any
 
-from bench.truth.scenario import Scenario
+from bench.truth.scenario import Scenario, github_workflow
 
-WORKFLOW = """
-name: ci
-on: [push]
-jobs:
-  test:
-    runs-on: ubuntu-latest
-    steps:
-      - uses: actions/checkout@v4
-      - run: pip install -r requirements.txt
-      - run: pytest {args} test_truth.py
-"""
+WORKFLOW = github_workflow("- run: pytest {args} test_truth.py")
 
 
 def ci_step(name: str, venv: str, args: tuple[str, ...], **fields: Any) -> Scenario:
