@@ -25,3 +25,17 @@ def _own_facts_cache(
     detlint runs, in-process or as subprocesses, read it from DETLINT_CACHE_DIR."""
     monkeypatch.setenv("DETLINT_CACHE_DIR", str(tmp_path_factory.mktemp("detlint-cache")))
     monkeypatch.delenv("DETLINT_NO_CACHE", raising=False)
+
+
+@pytest.fixture
+def repository(tmp_path):
+    """An empty git repository in ``tmp_path``, with detlint's cached listings cleared
+    before and after the test."""
+    from repo_expectations import git_repository
+
+    from detlint.readers.project.discovery import clear_cache
+
+    clear_cache()
+    git_repository(tmp_path, {})
+    yield tmp_path
+    clear_cache()

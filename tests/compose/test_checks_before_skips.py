@@ -4,18 +4,7 @@ names them and gives its figure for the checks after the call only."""
 
 from __future__ import annotations
 
-import pytest
-from repo_expectations import git_repository, run_audit, run_check
-
-from detlint.readers.project.discovery import clear_cache
-
-
-@pytest.fixture
-def repository(tmp_path):
-    clear_cache()
-    git_repository(tmp_path, {})
-    yield tmp_path
-    clear_cache()
+from repo_expectations import run_audit, run_check
 
 
 def _findings(root, text: str) -> list[tuple[str, int, str]]:

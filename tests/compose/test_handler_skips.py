@@ -7,9 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from repo_expectations import git_repository, run_audit, run_check
-
-from detlint.readers.project.discovery import clear_cache
+from repo_expectations import run_audit, run_check
 
 SOCKET = """import errno
 import socket
@@ -27,14 +25,6 @@ class RecvmsgTests(unittest.TestCase):
                 raise
             self.skipTest("sporadic ENOTCONN (kernel issue?)")
 """
-
-
-@pytest.fixture
-def repository(tmp_path):
-    clear_cache()
-    git_repository(tmp_path, {})
-    yield tmp_path
-    clear_cache()
 
 
 def _write(root: Path, text: str) -> None:

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from repo_expectations import git_repository, run_audit, run_check
-
-from detlint.readers.project.discovery import clear_cache
+from repo_expectations import run_audit, run_check
 
 TESTS = """
 
@@ -30,14 +27,6 @@ class TestC:
 """
 NEVER = "there it never runs, so a 10% violation is never reported (was 10.0%)"
 COVERS = "(1 attempt, no trial loop recognised; covers 3 tests, 5 test instances)"
-
-
-@pytest.fixture
-def repository(tmp_path):
-    clear_cache()
-    git_repository(tmp_path, {})
-    yield tmp_path
-    clear_cache()
 
 
 def _check(root: Path, head: str, tests: str = TESTS) -> list[tuple[str, int, int, str]]:
