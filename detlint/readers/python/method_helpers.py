@@ -29,9 +29,6 @@ class CalledHelpers:
     def __init__(self, index: ModuleIndex) -> None:
         self.index = index
         self._scopes: dict[int, dict[str, Function]] = {}
-        # Each function's callees, by its id: the trial, loop and skip readers of every
-        # test ask for them (the functions live as long as the module's index).
-        self._callees: dict[int, list[tuple[str, Function, int]]] = {}
 
     @functools.cached_property
     def _owners(self) -> dict[int, ast.ClassDef]:
@@ -87,12 +84,6 @@ class CalledHelpers:
     def callees(self, function: Function) -> list[tuple[str, Function, int]]:
         """The module's functions ``function`` calls, in the order of their first call,
         each with how many calls name it."""
-        cached = self._callees.get(id(function))
-        if cached is None:
-            cached = self._callees[id(function)] = self._find_callees(function)
-        return list(cached)
-
-    def _find_callees(self, function: Function) -> list[tuple[str, Function, int]]:
         found: dict[int, tuple[str, Function, int]] = {}
         for call in self.index.body(function, ast.Call):
             resolved = self.callee(function, call)
