@@ -296,8 +296,6 @@ class Checker:
     def stored(self) -> tuple[RunCache | None, Discovery]:
         """The run cache's entry for this check of the tree as walked now (None for a
         run on part of a tree, which reads the rest as context), and the walk."""
-        from detlint.base.facts_cache import FactsCache
-        from detlint.cli.run_cache import run_cache
         from detlint.readers.ci.context import covers_tree
         from detlint.readers.project.discovery import discover_files
         from detlint.readers.project.scope import widened
@@ -307,7 +305,10 @@ class Checker:
         asked = widened(self.paths, cwd)
         discovery = discover_files(asked, cwd, settings)
         if not covers_tree(asked, discovery.root, cwd):
-            return None, discovery
+            return None, discovery  # a pre-commit run imports nothing of the cache's
+        from detlint.base.facts_cache import FactsCache
+        from detlint.cli.run_cache import run_cache
+
         store = FactsCache(self.cache.root, "runs-check")
         return run_cache(store, self.paths, cwd, settings, self.selected, discovery), discovery
 
