@@ -233,6 +233,15 @@ def is_dependency_file(path: Path, root: Path, installed: frozenset[Path] = froz
     return _reader_for(path, root, installed) is not None
 
 
+def may_name_dependency_file(name: str) -> bool:
+    """Whether a file's relative name can be one :func:`_named_reader` reads, decided on
+    the string: the listing of a whole tree builds a ``Path`` only for these."""
+    base = name.rsplit("/", 1)[-1]
+    if base in _READERS or base.startswith("pylock."):
+        return True
+    return base.lower().endswith((".yml", ".yaml", ".txt", ".in"))
+
+
 def _reader_for(path: Path, root: Path, installed: frozenset[Path] = frozenset()) -> _Reader | None:
     """The reader for a dependency file, chosen by name (or, for a file a project installs
     with ``pip install -r`` whatever its name, the requirements reader); None otherwise."""
@@ -259,8 +268,7 @@ def _named_reader(path: Path, root: Path) -> _Reader | None:
         return read_requirements_txt
     if suffix == ".in" and lowered != "manifest.in" and lowered.count(".") == 1:
         return read_requirements_txt  # pip-tools' inputs: dev.in, test.in (not config.h.in)
-    folders = Path(_relative(path, root)).parts[:-1]
-    return read_requirements_txt if "requirements" in (f.lower() for f in folders) else None
+    return read_requirements_txt if "requirements" in _folders(path, root) else None
 
 
 # Folders whose YAML files are conda environments when they have a top-level `dependencies:`
@@ -283,8 +291,15 @@ def _yaml_reader(path: Path, root: Path) -> _Reader | None:
         return read_conda_lock
     if _ENVIRONMENT_NAME.search(lowered):
         return read_conda_environment
-    folders = Path(_relative(path, root)).parts[:-1]
-    return read_conda_environment if _CONDA_FOLDERS & {f.lower() for f in folders} else None
+    return read_conda_environment if _CONDA_FOLDERS & _folders(path, root) else None
+
+
+def _folders(path: Path, root: Path) -> set[str]:
+    """The folders of ``path`` below ``root`` (all of them for a path outside it), lowered:
+    strings, as :func:`_relative` decides, since the listing of a tree asks for thousands."""
+    full, top = os.path.abspath(path), os.path.join(os.path.abspath(root), "")
+    relative = full[len(top) :] if full.startswith(top) else full
+    return {part.lower() for part in relative.split(os.sep)[:-1] if part}
 
 
 def _read_text(path: Path, display: str, limit: int = MAX_BYTES) -> str | Problem | None:

@@ -14,7 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from detlint.readers.dependencies.declarations import is_dependency_file
+from detlint.readers.dependencies.declarations import (
+    is_dependency_file,
+    may_name_dependency_file,
+)
 from detlint.readers.dependencies.installed_files import (
     INSTALLER_PATHSPECS,
     installed_requirement_files,
@@ -90,10 +93,13 @@ def dependency_listing(project: Path, every_file: Callable[[], Sequence[str]]) -
     found: list[Path] = []
     installers: list[Path] = []
     for name in names:
+        installer, declares = is_installer(name), may_name_dependency_file(name)
+        if not (installer or declares):
+            continue
         path = project / name
-        if is_installer(name):
+        if installer:
             installers.append(path)
-        if is_dependency_file(path, project) and path.is_file():
+        if declares and is_dependency_file(path, project) and path.is_file():
             found.append(path)
     installed = installed_requirement_files(project, installers, found)
     return DependencyFiles((*found, *sorted(installed)), installed, tuple(installers))
