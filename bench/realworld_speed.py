@@ -65,11 +65,29 @@ DEFAULT_REPOS = (
 LINT = frozenset({0, 1})  # linters exit 1 on findings, grep when nothing matches
 KNOB_WORDS = (b"mark.flaky", b"mark.xfail", b"@flaky")
 
+# The floor of a reader written in Python: read and ``ast.parse`` every ``.py`` file of the
+# tree in one process (hidden directories skipped, as both linters skip them). detlint parses
+# only the files its prefilter passes, but the figure says what one parse of the tree costs
+# against ruff's whole lint.
+PARSE_EVERY_FILE = """
+import ast, os
+for top, folders, files in os.walk("."):
+    folders[:] = [f for f in folders if not f.startswith(".")]
+    for name in files:
+        if name.endswith(".py"):
+            try:
+                with open(os.path.join(top, name), "rb") as handle:
+                    ast.parse(handle.read())
+            except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+                pass
+"""
+
 # (label, numerator key, denominator key)
 RATIOS = (
     ("detlint cold / ruff cold", "check", "ruff"),
     ("detlint warm / ruff warm", "check_warm", "ruff_warm"),
     ("detlint cold / grep", "check", "grep"),
+    ("python parse / ruff cold", "parse", "ruff"),
     ("json / text (cold)", "check_json", "check"),
     ("audit json / check json", "audit", "check_json"),
     ('one-file / python -c "import click"', "one_file", "click"),
@@ -153,6 +171,12 @@ def tree_commands(tree: Tree, detlint: str, ruff: str, scratch: Path) -> list[Co
             "grep -rl --include=*.py flaky .",
             ("grep", "-rl", "--include=*.py", "flaky", "."),
             LINT,
+        ),
+        Command(
+            "parse",
+            "python: ast.parse every .py file",
+            (sys.executable, "-c", PARSE_EVERY_FILE),
+            frozenset({0}),
         ),
     ]
     if tree.knob_file is not None:
@@ -306,7 +330,8 @@ def render_text(document: dict[str, Any]) -> str:
         lines.append("ratios: " + "; ".join(f"{k} {_number(v)}" for k, v in repo["ratios"].items()))
     lines += ["", "summary (ratios of medians, per repository)"]
     names = [r["name"] for r in document["repositories"]]
-    short = ["cold/ruff", "warm/ruff", "cold/grep", "json/text", "audit/json", "1file/click"]
+    short = ["cold/ruff", "warm/ruff", "cold/grep", "parse/ruff", "json/text", "audit/json"]
+    short.append("1file/click")
     lines.append(f"{'repository':<28}" + "".join(f"{s:>12}" for s in short) + f"{'RSS MB d/r':>14}")
     for name, repo in zip(names, document["repositories"], strict=True):
         cells = "".join(f"{_number(v):>12}" for v in repo["ratios"].values())

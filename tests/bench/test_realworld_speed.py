@@ -74,6 +74,7 @@ def test_one_round_on_a_tiny_checkout(tmp_path, capsys):
         "ruff",
         "ruff_warm",
         "grep",
+        "parse",
         "one_file",
     ]
     assert all(row["median_seconds"] > 0 and row["peak_rss_mb"] > 0 for row in repo["commands"])
@@ -81,6 +82,7 @@ def test_one_round_on_a_tiny_checkout(tmp_path, capsys):
     by_key = {row["key"]: row for row in repo["commands"]}
     assert by_key["grep"]["exit_codes"] == [0]
     assert by_key["check"]["exit_codes"] == [1]
+    assert by_key["parse"]["exit_codes"] == [0]
     assert repo["detlint_findings"] >= 1
     assert set(repo["ratios"]) == {label for label, _, _ in speed.RATIOS}
     assert all(value is not None and value > 0 for value in repo["ratios"].values())
