@@ -46,6 +46,10 @@ class ParamConftests:
         self._plugins: dict[tuple[str, ...], list[str]] = {}
         self._plugins_hold: dict[str, bool] = {}
         self._chains: dict[str, tuple[tuple[str, bool], ...]] = {}
+        # Per test file (its path, ``always``): every test of the file asks again.
+        self._reaches: dict[tuple[str, bool], list[str]] = {}
+        self._hooks: dict[tuple[str, bool], tuple[HookTable, ...]] = {}
+        self._autouse: dict[tuple[str, bool], tuple[str, ...]] = {}  # as ``_scope``, kept
 
     def _chain(self, directory: str) -> tuple[tuple[str, bool], ...]:
         """The conftest.py files that reach a directory, nearest first, each with
@@ -107,11 +111,16 @@ class ParamConftests:
         the chain holds params, unless ``always`` (the file's own fixtures have some,
         and a conftest fixture may request one of them)."""
         own = os.path.abspath(path)
-        chain = [c for c in self._chain(os.path.dirname(own)) if c[0] != own]
-        if not (always or any(h for _, h in chain)):
-            return []
-        conftests = [c for c, _ in chain]
-        return conftests + self._plugin_modules(tuple(conftests))
+        found = self._reaches.get((own, always))
+        if found is None:
+            chain = [c for c in self._chain(os.path.dirname(own)) if c[0] != own]
+            if always or any(h for _, h in chain):
+                conftests = [c for c, _ in chain]
+                found = conftests + self._plugin_modules(tuple(conftests))
+            else:
+                found = []
+            self._reaches[(own, always)] = found
+        return found
 
     def _plugin_modules(self, conftests: tuple[str, ...]) -> list[str]:
         """The repository modules the ``pytest_plugins`` of these conftest.py files
@@ -147,12 +156,16 @@ class ParamConftests:
         """The autouse fixtures of the conftest.py files that reach a file."""
         from detlint.readers.python.fixtures import is_autouse
 
-        return tuple(
-            name
-            for conftest in self._reaching(path, always)
-            for name, (index, function) in self._scope(conftest).items()
-            if is_autouse(index, function)
-        )
+        key = (os.path.abspath(path), always)
+        found = self._autouse.get(key)
+        if found is None:
+            found = self._autouse[key] = tuple(
+                name
+                for conftest in self._reaching(path, always)
+                for name, (index, function) in self._scope(conftest).items()
+                if is_autouse(index, function)
+            )
+        return found
 
     def unread(self, path: Path, always: bool) -> bool:
         """Whether a conftest.py that reaches a file (or a ``pytest_plugins`` module one
@@ -165,11 +178,20 @@ class ParamConftests:
         a file parametrize (a ``pytest_plugins`` module's hooks too)."""
         from detlint.readers.python.hook_params import hook_tables
 
+        key = (os.path.abspath(path), always)
+        known = self._hooks.get(key)
+        if known is not None:
+            return known
         found: list[HookTable] = []
+        complete = True  # a conftest being read (an import cycle) answers later
         for conftest in self._reaching(path, always):
             index = self._index(conftest)
             if index is not None:
                 found += hook_tables(index)
+            else:
+                complete = False
+        if complete:
+            self._hooks[key] = tuple(found)
         return tuple(found)
 
 
