@@ -43,14 +43,15 @@ class ImportedModules:
         level = len(module) - len(module.lstrip("."))
         parts = [part for part in module.lstrip(".").split(".") if part]
         directory = os.path.dirname(os.path.abspath(importer))
+        root = os.path.abspath(self.root)
+        inside = root if root.endswith(os.sep) else root + os.sep
         if level:
             base = directory
             for _ in range(level - 1):
                 base = os.path.dirname(base)
-            bases = [base]
+            # Dots that climb past the repository leave it: nothing there is read.
+            bases = [base] if base == root or base.startswith(inside) else []
         else:
-            root = os.path.abspath(self.root)
-            inside = root if root.endswith(os.sep) else root + os.sep
             bases = []
             base = directory
             while base == root or base.startswith(inside):
