@@ -277,6 +277,11 @@ def test_no_snippet_pins_a_tag_this_repository_lacks() -> None:
     refs = [(str(b), ref) for b in ALL_BLOCKS for ref in pinned_refs(b.text)]
     assert len(refs) >= 6  # the try section, pre-commit, the action and three CI snippets
     assert [(where, ref) for where, ref in refs if ref not in allowed] == []
+    # Nor does the prose around them.
+    for document in DOCUMENTS:
+        text = document.read_text(encoding="utf-8")
+        prose = re.findall(r"detlint/detlint@([^\"'`\s]+)", text)
+        assert [ref for ref in prose if ref not in allowed] == [], document
     # The README says once how to fill the placeholder.
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "git ls-remote\nhttps://github.com/detlint/detlint HEAD" in readme
