@@ -1,11 +1,10 @@
-"""The README's install line for CI, run for real: until a release is on PyPI, the snippets
-install a tag from detlint's git URL. The line is run as written, with the URL pointed at
-a scratch clone of this working tree tagged like the published repository."""
+"""The README's install line for CI, run for real: until a release is tagged, the snippets
+install a commit from detlint's git URL. The line is run as written, with the URL pointed
+at a scratch clone of this working tree and the commit `git ls-remote` gives filled in."""
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -27,11 +26,13 @@ def test_every_ci_snippet_installs_detlint_with_the_same_line() -> None:
 
 def test_the_install_line_installs_a_working_detlint(tmp_path: Path) -> None:
     clone = tmp_path / "detlint"
-    working_tree_clone(clone)
-    tag = re.search(r"@(v[\d.]+)\"$", INSTALL)
-    assert tag is not None, INSTALL
-    git("tag", tag.group(1), cwd=clone)
+    commit = working_tree_clone(clone)
+    # The commit the README's `git ls-remote` prints, filled in where the line says.
+    listed = git("ls-remote", clone.as_uri(), "HEAD", cwd=tmp_path).split()[0]
+    assert listed == commit
+    assert INSTALL.endswith('@<commit>"'), INSTALL
     line = INSTALL.replace("https://github.com/detlint/detlint", clone.as_uri())
+    line = line.replace("<commit>", listed)
     assert line != INSTALL
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)

@@ -114,8 +114,10 @@ def project(tmp_path_factory: pytest.TempPathFactory, hook_repository: tuple[Pat
     return root
 
 
-def pre_commit(project: Path, *files: str) -> subprocess.CompletedProcess[str]:
-    home = project.parent / "pre-commit-home"  # shared by the cases: one install
+def pre_commit(
+    project: Path, *files: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    home = home or project.parent / "pre-commit-home"  # shared by the cases: one install
     env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
     return subprocess.run(
         [sys.executable, "-m", "pre_commit", "run", "--files", *files],
@@ -258,3 +260,38 @@ def test_hook_on_every_staged_file_agrees_with_a_check_from_the_root(scoped_proj
     assert {line.split(": ")[1].split()[0] for line in found} >= {"DET101", "DET411", "DET501"}
     assert not any(line.startswith("generated/") for line in found)
     assert finding_lines(hook.stdout) == found
+
+
+def test_autoupdate_freeze_pins_the_snippet_to_a_commit_and_the_hook_runs(
+    tmp_path: Path, project: Path, hook_repository: tuple[Path, str]
+) -> None:
+    """The README's snippet as written (`rev: <commit>`), with the one command it names:
+    `pre-commit autoupdate --freeze` writes the commit of the hook repository's default
+    branch (no release is tagged), and the hook then runs from it."""
+    hook_path, commit = hook_repository
+    root = tmp_path / "pinned"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns(".git"))
+    config = snippet("pre-commit")
+    assert re.search(r"(?m)^\s*rev: <commit> ", config)
+    config = re.sub(r"(?m)^(\s*- repo: ).*$", lambda m: f"{m.group(1)}{hook_path}", config)
+    (root / ".pre-commit-config.yaml").write_text(config)
+    git("init", "--quiet", cwd=root)
+    git("add", "--all", cwd=root)
+    home = project.parent / "pre-commit-home"  # the hook environment the other cases built
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    done = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "autoupdate", "--freeze"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"updating <commit> -> {commit}" in done.stdout
+    pinned = (root / ".pre-commit-config.yaml").read_text()
+    assert re.search(rf"(?m)^\s*rev: {commit} ", pinned)
+    assert pinned == config.replace("<commit>", commit, 1)
+    ran = pre_commit(root, "tests/test_bad.py", home=home)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "tests/test_bad.py:4:2: DET101" in ran.stdout

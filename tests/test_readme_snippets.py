@@ -27,9 +27,9 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "needle"
 SARIF_SCHEMA = Path(__file__).parent / "schemas" / "sarif-schema-2.1.0.json"
-# Until a release is on PyPI, the snippets install a tagged commit from the git URL;
-# tests/test_install.py runs this very line against a local clone.
-INSTALL = 'pip install "git+https://github.com/detlint/detlint@v0.1.0"'
+# Until a release is tagged, the snippets install a commit from the git URL, which the
+# reader fills in; tests/test_install.py runs this very line against a local clone.
+INSTALL = 'pip install "git+https://github.com/detlint/detlint@<commit>"'
 GITLAB_SCHEMA = Path(__file__).parent / "schemas" / "gitlab-code-quality.json"
 
 
@@ -77,9 +77,9 @@ def test_pre_commit_snippet_names_the_hook_this_repository_defines() -> None:
     hooks = load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert [hook["id"] for hook in repository["hooks"]] == ["detlint"]
     assert "detlint" in {hook["id"] for hook in hooks}
-    from detlint import __version__
-
-    assert repository["rev"] == f"v{__version__}"
+    # No release is tagged: the rev is the commit `pre-commit autoupdate --freeze` writes
+    # (tests/test_snippet_pins.py runs it).
+    assert repository["rev"] == "<commit>"
 
 
 def test_github_snippet_annotates_and_writes_valid_sarif(repo: Path) -> None:
@@ -203,6 +203,8 @@ def test_the_snippets_are_pipelines_detlint_finds_nothing_in(tmp_path: Path) -> 
     (repo / ".github" / "workflows").mkdir(parents=True)
     (repo / ".buildkite").mkdir()
     (repo / ".github" / "workflows" / "detlint.yml").write_text(snippet("github"))
+    (repo / ".github" / "workflows" / "action.yml").write_text(snippet("github-action"))
+    (repo / "action.yml").write_text((ROOT / "action.yml").read_text())
     (repo / ".buildkite" / "pipeline.yml").write_text(snippet("buildkite"))
     (repo / ".gitlab-ci.yml").write_text(snippet("gitlab"))
     (repo / ".pre-commit-config.yaml").write_text(snippet("pre-commit"))
