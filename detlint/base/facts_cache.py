@@ -18,17 +18,26 @@ entry's modification time says when a run last used it, and entries unused for
 The cache lives outside the repository (``--cache-dir``, ``$DETLINT_CACHE_DIR``,
 else the user's cache directory), so a run without ``--fix`` still writes nothing into the
 tree it lints. Each entry is one file, written to a temporary name and renamed,
-so parallel runs (a pre-commit batch) never see half an entry. Entries are
-detlint's own pickles in a directory only the user can write; anything that
-cannot be read back is treated as absent, and a cache that cannot be written
-is skipped without a word: it only ever saves time.
+so parallel runs (a pre-commit batch) never see half an entry.
+
+Entries are detlint's own pickles, read back by an unpickler that builds only
+detlint's fact classes (:mod:`detlint.base.cache_pickle`), so a planted entry
+runs nothing. Its directories are made for the user alone (mode 0o700), and a
+cache directory someone else owns or can write, or that is not a directory at
+all, is not used (the command says so in one line and runs without a cache). An
+entry is read only when it is a regular file of the user's, opened without
+waiting (a FIFO planted there never blocks a run); anything that cannot be read
+back is treated as absent, and a cache that cannot be written is skipped without
+a word: it only ever saves time.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import io
 import os
+import stat
 import sys
 import time
 from pathlib import Path
@@ -85,6 +94,11 @@ class FactsCache:
     def directory(self) -> Path:
         return self.root / self.fingerprint / self.kind
 
+    def readable(self) -> bool:
+        """Whether entries may be read here: every directory from the root down is
+        the user's alone (see ``unsafe``)."""
+        return not any(unsafe(path) for path in (self.root, self.directory.parent, self.directory))
+
     @staticmethod
     def key(data: bytes, *parts: str) -> str:
         """The entry name for a file's ``data`` read as ``parts`` say (path, kind...)."""
@@ -94,17 +108,17 @@ class FactsCache:
         """The value stored under ``key`` when ``prepare`` listed it, or None."""
         if key not in self._stored:
             return None
-        import pickle
+        from detlint.base.cache_pickle import load
 
         path = self.directory / key
         try:
-            with open(path, "rb") as stream:
-                value = pickle.load(stream)
+            with open_entry(path) as stream:
+                value = load(stream)
         except Exception:  # unreadable or not an entry: read the file instead
             return None
         with contextlib.suppress(OSError):
             os.utime(path)  # used now: kept for MAX_AGE more
-        return value  # type: ignore[no-any-return]
+        return value
 
     def put(self, key: str, value: object) -> None:
         """Store ``value`` (not None) under ``key``; failures are ignored.
@@ -144,6 +158,8 @@ class FactsCache:
         self._make_directory()
         self.prune()
         try:
+            if not self.readable():
+                raise PermissionError(f"{self.directory} is not the user's alone")
             self._stored = frozenset(os.listdir(self.directory))
         except OSError:
             self._stored = frozenset()
@@ -181,7 +197,8 @@ class FactsCache:
         self._made = True
         try:
             fresh = not self.directory.parent.is_dir()
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            for level in (self.root, self.directory.parent, self.directory):
+                level.mkdir(mode=0o700, parents=True, exist_ok=True)
             if not fresh:
                 return
             for directory in code_directories(self.root):
@@ -189,6 +206,48 @@ class FactsCache:
                     shutil.rmtree(directory, ignore_errors=True)
         except OSError:
             pass  # put finds out for itself, and gives up quietly
+
+
+def unsafe(directory: Path) -> str | None:
+    """Why ``directory`` may not hold cache entries, or None when it may: it must be
+    a directory the user owns (where the system has owners) that no one else can
+    write. A directory that does not exist is fine: it is made, for the user alone,
+    when the first entry is written (or, where it cannot be, nothing is kept)."""
+    try:
+        info = os.stat(directory)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        return error.strerror or type(error).__name__
+    if not stat.S_ISDIR(info.st_mode):
+        return "not a directory"
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return f"owned by user {info.st_uid}, not by this user ({os.geteuid()})"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"writable by others, mode {stat.S_IMODE(info.st_mode):o}"
+    if not os.access(directory, os.R_OK | os.W_OK | os.X_OK):
+        return "not readable and writable"
+    return None
+
+
+def open_entry(path: Path) -> io.BufferedReader:
+    """The entry at ``path``, open for reading: OSError unless it is a regular file
+    of the user's. Opened without blocking and without following a symlink, so a
+    FIFO or a device planted under an entry's name is refused, never waited on."""
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        raise OSError(f"{path} is not a regular file")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(path, flags)
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path} is not a regular file")
+        if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+            raise OSError(f"{path} is not the user's")
+        return os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
 
 
 def code_directories(root: Path) -> list[str]:

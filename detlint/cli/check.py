@@ -205,6 +205,7 @@ class Checker:
         selected: frozenset[str],
     ) -> None:
         from detlint.cli.check_run import CheckOptions
+        from detlint.readers.project.discovery import find_root
         from detlint.report.colour import colour_enabled
 
         settings = resolved.settings
@@ -218,6 +219,7 @@ class Checker:
         self.options = CheckOptions(
             baseline=arguments.baseline,
             write_baseline=arguments.write_baseline,
+            project_root=None if arguments.write_baseline is None else find_root(paths),
             fail_on=arguments.fail_on if arguments.fail_on is not None else settings.fail_on,
             exit_zero=arguments.exit_zero,
         )

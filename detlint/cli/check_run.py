@@ -29,6 +29,7 @@ class CheckOptions(NamedTuple):
 
     baseline: Path | None = None
     write_baseline: Path | None = None
+    project_root: Path | None = None  # where a --write-baseline symlink may lead
     fail_on: str | None = None  # the lowest severity that fails the run; None: any finding
     exit_zero: bool = False
 
@@ -84,7 +85,7 @@ def finish_check(checked: CheckedFindings, options: CheckOptions, cwd: Path) -> 
     if options.write_baseline is not None:
         from detlint.rules.baseline import write_baseline
 
-        written = write_baseline(options.write_baseline, findings, cwd)
+        written = write_baseline(options.write_baseline, findings, cwd, options.project_root)
         report = Report(findings, files_checked, cwd, suppressed=suppressed)
         return CheckOutcome(report, 0, baseline_written=written)
     if options.baseline is not None:

@@ -58,15 +58,17 @@ class RunCache:
 
     def get(self) -> CheckedFindings | None:
         """The stored result when the tree's signature is the same, else None."""
-        import pickle
-
+        from detlint.base.cache_pickle import load
+        from detlint.base.facts_cache import open_entry
         from detlint.cli.check_run import CheckedFindings
 
+        if not self.cache.readable():
+            return None
         try:
-            with open(self.cache.directory / self.name, "rb") as stream:
+            with open_entry(self.cache.directory / self.name) as stream:
                 if stream.read(_HEADER) != f"{self.signature}\n".encode():
                     return None
-                value = pickle.load(stream)
+                value = load(stream)
         except Exception:  # absent, unreadable or not an entry: analyse afresh
             return None
         if not isinstance(value, CheckedFindings):

@@ -157,7 +157,7 @@ NO_CACHE = click.option(
 )
 CACHE_DIR = click.option(
     "--cache-dir",
-    type=click.Path(path_type=Path, file_okay=False),
+    type=click.Path(path_type=Path),
     envvar="DETLINT_CACHE_DIR",
     help="Where facts read from unchanged files, and results of unchanged trees, are kept "
     "between runs "
@@ -175,12 +175,20 @@ EVIDENCE = click.option(
 
 
 def facts_cache(no_cache: bool, cache_dir: Path | None) -> FactsCache | None:
-    """The cache of pipeline facts a run reads and fills, or None with ``--no-cache``."""
+    """The cache of pipeline facts a run reads and fills, or None with ``--no-cache``,
+    and None after a one-line warning when the directory cannot be used safely (not a
+    directory, someone else's, writable by others): a cache only ever saves time."""
     if no_cache:
         return None
-    from detlint.base.facts_cache import FactsCache, default_directory
+    from detlint.base.facts_cache import FactsCache, default_directory, unsafe
 
-    return FactsCache(cache_dir or default_directory(), "pipelines")
+    root = cache_dir or default_directory()
+    reason = unsafe(root)
+    if reason is not None:
+        warning = f"cache directory {root} not used ({reason}); running without a cache"
+        click.echo(f"detlint: warning: {warning}", err=True)
+        return None
+    return FactsCache(root, "pipelines")
 
 
 def emit(text: str, output_file: Path | None) -> None:

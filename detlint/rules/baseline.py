@@ -14,6 +14,12 @@ cover two, and a third copy is new.
 
 Paths are stored as shown (POSIX, relative to the working directory), so a
 baseline is compared from the directory it was written in.
+
+Writing replaces a regular file, or makes a new one; anything else under the
+name (a directory, a FIFO, a device) is refused, never replaced. A baseline
+that is a symlink is treated as ``--fix`` treats one: its target is written
+when its real path is inside the project, and it is refused otherwise. A
+baseline larger than ``MAX_BASELINE_BYTES`` is not read (``/dev/zero`` has no end).
 """
 
 from __future__ import annotations
@@ -40,6 +46,9 @@ _COMMENT = re.compile(r"(?:^|(?<=\s))#.*$")
 
 
 _KEYS = ("code", "path", "fingerprint")  # what matching reads; line and message are for people
+
+# A baseline entry takes about 300 bytes with its message: this is some 400,000 findings.
+MAX_BASELINE_BYTES = 128 * 1024 * 1024
 
 
 class BaselineError(ValueError):
@@ -111,11 +120,47 @@ def _mode(target: Path) -> int | None:
         return None
 
 
-def write_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> int:
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _target(path: Path, cwd: Path, root: Path | None) -> Path:
+    """The file writing the baseline ``path`` replaces (or makes): the path itself, or
+    a symlink's target inside the project ``root``; BaselineError for any other."""
+    target = Path(os.path.abspath(cwd / path))
+    if os.path.islink(target):
+        real = os.path.realpath(target)
+        top = os.path.realpath(root if root is not None else cwd)
+        if os.path.commonpath([top, real]) != top:
+            raise BaselineError(
+                f"cannot write baseline {path}: a symlink to {real}, outside the project ({top})"
+            )
+        target = Path(real)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target
+    except OSError as error:
+        raise BaselineError(f"cannot write baseline {path}: {error.strerror}") from None
+    for is_kind, kind in _KINDS:
+        if is_kind(mode):
+            raise BaselineError(f"cannot write baseline {path}: {kind}, not a regular file")
+    return target
+
+
+def write_baseline(
+    path: Path, findings: Sequence[Finding], cwd: Path, root: Path | None = None
+) -> int:
     """Record ``findings`` in ``path`` (JSON, sorted, written atomically); the count written.
 
     A new file gets the user's umask, as any file they create does; a file being
-    rewritten keeps its permission bits.
+    rewritten keeps its permission bits. ``root`` is the project's root (the working
+    directory when None): a symlink is followed only to a file inside it.
     """
     ordered = sorted(findings, key=lambda finding: finding.sort_key)
     entries = [
@@ -130,7 +175,7 @@ def write_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> int:
     ]
     document = {"schema": BASELINE_SCHEMA, "findings": entries}
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    target = Path(os.path.abspath(cwd / path))
+    target = _target(path, cwd, root)
     temporary: str | None = None
     try:
         descriptor, temporary = _temporary_beside(target)
@@ -154,7 +199,12 @@ def write_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> int:
 def _entries(path: Path, cwd: Path) -> Counter[tuple[str, str, str]]:
     """The recorded (code, path, fingerprint) multiset; BaselineError when unusable."""
     try:
-        text = Path(os.path.abspath(cwd / path)).read_text(encoding="utf-8")
+        with open(os.path.abspath(cwd / path), "rb") as stream:
+            data = stream.read(MAX_BASELINE_BYTES + 1)
+        if len(data) > MAX_BASELINE_BYTES:
+            limit = MAX_BASELINE_BYTES // (1024 * 1024)
+            raise BaselineError(f"cannot read baseline {path}: larger than {limit} MiB")
+        text = data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = (
             (error.strerror or type(error).__name__)

@@ -12,11 +12,11 @@ digests are kept in the entry and checked before it is taken.
 from __future__ import annotations
 
 import os
-import pickle
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from detlint.base.cache_pickle import loads
 from detlint.base.facts_cache import FactsCache, dumps
 from detlint.base.parallel import fork_map
 from detlint.base.paths import display_path
@@ -78,7 +78,18 @@ def read_each(
         cache.put(key, Stored(read.inputs, blob))
         return blob
 
+    blobs = fork_map(read_through, items, jobs)
     return [
-        Read(None, []) if blob is None else pickle.loads(blob)
-        for blob in fork_map(read_through, items, jobs)
+        Read(None, []) if blob is None else _taken(blob) or reader.read_apart(item)
+        for item, blob in zip(items, blobs, strict=True)
     ]
+
+
+def _taken(blob: bytes) -> Read | None:
+    """The Read pickled in ``blob``, which may come from the cache: read back as any
+    entry is (only detlint's facts), and None when it holds anything else."""
+    try:
+        value = loads(blob)
+    except Exception:  # not an entry of this detlint's: the file is read afresh
+        return None
+    return value if isinstance(value, Read) else None

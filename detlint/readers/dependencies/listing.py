@@ -109,7 +109,9 @@ def _listed(project: Path) -> list[str] | None:
     """The candidate files git lists (relative names), or None outside a git work tree."""
     import subprocess  # only when a marker needs its plugin
 
-    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"]
+    from detlint.base.git_command import git_command, git_environment
+
+    command = git_command("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--")
     try:
         listed = subprocess.run(
             [*command, *_DEPENDENCY_PATHSPECS, *INSTALLER_PATHSPECS],
@@ -117,7 +119,8 @@ def _listed(project: Path) -> list[str] | None:
             capture_output=True,
             timeout=20,
             check=True,
-            env={k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+            stdin=subprocess.DEVNULL,
+            env=git_environment({k: v for k, v in os.environ.items() if not k.startswith("GIT_")}),
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None

@@ -2,7 +2,8 @@
 
 One call replaces a reimplementation of gitignore semantics. It runs with the
 variables that would point git at another repository removed (a pre-commit hook
-sets them), and any failure (no git, not a work tree, "dubious ownership", a
+sets them) and with every setting that runs a program off
+(:mod:`detlint.base.git_command`), and any failure (no git, not a work tree, "dubious ownership", a
 timeout) gives no listing, so that the walk goes on without gitignore filtering.
 """
 
@@ -55,10 +56,12 @@ def git_listing(root: str) -> GitListing | None:
     """
     if not _is_git_work_tree(root):
         return None
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
-    env["GIT_OPTIONAL_LOCKS"] = "0"  # a read-only listing must not contend for index.lock
-    command = ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     import subprocess  # only when a directory is walked in a git work tree
+
+    from detlint.base.git_command import git_command, git_environment
+
+    env = git_environment({k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES})
+    command = git_command("ls-files", "-z", "--cached", "--others", "--exclude-standard")
 
     try:
         result = subprocess.run(

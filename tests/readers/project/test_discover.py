@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from detlint.base.git_command import git_command
 from detlint.base.span import Problem, Span
 from detlint.readers.project import discovery as discover_module
 from detlint.readers.project.discovery import (
@@ -298,7 +299,7 @@ def test_git_runs_once_and_only_when_a_directory_is_walked(repo, monkeypatch):
     discover([repo / "tests/test_a.py", repo / "run.log"], repo)
     assert calls == []
     found = discover([repo / "tests", repo, repo / "ignored"], repo)
-    assert calls == [["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"]]
+    assert calls == [git_command("ls-files", "-z", "--cached", "--others", "--exclude-standard")]
     assert "run.log" not in rel(found, repo)
 
 
