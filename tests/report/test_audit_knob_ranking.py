@@ -128,6 +128,13 @@ def test_the_markdown_ranking_holds_every_knob_check_reports(repo):
     # Ranked by win back: 0.1, then 0.01, 0.01 - 1e-6, 0.001 - 1e-6.
     assert ranked == list(EXPECTED)
     assert "| 1 (1 test file without knobs) |" in rows[0]
+    # The knob that wins back most is the continue-on-error over test_b.py.
+    assert (
+        "**The change that wins back most: jobs.test.steps[1].continue-on-error: true "
+        "(line 9) at .github/workflows/ci.yml:9 (continue-on-error). Without it, the 1 test "
+        "(a test file whose tests have no knob, counted as one test) it reaches would "
+        "report a 10% violation 10.0% of the time instead of 0%"
+    ) in summary
 
 
 def test_the_html_ranking_holds_every_knob_and_counts_all_of_them(repo):

@@ -147,7 +147,8 @@ class _Builder:
         chosen = _best_ci(ci, self.rate)
         hiding = [knob for knob in gate.knobs if hides(knob)]
         if self.leaves_out(gate, chosen, hiding):
-            self.step_knobs(ci, None, set())
+            if gate.policy.gate.blocks:  # it runs: a knob of another step still hides it
+                self.step_knobs(ci, None, set())
             return None
         policy = chosen.policy if chosen is not None else gate.policy
         numbers = self.numbers(policy)
