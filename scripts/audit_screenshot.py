@@ -14,6 +14,7 @@ PATH, or the one DETLINT_CHROMIUM names).
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -48,8 +49,9 @@ def photograph(page: Path, picture: Path) -> None:
         opened.goto(page.resolve().as_uri())
         box = opened.locator("#curves").bounding_box()
         assert box is not None, "the page has no detection curves"
-        clip = {"x": 0, "y": 0, "width": WIDTH, "height": box["y"] + box["height"]}
-        opened.screenshot(path=str(picture), clip=clip, full_page=True)
+        # The window made as tall as the page down to the curves' end: the picture.
+        opened.set_viewport_size({"width": WIDTH, "height": math.ceil(box["y"] + box["height"])})
+        opened.screenshot(path=str(picture))
         browser.close()
 
 
