@@ -138,3 +138,17 @@ def test_the_readme_picture_is_the_example_audit_as_drawn_now(browser, tmp_path)
 
 def _size(png: bytes) -> tuple[int, int]:
     return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
+def test_a_panel_for_three_knobs_names_two_and_counts_the_third(browser, tmp_path):  # noqa: F811
+    """Three flaky skips of one-trial tests draw the same curves: one panel."""
+    suite = "import pytest\n" + "".join(
+        f'\n\n@pytest.mark.skip(reason="flaky")\ndef test_{name}():\n    assert run()\n'
+        for name in "abc"
+    )
+    opened = Page(browser, report(tmp_path, {"tests/test_skips.py": suite}))
+    (panel,) = figures(opened)[1]
+    named = [t for t in panel["texts"] if " at " in t or t.startswith("and ")]
+    assert len(named) == 3
+    assert set(named[:2]) < {f"skip at test_skips.py:{line}" for line in (4, 9, 14)}
+    assert named[2] == "and 1 more knob drawn the same"

@@ -126,6 +126,7 @@ def _knob_title(knobs: list[KnobView]) -> tuple[str, ...]:
     last the one knob's text as written (empty for several)."""
     lines = [f"{knob.kind} at {knob.path.rpartition('/')[2]}:{knob.line}" for knob in knobs[:2]]
     if len(knobs) > 2:
-        lines.append(f"and {len(knobs) - 2} more knobs drawn the same")
+        more = len(knobs) - 2
+        lines.append(f"and {more} more knob{'s' if more != 1 else ''} drawn the same")
     lines.append(knobs[0].description if len(knobs) == 1 else "")
     return tuple(lines)
