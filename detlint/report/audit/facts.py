@@ -26,6 +26,8 @@ class KnobView:
     the reference rate would be reported without this knob alone (the test's
     other knobs kept); ``uncounted`` tests have another masking knob inside pytest
     whose precedence decides what removing this one gives, so they add nothing.
+    ``files`` are test files a CI step runs under the knob whose tests have no knob
+    of their own: each is counted as one test of one trial, as ``check`` assumes.
     """
 
     id: str
@@ -36,6 +38,7 @@ class KnobView:
     condition: str
     snippet: tuple[str, ...]
     tests: int
+    files: int
     counted: int
     uncounted: int
     gain: float

@@ -71,8 +71,15 @@ class KnobTally:
     condition: str
     tests: int = 0
     uncounted: int = 0
+    files: int = 0
     counted: list[tuple[float, float]] = field(default_factory=list)
     policies: Counter[tuple[Policy, Policy]] = field(default_factory=Counter)
+
+    def count(self, policy: Policy, after: Policy, reported: float, rate: float) -> None:
+        """One test (or test file) whose policy ``policy`` becomes ``after`` without
+        this knob alone."""
+        self.counted.append((reported, after.reported(rate)))
+        self.policies[policy, after] += 1
 
     def view(self, key: str, snippet: tuple[str, ...]) -> KnobView:
         return KnobView(
@@ -84,6 +91,7 @@ class KnobTally:
             condition=self.condition,
             snippet=snippet,
             tests=self.tests,
+            files=self.files,
             counted=len(self.counted),
             uncounted=self.uncounted,
             gain=math.fsum(without - reported for reported, without in self.counted),
@@ -118,11 +126,25 @@ def removals(
         else:
             removals[key] = chosen.compose(inside.baseline(), chosen.retries, chosen.ci_gate)
     if chosen is not None:
-        for knob, _ in chosen.retries:
-            kept = tuple(pair for pair in chosen.retries if pair[0] is not knob)
-            removals[knob_id(knob.span)] = chosen.compose(inside, kept, chosen.ci_gate)
-        if chosen.ci_gate is not None:
-            removals[knob_id(chosen.ci_gate.span)] = chosen.compose(inside, chosen.retries, None)
+        removals.update(step_removals(chosen))
+    return removals
+
+
+def step_removals(step: CiGate) -> dict[str, Policy]:
+    """Each CI knob of a step, and the step's policy without that knob alone (its
+    other knobs and the test's own kept).
+
+    A test several steps run is credited to each step's knobs on that step: a soft
+    fail on one step and a job retry on another each change what their own step
+    reports, whichever step is likeliest to report the test.
+    """
+    inside = step.base.policy
+    removals: dict[str, Policy] = {}
+    for knob, _ in step.retries:
+        kept = tuple(pair for pair in step.retries if pair[0] is not knob)
+        removals[knob_id(knob.span)] = step.compose(inside, kept, step.ci_gate)
+    if step.ci_gate is not None:
+        removals[knob_id(step.ci_gate.span)] = step.compose(inside, step.retries, None)
     return removals
 
 

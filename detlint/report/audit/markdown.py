@@ -92,12 +92,16 @@ def _knob_cells(knob: KnobView) -> list[str]:
     return [
         cell(f"{knob.kind}: {knob.description}"),
         code(f"{knob.path}:{knob.line}"),
-        str(knob.counted),
+        str(knob.counted) + (f" ({_files(knob.files)} without knobs)" if knob.files else ""),
         str(knob.uncounted),
         percent(knob.reported) if knob.counted else "",
         percent(knob.reported_without) if knob.counted else "",
         f"{knob.gain:.2f}",
     ]
+
+
+def _files(count: int) -> str:
+    return f"{count} test file{'s' if count != 1 else ''}"
 
 
 def _step_cells(step: StepView) -> list[str]:
@@ -182,7 +186,6 @@ def _tables(view: AuditView, out: list[str]) -> list[str]:
     returns what they leave out: ``["3 tests", "2 knobs"]``."""
     losing = [test for test in view.tests if test.loss > 0 or not test.policy.gate.blocks]
     header, cells = _test_columns(view)
-    costly = [knob for knob in view.knobs if knob.gain > 0]
     gated = [step for step in view.steps if step.knobs]
     left_out = {
         "tests": _section(
@@ -198,14 +201,11 @@ def _tables(view: AuditView, out: list[str]) -> list[str]:
         ),
         "knobs": _section(
             out,
-            costly,
+            view.knobs,
             KNOB_ROWS,
             _KNOB_HEADER,
             _knob_cells,
-            lambda shown: (
-                ("The costliest knob" if shown == 1 else f"The {shown} costliest knobs")
-                + f" (of {len(costly)})"
-            ),
+            lambda shown: f"Knobs, by what removing each wins back ({shown} of {len(view.knobs)})",
         ),
         "steps": _section(
             out,

@@ -10,7 +10,9 @@ plots inlined in one page never share an id. The points are the model's, from
 from __future__ import annotations
 
 import io
+import math
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,8 +26,12 @@ if TYPE_CHECKING:
 
     from detlint.report.audit.facts import AuditView
 
-# Below this on a log axis a probability is drawn at the floor.
+# The bottom of a log axis: a curve below it is not drawn, and a triangle on the
+# floor marks where it leaves the axis.
 LOG_FLOOR = 1e-6
+BELOW_FLOOR = "▼ below 10⁻⁶"
+_SOLID: dict[str, object] = {"linewidth": 2}
+_DASHED: dict[str, object] = {"linewidth": 1.2, "linestyle": "--"}
 _COLOURS = ("#c0392b", "#2471a3", "#7d3c98", "#d68910", "#138d75", "#5d6d7e")
 
 
@@ -42,27 +48,25 @@ class Plot:
 def _draw(axes: Axes, curves: Sequence[Curve], reference_rate: float, log_y: bool) -> None:
     from matplotlib.ticker import NullLocator
 
+    below = False
     for index, item in enumerate(curves):
         colour = _COLOURS[index % len(_COLOURS)]
-        floor = LOG_FLOOR if log_y else 0.0
-        axes.plot(
-            item.rates,
-            [max(value, floor) for value in item.reported],
-            color=colour,
-            linewidth=2,
-            label=item.label if item.blocks else f"{item.label}: never blocks",
-        )
-        axes.plot(
-            item.rates,
-            [max(value, floor) for value in item.reported_without],
-            color=colour,
-            linewidth=1.2,
-            linestyle="--",
-        )
+        said = item.blocks or "never blocks" in item.label
+        label = item.label if said else f"{item.label}: never blocks"
+        for values, style in ((item.reported, _SOLID), (item.reported_without, _DASHED)):
+            shown: Sequence[float] = values
+            if log_y:
+                shown = [value if value >= LOG_FLOOR else math.nan for value in values]
+                below |= _mark_floor(axes, item.rates, values, colour)
+            axes.plot(item.rates, shown, color=colour, label=label, **style)  # type: ignore[arg-type]
+            label = "_dashed"  # matplotlib leaves a label starting "_" out of the legend
         if item.q50 is not None:
             axes.plot([item.q50], [0.5], marker="o", color=colour, markersize=6)
         if item.q50_without is not None:
             axes.plot([item.q50_without], [0.5], marker="o", markerfacecolor="white", color=colour)
+    if below:
+        # Top left: where a detection curve, rising with q, never is.
+        axes.text(0.03, 0.95, BELOW_FLOOR, transform=axes.transAxes, fontsize=7, va="top")
     axes.axvline(reference_rate, color="#333333", linewidth=0.8, linestyle=":")
     axes.set_xscale("log")
     axes.set_xlim(GRID[0], 1.0)
@@ -76,6 +80,24 @@ def _draw(axes: Axes, curves: Sequence[Curve], reference_rate: float, log_y: boo
     axes.grid(True, which="major", color="#dddddd", linewidth=0.6)
     axes.xaxis.set_minor_locator(NullLocator())
     axes.yaxis.set_minor_locator(NullLocator())
+
+
+def _mark_floor(axes: Axes, rates: Sequence[float], values: Sequence[float], colour: str) -> bool:
+    """Marks where a curve on a log axis goes below the floor, with a down-pointing
+    triangle on it: the curve is not drawn there (a flat line on the floor would
+    read as a chance of 10⁻⁶). Returns whether it goes below anywhere."""
+    low = [value < LOG_FLOOR for value in values]
+    last = len(values) - 1
+    edges = [
+        rates[i]
+        for i in range(len(values))
+        if low[i] and ((i < last and not low[i + 1]) or (i > 0 and not low[i - 1]))
+    ]
+    if all(low):
+        edges = [rates[last]]
+    for rate in edges:
+        axes.plot([rate], [LOG_FLOOR], marker="v", color=colour, markersize=5, clip_on=False)
+    return bool(edges)
 
 
 def _needs_log(curves: Sequence[Curve]) -> bool:
@@ -167,36 +189,67 @@ def overview_plot(view: AuditView, curves: Sequence[Curve], salt: str) -> Plot |
     )
 
 
+# A per-knob panel's parts, in inches: the axes, the tick labels and axis label
+# under them, the axis label and tick labels to their left, and one title line.
+_PANEL = (2.9, 2.1)
+_BELOW = 0.62
+_LEFT = 0.95
+_RIGHT = 0.25  # half the last tick label, 10⁰, stands out right of the axes
+_TITLE_LINE = 0.16
+_TITLE_WIDTH = 44  # characters of an 8-point title line over one panel
+
+
 def knob_plot(view: AuditView, curves: Sequence[Curve], salt: str) -> Plot | None:
-    """One small panel per costly knob: its commonest policy with and without it."""
+    """One small panel per costly knob: its commonest policy with and without it.
+
+    Sizes are set in inches so that no label is clipped whatever the number of
+    panels: each title is the knob's kind, place and text (wrapped, never cut
+    before the place), and the axis labels keep their room under and beside it.
+    """
     if not curves:
         return None
     columns = min(3, len(curves))
     rows = (len(curves) + columns - 1) // columns
-    figure = _figure(3.4 * columns, 3.0 * rows)
+    titles = [_title(item, view.reference_rate) for item in curves]
+    above = _TITLE_LINE * max(title.count("\n") + 1 for title in titles) + 0.12
+    row_height = above + _PANEL[1] + _BELOW
+    width, height = columns * (_LEFT + _PANEL[0]) + _RIGHT, rows * row_height
+    figure = _figure(width, height)
     grid = figure.subplots(rows, columns, squeeze=False)
     log_y = _needs_log(curves)
-    for index, item in enumerate(curves):
+    for index, (item, title) in enumerate(zip(curves, titles, strict=True)):
         axes = grid[index // columns][index % columns]
         _draw(axes, [item], view.reference_rate, log_y=log_y)
-        reported = item.at_reference
-        axes.set_title(
-            f"{_short(item.label)}\nat q={percent_label(view.reference_rate)}: {percent(reported)}",
-            fontsize=8,
-        )
+        axes.set_title(title, fontsize=8)
     for index in range(len(curves), rows * columns):
         grid[index // columns][index % columns].set_visible(False)
-    figure.subplots_adjust(left=0.1, right=0.98, top=0.9, bottom=0.12, wspace=0.4, hspace=0.6)
+    figure.subplots_adjust(
+        left=_LEFT / width,
+        right=1 - _RIGHT / width,
+        top=1 - above / height,
+        bottom=_BELOW / height,
+        wspace=_LEFT / _PANEL[0],
+        hspace=(above + _BELOW) / _PANEL[1],
+    )
     return Plot(
         title="Per knob",
         caption=(
             "The knobs that win back most, each on the commonest policy of its tests: "
-            "solid with the knob, dashed without this knob alone (the others kept)."
+            "solid with the knob, dashed without this knob alone (the others kept). "
+            "Knobs whose curves would be the same share a panel."
         ),
         curves=tuple(curves),
         svg=_svg(figure, salt),
     )
 
 
-def _short(label: str, width: int = 48) -> str:
-    return label if len(label) <= width else label[: width - 1] + "…"
+def _title(item: Curve, reference_rate: float) -> str:
+    """A panel's title: the knobs it stands for, each line whole, then the knob's
+    text wrapped on at most two lines, then its report at the reference rate."""
+    *names, text = item.title or (item.label,)
+    wrapped = textwrap.wrap(text, _TITLE_WIDTH)
+    if len(wrapped) > 2:
+        rest = textwrap.shorten(" ".join(wrapped[1:]), _TITLE_WIDTH, placeholder=" …")
+        wrapped = [wrapped[0], rest]
+    at = f"at q={percent_label(reference_rate)}: {percent(item.at_reference)}"
+    return "\n".join([*names, *wrapped, at])

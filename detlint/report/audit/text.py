@@ -89,6 +89,10 @@ def _best(head: Headline, reference: str) -> str:
     if head.best is not None:
         knob = head.best
         many = "tests" if knob.counted != 1 else "test"
+        if knob.files == 1:
+            many += " (a test file whose tests have no knob, counted as one test)"
+        elif knob.files:
+            many += f" ({knob.files} test files whose tests have no knob, each counted as one)"
         best = (
             f"The change that wins back most: {knob.description} at {knob.path}:{knob.line} "
             f"({knob.kind}). Without it, the {knob.counted} {many} it reaches would report "

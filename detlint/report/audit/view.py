@@ -31,7 +31,6 @@ from detlint.report.audit.facts import (
     Headline,
     KindView,
     KnobView,
-    StepView,
     TestView,
 )
 from detlint.report.audit.knobs import (
@@ -43,7 +42,9 @@ from detlint.report.audit.knobs import (
     mean,
     median,
     removals,
+    step_removals,
 )
+from detlint.report.audit.steps import files_under_ci_knobs, step_views
 
 if TYPE_CHECKING:
     from detlint.compose.ci.gates import CiGate
@@ -146,6 +147,8 @@ class _Builder:
         chosen = _best_ci(ci, self.rate)
         hiding = [knob for knob in gate.knobs if hides(knob)]
         if self.leaves_out(gate, chosen, hiding):
+            if gate.policy.gate.blocks:  # it runs: a knob of another step still hides it
+                self.step_knobs(ci, None, set())
             return None
         policy = chosen.policy if chosen is not None else gate.policy
         numbers = self.numbers(policy)
@@ -155,6 +158,7 @@ class _Builder:
         alone = removals(gate, chosen, python, self.configs, self.cwd)
         unique = tuple(dict.fromkeys(ids))
         self.tally(unique, alone, policy, numbers.reported)
+        self.step_knobs(ci, chosen, set(unique))
         # The suggestion first of the knob whose removal wins back most for this test.
         gains = {
             key: after.reported(self.rate) - numbers.reported
@@ -239,6 +243,42 @@ class _Builder:
                     tally.counted.append((reported, after.reported(self.rate)))
                     tally.policies[policy, after] += 1
 
+    def step_knobs(self, ci: Sequence[CiGate], chosen: CiGate | None, seen: set[str]) -> None:
+        """The CI knobs of the test's steps other than ``chosen`` (whose knobs ``tally``
+        counted), each credited on its own step: what that step reports with and
+        without it. ``check`` reports each of them, so the ranking lists each."""
+        for step in ci:
+            fresh = [knob for knob in step.ci_knobs if knob_id(knob.span) not in seen]
+            if step is chosen or not fresh:
+                continue
+            policy = step.policy
+            reported = self.numbers(policy).reported
+            after = step_removals(step)
+            for knob in fresh:
+                key = self.knob(knob.span, knob.kind, ci_knob_text(knob), "")
+                seen.add(key)
+                self.knobs[key].tests += 1
+                if policy.masks:
+                    self.knobs[key].count(policy, after[key], reported, self.rate)
+
+    def plain_steps(self, gates: Sequence[CiGate]) -> None:
+        """The CI knobs over test files whose tests have no knob of their own: each
+        file counted once, as one test of one trial (what ``check`` assumes)."""
+        seen: set[tuple[str, str]] = set()
+        for step in gates:
+            if step.has_facts or not step.ci_knobs:
+                continue
+            policy = step.policy
+            reported = self.numbers(policy).reported
+            after = step_removals(step)
+            for knob in step.ci_knobs:
+                key = self.knob(knob.span, knob.kind, ci_knob_text(knob), "")
+                files = [path for path in step.files if (key, path) not in seen]
+                seen.update((key, path) for path in files)
+                self.knobs[key].files += len(files)
+                for _ in files if policy.masks else ():
+                    self.knobs[key].count(policy, after[key], reported, self.rate)
+
     def kind_views(self) -> list[KindView]:
         tallies: dict[str, list[KnobTally]] = {}
         for tally in self.knobs.values():
@@ -281,58 +321,6 @@ def _finding_views(findings: Sequence[Finding], cwd: Path) -> list[FindingView]:
     ]
 
 
-def _steps(analysis: Analysis, rate: float) -> list[StepView]:
-    ci = analysis.ci
-    if ci is None:
-        return []
-    by_run: dict[int, list[CiGate]] = {}
-    for gate in ci.gates:
-        by_run.setdefault(id(gate.run), []).append(gate)
-    steps = []
-    for run in ci.runs:
-        gates = by_run.get(id(run), [])
-        with_facts = [gate for gate in gates if gate.has_facts]
-        policies = [gate.policy for gate in gates]
-        text = run.command.text.replace("\\\n", " ")
-        first = next((" ".join(line.split()) for line in text.splitlines() if line.strip()), "")
-        gate_kinds = sorted({policy.gate.describe() for policy in policies})
-        steps.append(
-            StepView(
-                step=run.step.name,
-                system=run.step.system,
-                path=run.span.path,
-                line=run.span.line,
-                command=first[:160],
-                knobs=tuple(ci_knob_text(knob) for knob in run.knobs),
-                tests=len({gate.label for gate in with_facts}),
-                test_files=len(run.test_files),
-                directories=tuple(sorted({p.rpartition("/")[0] or "." for p in run.test_files})),
-                gate="; ".join(gate_kinds) if gate_kinds else "blocks the build",
-                reported=median([policy.reported(rate) for policy in policies]),
-                reported_without=median([policy.baseline().reported(rate) for policy in policies]),
-            )
-        )
-    steps.sort(key=lambda step: (not step.knobs, step.path, step.line))
-    return steps
-
-
-def _files_under_ci_knobs(analysis: Analysis, listed: set[str]) -> set[str]:
-    """The test files CI steps with a hiding knob run whose tests have no facts of
-    their own (linked as one gate per run, not test by test), less the listed ones."""
-    if analysis.ci is None:
-        return set()
-    found: set[str] = set()
-    by_run: dict[int, list[CiGate]] = {}
-    for gate in analysis.ci.gates:
-        by_run.setdefault(id(gate.run), []).append(gate)
-    for run in analysis.ci.runs:
-        gates = by_run.get(id(run), [])
-        if any(not gate.has_facts and gate.policy.masks for gate in gates):
-            linked = {gate.base.test.path for gate in gates if gate.has_facts}
-            found.update(path for path in run.test_files if path not in linked)
-    return found - listed
-
-
 def _worth_naming(knob: KnobView | KindView) -> bool:
     """Whether removing a knob (or a kind) alone gives its tests back at least one
     percentage point on average: a job retry in front of five reruns "wins back"
@@ -357,6 +345,7 @@ def audit_view(
             by_test.setdefault(ci_gate.label, []).append(ci_gate)
     views = (builder.test(gate, by_test.get(gate.label, ())) for gate in analysis.gates)
     tests = sorted((v for v in views if v is not None), key=lambda view: (-view.loss, view.label))
+    builder.plain_steps(analysis.ci.gates if analysis.ci is not None else ())
     knobs = builder.knob_views()
     masked = [view for view in tests if view.policy.masks]
     best = knobs[0] if knobs and _worth_naming(knobs[0]) else None
@@ -379,7 +368,7 @@ def audit_view(
         without_hiding_knob=builder.left_out["no hiding knob"],
         not_judged=builder.left_out["not judged"],
         mask_nothing=sum(not (v.policy.masks or v.masks_elsewhere) for v in tests),
-        files_under_ci_knobs=len(_files_under_ci_knobs(analysis, {view.path for view in tests})),
+        files_under_ci_knobs=len(files_under_ci_knobs(analysis, {view.path for view in tests})),
     )
     return AuditView(
         version=__version__,
@@ -392,7 +381,7 @@ def audit_view(
         tests=tuple(tests),
         knobs=tuple(knobs),
         kinds=tuple(kinds),
-        steps=tuple(_steps(analysis, reference_rate)),
+        steps=tuple(step_views(analysis, reference_rate)),
         findings=tuple(builder.findings),
         problems=tuple(f"{p.span.path}:{p.span.line}: {p.message}" for p in analysis.problems),
         not_read=tuple(f"{path} ({system})" for path, system in analysis.not_read),
