@@ -1,0 +1,143 @@
+"""What ``detlint check`` says about fixes: only a fix ``--fix`` can make is fixable.
+
+A finding whose plan cannot be carried out (the reason is ``fix_unavailable`` in
+JSON) is never marked ``[*]``, counted in "N fixable" or in ``--statistics``;
+``--statistics`` marks codes as ruff does; ``--diff`` says what ``--unsafe-fixes``
+would add; ``check - --fix`` prints the fixed text; an ignore comment naming a
+code no rule has is a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from detlint.cli.main import cli
+
+NEEDLE = Path(__file__).parents[2] / "examples" / "needle"
+
+# The flaky package's decorator in a module that never imports pytest: the
+# quarantine the fix writes (pytest.mark.xfail) has no name to use.
+NO_PYTEST = "from flaky import flaky\n\n\n@flaky(max_runs=3)\ndef test_kernel():\n    assert True\n"
+
+
+def invoke(*args: str, stdin: str | None = None):
+    return CliRunner().invoke(cli, ["check", *args], prog_name="detlint", input=stdin)
+
+
+@pytest.fixture
+def unfixable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "requirements.txt").write_text("flaky\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_kernel.py").write_text(NO_PYTEST)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.fixture
+def needle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    target = tmp_path / "needle"
+    shutil.copytree(NEEDLE, target)
+    monkeypatch.chdir(target)
+    return target
+
+
+def test_a_fix_that_cannot_be_made_is_not_marked_or_counted(unfixable: Path) -> None:
+    concise = invoke("--unsafe-fixes")
+    assert concise.exit_code == 1
+    (head,) = [line for line in concise.stdout.splitlines() if "DET101" in line]
+    assert head.startswith("tests/test_kernel.py:4:2: DET101 flaky decorator")
+    assert "[*]" not in concise.stdout
+    assert "fixable" not in concise.stdout
+    assert "hidden fix" not in invoke().stdout  # nor counted as a fix --unsafe-fixes would add
+
+    full = invoke("--unsafe-fixes", "--output-format", "full").stdout
+    assert "[*]" not in full
+    assert "  = fix unavailable: the module does not import pytest\n" in full
+    assert "= fix (unsafe)" not in full
+
+    stats = invoke("--unsafe-fixes", "--statistics").stdout
+    assert stats == "1\tDET101\tretry-marker\n"
+    rows = json.loads(invoke("--unsafe-fixes", "--statistics", "--output-format", "json").stdout)
+    assert rows == [{"code": "DET101", "name": "retry-marker", "count": 1, "fixable": False}]
+
+    document = json.loads(invoke("--unsafe-fixes", "--output-format", "json").stdout)
+    (det101,) = document["findings"]
+    assert det101["fix"] is None
+    assert det101["fix_unavailable"] == "the module does not import pytest"
+    sarif = json.loads(invoke("--unsafe-fixes", "--output-format", "sarif").stdout)
+    assert "fixes" not in sarif["runs"][0]["results"][0]
+
+
+def test_statistics_mark_fixable_codes_as_ruff_does(needle: Path) -> None:
+    unsafe = invoke("--statistics", "--unsafe-fixes")
+    assert unsafe.stdout == (
+        "1\tDET101\t[*] retry-marker\n1\tDET411\t[*] job-retry\n1\tDET501\t[ ] stacked-retries\n"
+    )
+    # Without --unsafe-fixes nothing is fixable (every needle fix is unsafe): no markers.
+    assert invoke("--statistics").stdout == (
+        "1\tDET101\tretry-marker\n1\tDET411\tjob-retry\n1\tDET501\tstacked-retries\n"
+    )
+
+
+def test_diff_with_only_unsafe_fixes_says_how_to_see_them(needle: Path) -> None:
+    hidden = invoke("--diff")
+    assert hidden.exit_code == 0
+    assert hidden.stdout == ""
+    assert hidden.stderr == (
+        "Would fix 0 findings (2 unsafe fixes hidden; add --unsafe-fixes to see them).\n"
+    )
+    shown = invoke("--diff", "--unsafe-fixes")
+    assert shown.exit_code == 1
+    assert shown.stderr == "Would fix 2 findings.\n"
+
+
+def test_fix_on_standard_input_prints_the_fixed_text(needle: Path) -> None:
+    path = "tests/test_batch_invariance.py"
+    before = (needle / path).read_text()
+    result = invoke("-", "--stdin-filename", path, "--fix", "--unsafe-fixes", stdin=before)
+    assert result.exit_code == 0
+    expected = before.replace('"NEEDLE_TRIALS", "5"', '"NEEDLE_TRIALS", "29"').replace(
+        "@pytest.mark.flaky(reruns=3)\n", ""
+    )
+    assert expected != before
+    assert result.stdout == expected
+    assert "Found 1 finding in 1 file (1 fixed, 0 remaining)." in result.stderr
+    assert (needle / path).read_text() == before  # the disk is never written
+
+    # Nothing to fix (the fix is unsafe): the text comes back as it was read.
+    kept = invoke("-", "--stdin-filename", path, "--fix", stdin=before)
+    assert kept.exit_code == 1
+    assert kept.stdout == before
+    assert "DET101" in kept.stderr
+
+    diff = invoke("-", "--stdin-filename", path, "--diff", "--unsafe-fixes", stdin=before)
+    assert diff.exit_code == 1
+    assert diff.stdout.startswith(f"--- a/{path}\n+++ b/{path}\n")
+    assert '+NEEDLE_TRIALS = int(os.getenv("NEEDLE_TRIALS", "29"))\n' in diff.stdout
+    assert (needle / path).read_text() == before
+
+
+def test_an_unknown_code_in_an_ignore_comment_is_a_warning(unfixable: Path) -> None:
+    module = unfixable / "tests" / "test_kernel.py"
+    module.write_text(
+        NO_PYTEST.replace("@flaky(max_runs=3)", "@flaky(max_runs=3)  # detlint: ignore[DET10]")
+    )
+    result = invoke()
+    assert result.exit_code == 1  # the comment suppresses nothing
+    assert result.stderr == (
+        "warning: tests/test_kernel.py:4: `# detlint: ignore[DET10]` names an unknown code "
+        "DET10, which suppresses nothing (codes are exact, e.g. DET101)\n"
+    )
+    assert "DET101" in result.stdout
+    assert invoke("-q").stderr == ""
+    module.write_text(
+        NO_PYTEST.replace("@flaky(max_runs=3)", "@flaky(max_runs=3)  # detlint: ignore[DET101]")
+    )
+    clean = invoke()
+    assert clean.exit_code == 0
+    assert clean.stderr == ""
