@@ -79,6 +79,12 @@ def python_edits(plan: DropMark | QuarantineMark | AddReason, read: Reader) -> t
         edits += _edits(parsed, [_add_reason(parsed, mark, plan.reason)])
     else:
         raise Declined("there is no Python fix for this plan")
+    if isinstance(plan, DropMark | QuarantineMark):
+        from detlint.fixes.python_imports import unused_import_edits
+
+        root = (mark_name(mark) or "").partition(".")[0]
+        own = [edit for edit in edits if edit.path == parsed.source.path]
+        edits += unused_import_edits(parsed.source, own, root)
     for path, file in files.files.items():
         own = [edit for edit in edits if edit.path == path]
         if own:

@@ -141,3 +141,39 @@ def test_an_unknown_code_in_an_ignore_comment_is_a_warning(unfixable: Path) -> N
     clean = invoke()
     assert clean.exit_code == 0
     assert clean.stderr == ""
+
+
+ALIASED = (
+    "import pytest\n"
+    "from flaky import flaky as fl{more}\n"
+    "\n"
+    "\n"
+    "@fl(max_runs=3)\n"
+    "def test_kernel():\n"
+    "    assert {use}\n"
+)
+QUARANTINED = '@pytest.mark.xfail(strict=False, reason="flaky: <tracking issue>")\n'
+
+
+@pytest.mark.parametrize(
+    ("more", "use", "import_after"),
+    [
+        ("", "True", ""),  # the last use of `fl` goes: so does its import
+        (", other", "other()", "from flaky import other\n"),  # only `fl` leaves the import
+        ("", "fl", "from flaky import flaky as fl\n"),  # still used: kept
+        ("", '"fl"', "from flaky import flaky as fl\n"),  # a string naming it: kept
+    ],
+)
+def test_a_fix_removes_the_import_it_leaves_unused(
+    unfixable: Path, more: str, use: str, import_after: str
+) -> None:
+    module = unfixable / "tests" / "test_kernel.py"
+    module.write_text(ALIASED.format(more=more, use=use))
+    result = invoke("--fix", "--unsafe-fixes")
+    assert "Found 2 findings in 2 files (1 fixed, 1 remaining)." in result.stdout  # DET201 left
+    assert module.read_text() == (
+        f"import pytest\n{import_after}\n\n{QUARANTINED}def test_kernel():\n    assert {use}\n"
+    )
+    fixed = module.read_text()
+    assert "(0 fixed" not in invoke("--fix", "--unsafe-fixes").stdout
+    assert module.read_text() == fixed  # a second run changes nothing
