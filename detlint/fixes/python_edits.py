@@ -320,8 +320,11 @@ def _append_argument(parsed: Parsed, call: cst.Call, argument: str) -> Edit3:
 
 def _raise_default(parsed: Parsed, span: Span, env: str | None, count: int) -> Edit:
     """The default of the environment read at ``span`` becomes ``count``, written as
-    the same kind of literal (``"5"`` -> ``"29"``, ``5`` -> ``29``)."""
+    the same kind of literal (``"5"`` -> ``"29"``, ``5`` -> ``29``); a literal loop
+    bound (``env`` None) becomes ``count`` itself."""
     read = parsed.at(span)
+    if env is None and isinstance(read, cst.Integer):  # a literal loop bound: range(5)
+        return Edit(parsed.source.path, parsed.start(read), parsed.end(read), str(count))
     if isinstance(read, cst.Call) and dotted(read.func) == "int" and read.args:
         first = read.args[0]
         read = first.value if first.keyword is None and not first.star else read

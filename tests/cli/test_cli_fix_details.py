@@ -177,3 +177,55 @@ def test_a_fix_removes_the_import_it_leaves_unused(
     fixed = module.read_text()
     assert "(0 fixed" not in invoke("--fix", "--unsafe-fixes").stdout
     assert module.read_text() == fixed  # a second run changes nothing
+
+
+def _help_and_fix(text: str, code: str) -> tuple[str, str]:
+    """The help line and the fix line of ``code``'s finding in the full output."""
+    block = text.split(f": {code} ", 1)[1]
+    help_line = block.split("  = help: ", 1)[1].split("\n", 1)[0]
+    fix_line = block.split("  = fix (unsafe): ", 1)[1].split("\n", 1)[0]
+    return help_line, fix_line
+
+
+def test_gitlab_retry_help_quotes_what_the_fix_writes(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("def test_x():\n    assert True\n")
+    pipeline = tmp_path / ".gitlab-ci.yml"
+    pipeline.write_text("test:\n  script:\n    - pytest tests\n  retry: 2\n")
+    monkeypatch.chdir(tmp_path)
+    help_line, fix_line = _help_and_fix(
+        invoke("--unsafe-fixes", "--output-format", "full").stdout, "DET411"
+    )
+    value = "{max: 2, when: [runner_system_failure, stuck_or_timeout_failure, api_failure]}"
+    assert help_line == f"retry infrastructure failures only: `retry: {value}`"
+    assert fix_line == f"Retry infrastructure failures only: `retry: {value}`"
+    assert invoke("--fix", "--unsafe-fixes").exit_code == 0
+    assert pipeline.read_text() == f"test:\n  script:\n    - pytest tests\n  retry: {value}\n"
+
+
+LOOPED = (
+    "import pytest\n\n\ndef run():\n    return 1\n\n\n"
+    "@pytest.mark.flaky(reruns=3)\ndef test_kernel():\n"
+    "    for _ in range(5):\n        assert run() == 1\n"
+)
+
+
+def test_a_literal_trial_loop_is_raised_as_the_help_says(tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "requirements.txt").write_text("pytest-rerunfailures\n")
+    (tmp_path / "tests").mkdir()
+    module = tmp_path / "tests" / "test_loop.py"
+    module.write_text(LOOPED)
+    monkeypatch.chdir(tmp_path)
+    help_line, fix_line = _help_and_fix(
+        invoke("--unsafe-fixes", "--output-format", "full").stdout, "DET101"
+    )
+    assert help_line.startswith("drop the marker and raise the trial loop from 5 to 29 iterations")
+    assert help_line.endswith('@pytest.mark.xfail(strict=False, reason="flaky: <tracking issue>")')
+    assert fix_line == "Drop the rerun marker and raise the trial loop from 5 to 29 iterations"
+    result = invoke("--fix", "--unsafe-fixes")
+    assert result.exit_code == 0, result.output
+    # The marker was the last use of pytest: its import goes with it.
+    assert module.read_text() == (
+        "def run():\n    return 1\n\n\ndef test_kernel():\n"
+        "    for _ in range(29):\n        assert run() == 1\n"
+    )

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from detlint.model.threshold import Threshold
-from detlint.readers.python.facts import NO_TRIALS, TrialCount
+from detlint.readers.python.facts import LITERAL_BOUND, NO_TRIALS, TrialCount
 from detlint.readers.python.locations import call_args
 from detlint.readers.python.mapped_trials import mapped_trials
 from detlint.readers.python.method_helpers import CalledHelpers
@@ -255,7 +255,7 @@ class TrialResolver:
         span = self.index.span(expression)
         number = literal(expression)
         if isinstance(number, int) and not isinstance(number, bool) and number > 0:
-            return TrialCount(number, span, None, "literal loop bound")
+            return TrialCount(number, span, None, LITERAL_BOUND)
         read = self.env_read(expression)
         if read is not None:
             name, default = read
