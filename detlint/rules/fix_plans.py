@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
 from detlint.readers.ci import YAML_SUFFIXES
-from detlint.readers.python.facts import LITERAL_BOUND
+from detlint.readers.python.trials import LITERAL_BOUND
 from detlint.readers.reasons import tracking_reference
 from detlint.rules.plans import (
     AddReason,

@@ -205,9 +205,6 @@ class NamedWrap:
         return any(nodeid == base or nodeid.endswith("/" + base) for base in bases)
 
 
-LITERAL_BOUND = "literal loop bound"  # the origin of a count read off `range(5)`
-
-
 @dataclass(frozen=True)
 class TrialCount:
     """Trials per attempt and where the number comes from.

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from detlint.model.threshold import Threshold
-from detlint.readers.python.facts import LITERAL_BOUND, NO_TRIALS, TrialCount
+from detlint.readers.python.facts import NO_TRIALS, TrialCount
 from detlint.readers.python.locations import call_args
 from detlint.readers.python.mapped_trials import mapped_trials
 from detlint.readers.python.method_helpers import CalledHelpers
@@ -40,6 +40,7 @@ from detlint.readers.python.uncounted_loops import uncounted_at, uncounted_loop
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5
+LITERAL_BOUND = "literal loop bound"  # the origin of a count read off `range(5)`
 
 _LOOPS: tuple[type[ast.For | ast.AsyncFor | ast.comprehension], ...] = (
     ast.For,
