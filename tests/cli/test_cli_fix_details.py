@@ -229,3 +229,44 @@ def test_a_literal_trial_loop_is_raised_as_the_help_says(tmp_path: Path, monkeyp
         "def run():\n    return 1\n\n\ndef test_kernel():\n"
         "    for _ in range(29):\n        assert run() == 1\n"
     )
+
+
+# A method's rerun marker 86 characters long: its quarantine is 90, over the default 88.
+LONG_REASON = "a" * 43
+METHOD = (
+    "import pytest\n\n\nclass TestA:\n"
+    f'    @pytest.mark.flaky(reruns=3, reason="{LONG_REASON}")\n'
+    "    def test_kernel(self):\n        assert True\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("config", "decorator"),
+    [
+        ("", f'    @pytest.mark.xfail(\n        strict=False, reason="{LONG_REASON}"\n    )\n'),
+        (
+            "[tool.ruff]\nline-length = 100\n",
+            f'    @pytest.mark.xfail(strict=False, reason="{LONG_REASON}")\n',
+        ),
+        (
+            "[tool.black]\nline-length = 90\n",
+            f'    @pytest.mark.xfail(strict=False, reason="{LONG_REASON}")\n',
+        ),
+    ],
+)
+def test_a_quarantine_keeps_to_the_line_length(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: str, decorator: str
+) -> None:
+    (tmp_path / "requirements.txt").write_text("pytest-rerunfailures\n")
+    if config:
+        (tmp_path / "pyproject.toml").write_text(config)
+    (tmp_path / "tests").mkdir()
+    module = tmp_path / "tests" / "test_a.py"
+    module.write_text(METHOD)
+    assert max(len(line) for line in METHOD.splitlines()) == 86
+    monkeypatch.chdir(tmp_path)
+    invoke("--fix", "--unsafe-fixes")
+    assert module.read_text() == (
+        f"import pytest\n\n\nclass TestA:\n{decorator}    def test_kernel(self):\n"
+        "        assert True\n"
+    )
