@@ -112,6 +112,16 @@ def unsaved_text(path: Path, data: bytes) -> Iterator[None]:
         _UNSAVED.pop(key, None)
 
 
+def replace_unsaved(path: Path, data: bytes) -> bool:
+    """Let ``data`` stand in for ``path`` from now on, if text already stands in for
+    it (``--fix`` on standard input edits the text read, never the disk)."""
+    key = os.path.abspath(path)
+    if key not in _UNSAVED:
+        return False
+    _UNSAVED[key] = data
+    return True
+
+
 def unsaved_paths() -> tuple[str, ...]:
     """The absolute paths whose text stands in for the disk's in this run."""
     return tuple(_UNSAVED)

@@ -31,7 +31,7 @@ from detlint.cli.shared import (
     print_report,
     resolve,
 )
-from detlint.report.formats import EDIT_FORMATS, FORMATS, TEXT_FORMATS
+from detlint.report.formats import FORMATS, TEXT_FORMATS
 
 if TYPE_CHECKING:
     from detlint.cli.check_run import CheckedFindings, CheckOutcome
@@ -147,7 +147,7 @@ def check(**arguments: Any) -> int:
 
 def run_check_command(arguments: CheckArguments) -> int:
     """Set the run up, check (in rounds with ``--fix``), report and exit by severity."""
-    paths, stdin = _stdin_paths(arguments.paths, arguments.stdin_filename, arguments.fixing)
+    paths, stdin = _stdin_paths(arguments.paths, arguments.stdin_filename)
     flags = flag_layers(
         arguments.select,
         arguments.ignore,
@@ -170,7 +170,16 @@ def run_check_command(arguments: CheckArguments) -> int:
         raise click.UsageError("--baseline and --write-baseline cannot be used together")
     checker = Checker(arguments, paths, stdin, resolved, selected)
     settings = resolved.settings
-    fix = (settings.fix if arguments.fix is None else arguments.fix) and stdin is None
+    # Standard input is fixed when the command line asks (its fixed text is the output),
+    # never by the `fix` setting, so that an editor piping a buffer gets findings.
+    fix = (
+        arguments.fix
+        if stdin is not None
+        else settings.fix
+        if arguments.fix is None
+        else arguments.fix
+    )
+    fix = bool(fix)
     # A run that writes (fixes, a baseline) or reads more than the tree (evidence,
     # standard input) analyses afresh; any other reuses an unchanged tree's result.
     checker.reuse = not (fix or arguments.fix_only or arguments.diff or arguments.evidence) and (
@@ -187,6 +196,7 @@ def run_check_command(arguments: CheckArguments) -> int:
             arguments.diff,
             arguments.show_fixes,
             arguments.fix_only,
+            checker.cwd / paths[0] if stdin is not None else None,
         )
         return check_with_fixes(checker.run, flags_of_fixes, arguments)
     return report_check(arguments, checker.run(), checker.unsafe_fixes)
@@ -238,6 +248,7 @@ class Checker:
         self.coloured = text_output and colour_enabled(arguments.color, stream, os.environ)
         self.timings: list[float] = []  # seconds of each analysis (--fix runs one per round)
         self.reuse = False  # whether the run cache may give (and keep) the result
+        self.warned: set[str] = set()  # warnings printed already
         if stdin is not None:
             # Standard input's text stands in for its file until the command ends: for
             # the analysis, and for the fixes and source lines the output reads after it.
@@ -259,6 +270,7 @@ class Checker:
         else:
             self.timings.append(time.perf_counter() - started)
             self.say(checked.described)
+        self.warn(checked.warnings)
         try:
             outcome = finish_check(checked, self.options, self.cwd)
         except ValueError as error:  # a baseline file that cannot be read or written
@@ -271,7 +283,7 @@ class Checker:
     def analysed(self, started: float, discovery: Discovery | None) -> CheckedFindings:
         """Analyse the tree (walked already when ``discovery`` is given), quote the
         evidence, and filter the findings."""
-        from detlint.cli.check_run import CheckedFindings, filter_findings
+        from detlint.cli.check_run import UNUSED_SUPPRESSION, CheckedFindings, filter_findings
         from detlint.cli.inspect import described_analysis
         from detlint.engine import analyse
 
@@ -285,7 +297,21 @@ class Checker:
         if arguments.evidence:
             analysis = quoting_evidence(analysis, arguments.evidence, settings.reference_rate)
         findings, suppressed = filter_findings(analysis, settings, self.selected, cwd)
-        return CheckedFindings(findings, suppressed, analysis.files_checked, described)
+        warnings: tuple[str, ...] = ()
+        if UNUSED_SUPPRESSION not in self.selected:  # DET902 reports these as findings
+            from detlint.rules.suppression import unknown_code_warnings
+
+            warnings = unknown_code_warnings(analysis.checked, cwd)
+        return CheckedFindings(findings, suppressed, analysis.files_checked, described, warnings)
+
+    def warn(self, warnings: tuple[str, ...]) -> None:
+        """Each warning on stderr once (``--fix`` checks in rounds); none with ``-q``."""
+        if self.arguments.quiet:
+            return
+        for line in warnings:
+            if line not in self.warned:
+                self.warned.add(line)
+                click.echo(line, err=True)
 
     def say(self, described: tuple[str, ...]) -> None:
         """With ``-v`` (and not ``-q``), say on stderr how the run was set up."""
@@ -322,7 +348,9 @@ def report_check(arguments: CheckArguments, outcome: CheckOutcome, unsafe_fixes:
         written = arguments.write_baseline
         click.echo(f"Wrote {count} finding{'s' if count != 1 else ''} to {written}.", err=True)
         return 0
-    report = outcome.report._replace(unsafe_fixes=unsafe_fixes)
+    from detlint.cli.fix_options import with_fixes
+
+    report = with_fixes(outcome.report, unsafe_fixes)
     output_format = arguments.output_format
     if arguments.statistics:
         from detlint.report.statistics import render_statistics
@@ -331,10 +359,6 @@ def report_check(arguments: CheckArguments, outcome: CheckOutcome, unsafe_fixes:
     else:
         from detlint.report.formats import render
 
-        if output_format in EDIT_FORMATS:
-            from detlint.cli.fix_options import with_fixes
-
-            report = with_fixes(report, output_format, unsafe_fixes)
         text = render(output_format, report)
     print_report(text, report.color, arguments.output_file)
     return outcome.exit_status
@@ -351,7 +375,7 @@ def quoting_evidence(
 
 
 def _stdin_paths(
-    paths: tuple[Path, ...], stdin_filename: str | None, fixing: bool
+    paths: tuple[Path, ...], stdin_filename: str | None
 ) -> tuple[tuple[Path, ...], bytes | None]:
     """The paths to check, and standard input's bytes when ``-`` (or ``--stdin-filename``
     alone) asks for them; the stand-in path is the one ``--stdin-filename`` names."""
@@ -367,6 +391,4 @@ def _stdin_paths(
             "reading standard input needs --stdin-filename PATH: the path says whether the "
             "text is a test module or a pipeline, and which config applies"
         )
-    if fixing:
-        raise click.UsageError("--fix and --diff cannot be used with standard input")
     return (Path(stdin_filename),), sys.stdin.buffer.read()

@@ -43,6 +43,7 @@ class CheckedFindings(NamedTuple):
     suppressed: int
     files: int
     described: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # lines for standard error, such as unknown ignore codes
 
 
 class CheckOutcome(NamedTuple):

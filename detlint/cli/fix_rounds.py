@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from detlint.fixes.apply import Change, choose, write_changes
+from detlint.fixes.apply import Change, choose, usable, write_changes
 from detlint.fixes.build import Sources, build_fixes
 
 if TYPE_CHECKING:
@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 MAX_ROUNDS = 10
 
+Writer = Callable[[dict[str, Change], Path], dict[str, str]]
+"""Writes one round's changes (by path, relative to the directory given) and returns
+the problems of the files it did not write."""
+
 
 class FixOutcome(NamedTuple):
     outcome: CheckOutcome  # the check of the files as they are after the fixes
@@ -34,12 +38,18 @@ class FixOutcome(NamedTuple):
     not_written: dict[str, str]  # files whose fixes were not written, and why
     changes: dict[str, Change]  # every file changed (or, for --diff, that would be)
     waiting: int = 0  # --diff: fixes that overlap the shown ones, for a later round
+    hidden: int = 0  # --diff: unsafe fixes left out because --unsafe-fixes is off
 
 
 def run_fixes(
-    check: Callable[[], CheckOutcome], cwd: Path, unsafe: bool, write: bool
+    check: Callable[[], CheckOutcome],
+    cwd: Path,
+    unsafe: bool,
+    write: bool,
+    writer: Writer = write_changes,
 ) -> FixOutcome:
-    """Fix until nothing more applies; ``write=False`` computes one round only."""
+    """Fix until nothing more applies; ``write=False`` computes one round only.
+    ``writer`` writes a round's changes and says which files it did not write."""
     sources = Sources(cwd)
     fixed: list[tuple[Finding, Fix]] = []
     declined: dict[tuple[str, str], tuple[Finding, str]] = {}
@@ -53,15 +63,19 @@ def run_fixes(
             for f in outcome.report.findings
             if f.fix not in applied_plans and f.span.path not in not_written
         )
-        chosen = choose(findings, build_fixes(findings, sources), sources, unsafe)
+        built = build_fixes(findings, sources)
+        chosen = choose(findings, built, sources, unsafe)
         for finding, reason in chosen.declined:
             declined[(finding.code, str(finding.span))] = (finding, reason)
+        if not write:
+            hidden = 0 if unsafe else sum(usable(f, True) and not usable(f, False) for f in built)
+            declines = tuple(declined.values())
+            return FixOutcome(
+                outcome, chosen.applied, declines, {}, chosen.changes, chosen.waiting, hidden
+            )
         if not chosen.changes:
             break
-        if not write:
-            declines = tuple(declined.values())
-            return FixOutcome(outcome, chosen.applied, declines, {}, chosen.changes, chosen.waiting)
-        problems = write_changes(chosen.changes, cwd)
+        problems = writer(chosen.changes, cwd)
         not_written.update(problems)
         for path, change in chosen.changes.items():
             sources.forget(path)

@@ -19,6 +19,7 @@ import libcst as cst
 
 from detlint.base.span import Span
 from detlint.fixes.edits import Declined, Edit
+from detlint.fixes.line_length import file_limit, fitted_call
 from detlint.fixes.python_locate import Edit3, Parsed, dotted, mark_name
 from detlint.fixes.python_locate import remove_item as _remove_item
 from detlint.fixes.python_pieces import PythonFile
@@ -74,11 +75,19 @@ def python_edits(plan: DropMark | QuarantineMark | AddReason, read: Reader) -> t
         if plan.trials is not None and plan.count is not None:
             edits.append(_raise_default(files(plan.trials), plan.trials, plan.env, plan.count))
     elif isinstance(plan, QuarantineMark):
-        edits += _edits(parsed, [_quarantine(parsed, mark, plan.reason)])
+        edits += _edits(
+            parsed, [_quarantine(parsed, mark, plan.reason, file_limit(read, plan.mark.path))]
+        )
     elif isinstance(plan, AddReason):
         edits += _edits(parsed, [_add_reason(parsed, mark, plan.reason)])
     else:
         raise Declined("there is no Python fix for this plan")
+    if isinstance(plan, DropMark | QuarantineMark):
+        from detlint.fixes.python_imports import unused_import_edits
+
+        root = (mark_name(mark) or "").partition(".")[0]
+        own = [edit for edit in edits if edit.path == parsed.source.path]
+        edits += unused_import_edits(parsed.source, own, root)
     for path, file in files.files.items():
         own = [edit for edit in edits if edit.path == path]
         if own:
@@ -196,9 +205,10 @@ def _remove_statement(parsed: Parsed, statement: cst.CSTNode) -> list[Edit3]:
     return [(*lines, "")]
 
 
-def _quarantine(parsed: Parsed, mark: cst.BaseExpression, reason: str) -> Edit3:
+def _quarantine(parsed: Parsed, mark: cst.BaseExpression, reason: str, limit: int) -> Edit3:
     """The marker becomes ``<prefix>.xfail(strict=False, reason=...)``, the prefix the
-    one it was written with; a marker without one (``@flaky``) gets ``pytest.mark``."""
+    one it was written with; a marker without one (``@flaky``) gets ``pytest.mark``.
+    A decorator that fitted the line length and would no longer is wrapped."""
     place = _place(parsed, mark)
     siblings: list[cst.BaseExpression] = []
     if place.kind == "decorator":
@@ -222,9 +232,12 @@ def _quarantine(parsed: Parsed, mark: cst.BaseExpression, reason: str) -> Edit3:
     kept = _kept_arguments(parsed, mark)
     if "reason" not in kept:
         kept["reason"] = string_literal(reason, '"', parsed.source.encoding)
-    condition = f"{kept['condition']}, " if "condition" in kept else ""
-    content = f"{prefix}.xfail({condition}strict=False, reason={kept['reason']})"
-    return parsed.start(mark), parsed.end(mark), content
+    condition = [kept["condition"]] if "condition" in kept else []
+    arguments = [*condition, "strict=False", f"reason={kept['reason']}"]
+    start, end = parsed.start(mark), parsed.end(mark)
+    if place.kind != "decorator":
+        return start, end, f"{prefix}.xfail({', '.join(arguments)})"
+    return start, end, fitted_call(parsed.source, start, end, f"{prefix}.xfail", arguments, limit)
 
 
 def _kept_arguments(parsed: Parsed, mark: cst.BaseExpression) -> dict[str, str]:
@@ -314,8 +327,11 @@ def _append_argument(parsed: Parsed, call: cst.Call, argument: str) -> Edit3:
 
 def _raise_default(parsed: Parsed, span: Span, env: str | None, count: int) -> Edit:
     """The default of the environment read at ``span`` becomes ``count``, written as
-    the same kind of literal (``"5"`` -> ``"29"``, ``5`` -> ``29``)."""
+    the same kind of literal (``"5"`` -> ``"29"``, ``5`` -> ``29``); a literal loop
+    bound (``env`` None) becomes ``count`` itself."""
     read = parsed.at(span)
+    if env is None and isinstance(read, cst.Integer):  # a literal loop bound: range(5)
+        return Edit(parsed.source.path, parsed.start(read), parsed.end(read), str(count))
     if isinstance(read, cst.Call) and dotted(read.func) == "int" and read.args:
         first = read.args[0]
         read = first.value if first.keyword is None and not first.star else read

@@ -66,23 +66,36 @@ def summary_line(report: Report) -> str:
     return f"All checks passed ({_plural(checked, 'file')}{'; ' + note if note else ''})."
 
 
-def fixable(finding: Finding, unsafe: bool) -> bool:
-    """Whether ``--fix`` (with ``--unsafe-fixes`` when ``unsafe``) would try to fix it."""
+def fixable(finding: Finding, unsafe: bool, built: object = None) -> bool:
+    """Whether ``--fix`` (with ``--unsafe-fixes`` when ``unsafe``) would fix it.
+
+    ``built`` is the finding's fix as the report built it: a plan whose edits
+    could not be made (the reason, a string) is not fixable, since ``--fix``
+    would decline it; None when the report built no fixes.
+    """
     plan = finding.fix
-    return plan is not None and (unsafe or plan.applicability == "safe")
+    if plan is None or isinstance(built, str):
+        return False
+    return unsafe or plan.applicability == "safe"
 
 
-def fix_marker(finding: Finding, report: Report) -> str:
+def built_fixes(report: Report) -> tuple[object, ...]:
+    """Each finding's built fix (a Fix, the reason there is none, or None), in order."""
+    return report.fixes if report.fixes is not None else (None,) * len(report.findings)
+
+
+def fix_marker(finding: Finding, report: Report, built: object = None) -> str:
     """ruff's ``[*]`` after the code: this run's ``--fix`` would fix the finding."""
-    return " [*]" if fixable(finding, report.unsafe_fixes) else ""
+    return " [*]" if fixable(finding, report.unsafe_fixes, built) else ""
 
 
 def fix_hint(report: Report) -> str:
     """The line after the summary that says what ``--fix`` would do, as ruff words it:
     ``[*] 1 fixable with the `--fix` option (2 hidden fixes can be enabled with the
     `--unsafe-fixes` option).``; empty when no finding has a fix."""
-    applicable = sum(fixable(f, report.unsafe_fixes) for f in report.findings)
-    hidden = sum(fixable(f, True) for f in report.findings) - applicable
+    pairs = tuple(zip(report.findings, built_fixes(report), strict=True))
+    applicable = sum(fixable(f, report.unsafe_fixes, built) for f, built in pairs)
+    hidden = sum(fixable(f, True, built) for f, built in pairs) - applicable
     if not applicable and not hidden:
         return ""
     extra = ""
@@ -94,14 +107,15 @@ def fix_hint(report: Report) -> str:
     return f"[*] {applicable} fixable with the `--fix` option" + (f" ({extra})." if extra else ".")
 
 
-def finding_head(finding: Finding, report: Report) -> str:
+def finding_head(finding: Finding, report: Report, built: object = None) -> str:
     """``path:line:col: CODE [*] message``, the first line of a finding in the text
-    formats, coloured when the report is."""
+    formats, coloured when the report is; ``built`` is its fix as built."""
     span = finding.span
     on = report.color
     where = colour.location(f"{span.path}:{span.line}:{span.column}", on)
     message = colour.percentages(finding.message, on)
-    return f"{where}: {colour.code(finding.code, on)}{fix_marker(finding, report)} {message}"
+    marker = fix_marker(finding, report, built)
+    return f"{where}: {colour.code(finding.code, on)}{marker} {message}"
 
 
 def closing_lines(report: Report) -> list[str]:
@@ -115,8 +129,8 @@ def closing_lines(report: Report) -> list[str]:
 def render_concise(report: Report) -> str:
     """``path:line:col: CODE message`` and an indented help line per finding."""
     lines = []
-    for finding in report.findings:
-        lines.append(finding_head(finding, report))
+    for finding, built in zip(report.findings, built_fixes(report), strict=True):
+        lines.append(finding_head(finding, report, built))
         if finding.help:
             lines.append(f"  help: {colour.percentages(finding.help, report.color)}")
     lines += closing_lines(report)

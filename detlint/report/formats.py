@@ -37,7 +37,7 @@ _RENDERERS = {
 }
 FORMATS: tuple[str, ...] = tuple(_RENDERERS)
 TEXT_FORMATS = ("concise", "full")  # for people: coloured on a terminal, fixes as hints
-EDIT_FORMATS = ("json", "sarif")  # their findings carry their fix's edits (built only for them)
+EDIT_FORMATS = ("json", "sarif")  # their findings carry their fix's edits
 
 
 class Report(NamedTuple):

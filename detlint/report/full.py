@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from detlint.base.source_lines import SourceLines
 from detlint.report import colour
-from detlint.report.findings import closing_lines, finding_head
+from detlint.report.findings import built_fixes, closing_lines, finding_head
 
 if TYPE_CHECKING:
     from detlint.report.formats import Report
@@ -131,12 +131,14 @@ def render_full(report: Report) -> str:
     sources = SourceLines(report.cwd)
     on = report.color
     blocks = []
-    for finding in report.findings:
-        lines = [finding_head(finding, report)]
+    for finding, built in zip(report.findings, built_fixes(report), strict=True):
+        lines = [finding_head(finding, report, built)]
         lines += _snippet(finding, sources)
         if finding.help:
             lines.append(f"  = help: {colour.percentages(finding.help, on)}")
-        if finding.fix is not None:
+        if isinstance(built, str):
+            lines.append(f"  = fix unavailable: {built}")
+        elif finding.fix is not None:
             lines.append(f"  = fix ({finding.fix.applicability}): {finding.fix.message}")
         lines += [
             f"  = related: {colour.location(f'{related.path}:{related.line}:{related.column}', on)}"

@@ -21,6 +21,7 @@ from detlint.readers.python.param_facts import Covered
 from detlint.rules.catalogue import RULES
 from detlint.rules.class_reach import built_by, hedged, installed, where_defined
 from detlint.rules.finding import Finding, Loss
+from detlint.rules.fix_plans import DEFAULT_QUARANTINE_REASON
 from detlint.rules.trial_advice import more_trials
 
 if TYPE_CHECKING:
@@ -33,7 +34,9 @@ if TYPE_CHECKING:
     from detlint.readers.ci.facts import CiKnob, CiStep
     from detlint.rules.plans import FixPlan
 
-QUARANTINE = '@pytest.mark.xfail(strict=False, reason="<tracking issue>")'
+# The quarantine the help lines suggest: the one a quarantine fix writes by default
+# (the `quarantine-reason` setting), so that the help and the fix say the same.
+QUARANTINE = f'@pytest.mark.xfail(strict=False, reason="{DEFAULT_QUARANTINE_REASON}")'
 # Where the options of a test module's own ``pytest.main`` act, as each finding on them says.
 SCRIPT_CONDITION = "when the file is run as a script (`python <file>`, as a Bazel py_test does)"
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from detlint.base.span import Span
 from detlint.readers.ci import YAML_SUFFIXES
+from detlint.readers.python.trials import LITERAL_BOUND
 from detlint.readers.reasons import tracking_reference
 from detlint.rules.plans import (
     AddReason,
@@ -49,7 +50,7 @@ _COMPANIONS = {
 }
 
 # GitLab's failure reasons that are the infrastructure's, not the tests'.
-_GITLAB_INFRASTRUCTURE = "[runner_system_failure, stuck_or_timeout_failure, api_failure]"
+GITLAB_INFRASTRUCTURE = "[runner_system_failure, stuck_or_timeout_failure, api_failure]"
 
 
 def rerun_mark_plan(
@@ -68,7 +69,9 @@ def rerun_mark_plan(
         # tests the marker meant to rerun is the author's to say.
         return None
     trials, needed = test.trials, numbers.trials_needed
-    if trials.env is not None and trials.span is not None and needed is not None:
+    # A literal bound (`for _ in range(5)`) is raised as the help says, like a default.
+    literal = trials.origin == LITERAL_BOUND and trials.threshold is None
+    if (trials.env is not None or literal) and trials.span is not None and needed is not None:
         if needed <= trials.count:  # the trials reach the target once the marker is gone
             return DropMark(
                 message="Drop the rerun marker",
@@ -76,8 +79,11 @@ def rerun_mark_plan(
                 placeholder=None,
                 mark=span,
             )
+        raised = f"the default of {trials.env} to {needed}"
+        if trials.env is None:
+            raised = f"the trial loop from {trials.count} to {needed} iterations"
         return DropMark(
-            message=f"Drop the rerun marker and raise the default of {trials.env} to {needed}",
+            message=f"Drop the rerun marker and raise {raised}",
             applicability="unsafe",
             placeholder=None,
             mark=span,
@@ -141,19 +147,29 @@ def soft_fail_plan(knob: CiKnob) -> FixPlan | None:
     )
 
 
-def job_retry_plan(knob: CiKnob) -> FixPlan | None:
-    """DET411: a job retry of every failure becomes one of infrastructure failures."""
+def infrastructure_retry(knob: CiKnob) -> str | None:
+    """The value a DET411 fix gives a job retry's key (Buildkite's ``automatic``,
+    GitLab's ``retry``) so that it retries infrastructure failures only, as often as
+    it retried every failure; None when there is no such fix. The help line quotes
+    it, so that the help and the fix say the same."""
     if knob.kind != "job-retry" or knob.attempts is None or knob.attempts < 2:
         return None
     limit = knob.attempts - 1
     key = knob.key.rsplit(".", 1)[-1]
     if knob.system == "buildkite" and key == "automatic":
         limit = max(limit, 2)  # Buildkite's own default for `automatic: true`
-        value = f"[{{exit_status: -1, limit: {limit}}}, {{exit_status: 255, limit: {limit}}}]"
-    elif knob.system == "gitlab" and key == "retry":
-        value = f"{{max: {limit}, when: {_GITLAB_INFRASTRUCTURE}}}"
-    else:
+        return f"[{{exit_status: -1, limit: {limit}}}, {{exit_status: 255, limit: {limit}}}]"
+    if knob.system == "gitlab" and key == "retry":
+        return f"{{max: {limit}, when: {GITLAB_INFRASTRUCTURE}}}"
+    return None
+
+
+def job_retry_plan(knob: CiKnob) -> FixPlan | None:
+    """DET411: a job retry of every failure becomes one of infrastructure failures."""
+    value = infrastructure_retry(knob)
+    if value is None:
         return None
+    key = knob.key.rsplit(".", 1)[-1]
     return ReplaceValue(
         message=f"Retry infrastructure failures only: `{key}: {value}`",
         applicability="unsafe",

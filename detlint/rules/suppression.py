@@ -125,3 +125,27 @@ def apply_suppressions(
         tuple(hidden + hidden_unused),
         tuple(sorted(unused, key=lambda finding: finding.sort_key)),
     )
+
+
+def unknown_code_warnings(files: Sequence[Path], cwd: Path) -> tuple[str, ...]:
+    """One warning line per ignore comment in ``files`` that names a code no rule has:
+    such a comment suppresses nothing, and a typo in it would otherwise go unseen
+    (DET902, when selected, reports it as a finding instead). Only files whose
+    bytes hold the directive are looked at line by line."""
+    known = frozenset(RULES) | {UNUSED_CODE}
+    warnings = []
+    for path in files:
+        absolute = Path(os.path.normpath(os.path.join(cwd, os.fspath(path))))
+        display = display_path(absolute, cwd)
+        data = _read(absolute, display)
+        if data is None or not holds_directive(data):
+            continue
+        for comment in parse_comments(data, display.endswith(".py")).comments:
+            unknown = [code for code in comment.codes or () if code not in known]
+            if unknown:
+                which = "an unknown code" if len(unknown) == 1 else "unknown codes"
+                warnings.append(
+                    f"warning: {display}:{comment.line}: `# {comment.text}` names {which} "
+                    f"{', '.join(unknown)}, which suppresses nothing (codes are exact, e.g. DET101)"
+                )
+    return tuple(warnings)

@@ -331,7 +331,6 @@ def test_a_new_unsaved_file_is_gated_like_the_saved_one(repo: Path) -> None:
         (("-",), "reading standard input needs --stdin-filename PATH"),
         (("-", "tests", "--stdin-filename", "t.py"), "cannot be checked with other paths"),
         (("tests", "--stdin-filename", "t.py"), "--stdin-filename needs `-` as the path"),
-        (("-", "--stdin-filename", "t.py", "--fix"), "cannot be used with standard input"),
     ],
 )
 def test_standard_input_misuse_is_a_usage_error(repo: Path, args, message) -> None:

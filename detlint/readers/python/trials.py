@@ -40,6 +40,7 @@ from detlint.readers.python.uncounted_loops import uncounted_at, uncounted_loop
 
 ENV_READERS = frozenset({"os.getenv", "os.environ.get", "os.environ.setdefault"})
 MAX_DEPTH = 5
+LITERAL_BOUND = "literal loop bound"  # the origin of a count read off `range(5)`
 
 _LOOPS: tuple[type[ast.For | ast.AsyncFor | ast.comprehension], ...] = (
     ast.For,
@@ -255,7 +256,7 @@ class TrialResolver:
         span = self.index.span(expression)
         number = literal(expression)
         if isinstance(number, int) and not isinstance(number, bool) and number > 0:
-            return TrialCount(number, span, None, "literal loop bound")
+            return TrialCount(number, span, None, LITERAL_BOUND)
         read = self.env_read(expression)
         if read is not None:
             name, default = read

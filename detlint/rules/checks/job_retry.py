@@ -12,6 +12,8 @@ from detlint.model import JobRetries, Policy
 from detlint.rules.context import RuleContext, finding, loss_phrase, replay_clause
 from detlint.rules.finding import Finding
 from detlint.rules.fix_plans import (
+    GITLAB_INFRASTRUCTURE,
+    infrastructure_retry,
     job_retry_plan,
 )
 
@@ -29,19 +31,27 @@ from detlint.rules.ci_costs import (
 )
 from detlint.rules.context import QUARANTINE
 
+_BUILDKITE_HELP = (
+    "keep retrying infrastructure failures and stop retrying the status failing tests "
+    "give (pytest's 1, make's 2): `retry: {{automatic: {value}}}`"
+)
+_GITLAB_HELP = "retry infrastructure failures only: `retry: {value}`"
 _RETRY_HELP = {
-    "buildkite": (
-        "keep retrying infrastructure failures and stop retrying the status failing tests "
-        "give (pytest's 1, make's 2): "
-        "`retry: {automatic: [{exit_status: -1, limit: 2}, {exit_status: 255, limit: 2}]}`"
+    "buildkite": _BUILDKITE_HELP.format(
+        value="[{exit_status: -1, limit: 2}, {exit_status: 255, limit: 2}]"
     ),
-    "gitlab": (
-        "retry infrastructure failures only: "
-        "`retry: {max: 2, when: [runner_system_failure, stuck_or_timeout_failure]}`"
-    ),
+    "gitlab": _GITLAB_HELP.format(value=f"{{max: 2, when: {GITLAB_INFRASTRUCTURE}}}"),
     "github": "retry timeouts only (`retry_on: timeout`), or drop the retry",
     "circleci": "drop `max_auto_reruns`, or keep it only on steps that run no tests",
 }
+
+
+def _retry_help(knob: CiKnob) -> str:
+    """What to do instead, quoting the value the fix writes when there is a fix."""
+    value = infrastructure_retry(knob)
+    if value is None:
+        return _RETRY_HELP[knob.system]
+    return (_BUILDKITE_HELP if knob.system == "buildkite" else _GITLAB_HELP).format(value=value)
 
 
 def _retry_pair(knob: CiKnob) -> Callable[[CiGate], Pair]:
@@ -70,7 +80,7 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         plain = (Policy(layers=(JobRetries((knob.attempts or 1) - 1, knob.system),)), Policy())
         numbers, which, costliest = quoted_cost(gates, _retry_pair(knob), plain, context)
         which, details = described(knob, runs, calls, which, context)
-        help_text = _RETRY_HELP[knob.system]
+        help_text = _retry_help(knob)
         what = f"`{knob.key}`"
         if knob.kind == "shell-retry":
             again = knob.key.removeprefix("|| ").removesuffix(" --lf")
