@@ -19,7 +19,7 @@ else:  # pragma: no cover - exercised only on Python 3.10
 TOMLDecodeError = tomllib.TOMLDecodeError
 
 
-class TOMLNestingError(tomllib.TOMLDecodeError):
+class TOMLNestingError(tomllib.TOMLDecodeError):  # type: ignore[misc, unused-ignore]
     """Arrays or inline tables nested deeper than tomllib's recursive parser can follow:
     read as invalid TOML, so that each reader reports the file as it reports any other
     it cannot parse, instead of the run stopping on a RecursionError."""
