@@ -116,10 +116,10 @@ def blocking_elsewhere(gate: CiGate | None, context: RuleContext) -> str:
         return ""
     files = set(gate.files)
     path = gate.run.step.path  # another pipeline runs on other triggers, in other builds
-    runs = [run for run in context.ci_runs if run.step.path == path]
+    runs = context.ci_index.runs_by_file.get(path, [])
     # A step with any knob, rerun option or hidden status anywhere (the `pytest --lf` of
     # a retry is a run of its own) does not block plainly.
-    changed = {id(run.step) for run in runs if run.changes_policy}
+    changed = context.ci_index.changed_steps.get(path, frozenset())
     for run in runs:
         if run.step is gate.run.step or id(run.step) in changed or run.selection:
             continue
@@ -134,7 +134,7 @@ def blocking_elsewhere(gate: CiGate | None, context: RuleContext) -> str:
 
 
 def runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
-    return [run for run in context.ci_runs if knob in run.knobs]
+    return list(context.ci_index.runs_by_knob.get(knob, ()))
 
 
 def unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> list[OtherRun] | None:
@@ -143,7 +143,7 @@ def unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> lis
     test runners first; None when the knob gates nothing of the kind."""
     if runs:
         return []
-    others = [other for other in context.ci_others if knob in other.knobs]
+    others = list(context.ci_index.others_by_knob.get(knob, ()))
     others.sort(key=lambda other: not other.end.certain)
     return others or None
 

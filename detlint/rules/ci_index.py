@@ -1,0 +1,71 @@
+"""The pipeline's runs and gates indexed once per check, by knob and by pipeline file.
+
+The CI rules ask, for every knob, which runs and gates it acts on, and for every
+finding, which other runs the same pipeline file holds. Answered by a scan of every
+run and gate each time, a pipeline of N knob steps costs N² knob comparisons (a
+generated pipeline of thousands of steps took minutes); the index answers each in
+time proportional to its answer. Lookups are by knob equality, as the scans were, and
+keep the order of ``RuleContext.ci_runs`` and ``ci_gates``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from detlint.compose.ci.gates import CiGate
+    from detlint.compose.ci.test_run import OtherRun, TestRun
+    from detlint.readers.ci.facts import CiKnob
+
+_Item = TypeVar("_Item")
+
+
+@dataclass(frozen=True)
+class CiIndex:
+    runs_by_knob: dict[CiKnob, list[TestRun]]
+    others_by_knob: dict[CiKnob, list[OtherRun]]
+    gates_by_retry: dict[CiKnob, list[CiGate]]  # gates a knob retries
+    gates_by_gate: dict[CiKnob, list[CiGate]]  # gates whose failure a knob lets pass
+    runs_by_file: dict[str, list[TestRun]]  # the runs of each pipeline file
+    # Per pipeline file, the steps (by identity) with a run that changes the policy.
+    changed_steps: dict[str, frozenset[int]]
+
+
+def build_ci_index(
+    runs: Iterable[TestRun], gates: Iterable[CiGate], others: Iterable[OtherRun]
+) -> CiIndex:
+    """One pass over the runs, gates and other runs of the pipelines read."""
+    runs = tuple(runs)
+    runs_by_file: dict[str, list[TestRun]] = {}
+    for run in runs:
+        runs_by_file.setdefault(run.step.path, []).append(run)
+    changed = {
+        path: frozenset(id(run.step) for run in file_runs if run.changes_policy)
+        for path, file_runs in runs_by_file.items()
+    }
+    gates = tuple(gates)
+    by_gate: dict[CiKnob, list[CiGate]] = {}
+    for gate in gates:
+        if gate.ci_gate is not None:
+            by_gate.setdefault(gate.ci_gate, []).append(gate)
+    return CiIndex(
+        runs_by_knob=_by_knob(runs, lambda run: run.knobs),
+        others_by_knob=_by_knob(others, lambda other: other.knobs),
+        gates_by_retry=_by_knob(gates, lambda gate: (knob for knob, _ in gate.retries)),
+        gates_by_gate=by_gate,
+        runs_by_file=runs_by_file,
+        changed_steps=changed,
+    )
+
+
+def _by_knob(
+    items: Iterable[_Item], knobs_of: Callable[[_Item], Iterable[CiKnob]]
+) -> dict[CiKnob, list[_Item]]:
+    """Each knob's items, in order, each item once per knob however often it names it."""
+    found: dict[CiKnob, list[_Item]] = {}
+    for item in items:
+        for knob in dict.fromkeys(knobs_of(item)):
+            found.setdefault(knob, []).append(item)
+    return found
