@@ -107,3 +107,51 @@ def test_evidence_sets_unreadable_reports_aside_and_reads_the_good_one(tmp_path:
         "which JUnit files never need",
         "not read: reports/d-deep.jsonl: line 2 is JSON nested too deeply to read",
     ]
+
+
+def workflow(command: str) -> dict[str, str]:
+    return {
+        ".github/workflows/ci.yml": (
+            "name: ci\non: push\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n"
+            f"      - run: |\n          {command}\n"
+        ),
+        "tests/test_a.py": TEST_MODULE,
+        "pyproject.toml": '[project]\nname = "x"\ndependencies = ["pytest-rerunfailures"]\n',
+    }
+
+
+NESTED_TOO_DEEP = (
+    ".github/workflows/ci.yml:7:14: DET901 the command of step 'test' nests subshells, "
+    "groups, substitutions or `bash -c` scripts deeper than detlint's shell reader "
+    "follows: the commands inside them (tests, reruns, retries) are not read"
+)
+
+
+def test_shell_command_nested_past_the_readers_depth_is_a_det901(tmp_path: Path) -> None:
+    """Without the finding the step reads as running no tests: 'All checks passed'."""
+    rerun = "pytest --reruns 2 tests/test_a.py"
+    cases = {
+        "subshells": "( " * 100 + rerun + " )" * 100,
+        "groups": "{ " * 100 + rerun + "; }" * 100,
+        "substitutions": "echo " + "$(echo " * 100 + rerun + ")" * 100,
+        "bash -c": 'bash -c "' + "( " * 60 + rerun + " )" * 60 + '"',
+    }
+    for name, command in cases.items():
+        root = tmp_path / name.replace(" ", "-")
+        git_repository(root, workflow(command))
+        result = detlint(root, "check", "--no-cache", ".")
+        assert result.returncode == 1, (name, result.stderr)
+        assert result.stdout.splitlines()[:2] == [
+            NESTED_TOO_DEEP,
+            "  help: detlint read the rest of the pipeline and the run went on; a command "
+            "written with less nesting (or moved to a script file) is read",
+        ], name
+
+
+def test_shell_command_within_the_readers_depth_is_read(tmp_path: Path) -> None:
+    command = "( " * 50 + "pytest --reruns 2 tests/test_a.py" + " )" * 50
+    git_repository(tmp_path, workflow(command))
+    result = detlint(tmp_path, "check", "--no-cache", ".")
+    assert result.returncode == 1, result.stderr
+    assert "DET901" not in result.stdout
+    assert result.stdout.startswith(".github/workflows/ci.yml:8:1: DET421 `--reruns 2`")
