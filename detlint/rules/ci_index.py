@@ -28,9 +28,9 @@ class CiIndex:
     others_by_knob: dict[CiKnob, list[OtherRun]]
     gates_by_retry: dict[CiKnob, list[CiGate]]  # gates a knob retries
     gates_by_gate: dict[CiKnob, list[CiGate]]  # gates whose failure a knob lets pass
-    runs_by_file: dict[str, list[TestRun]]  # the runs of each pipeline file
-    # Per pipeline file, the steps (by identity) with a run that changes the policy.
-    changed_steps: dict[str, frozenset[int]]
+    # Per pipeline file and test file, the runs that block plainly on that test file,
+    # each with its position in the pipeline file's runs (``plain_runs``).
+    plain_runs: dict[str, dict[str, list[tuple[int, TestRun]]]]
 
 
 def build_ci_index(
@@ -38,13 +38,6 @@ def build_ci_index(
 ) -> CiIndex:
     """One pass over the runs, gates and other runs of the pipelines read."""
     runs = tuple(runs)
-    runs_by_file: dict[str, list[TestRun]] = {}
-    for run in runs:
-        runs_by_file.setdefault(run.step.path, []).append(run)
-    changed = {
-        path: frozenset(id(run.step) for run in file_runs if run.changes_policy)
-        for path, file_runs in runs_by_file.items()
-    }
     gates = tuple(gates)
     by_gate: dict[CiKnob, list[CiGate]] = {}
     for gate in gates:
@@ -55,9 +48,42 @@ def build_ci_index(
         others_by_knob=_by_knob(others, lambda other: other.knobs),
         gates_by_retry=_by_knob(gates, lambda gate: (knob for knob, _ in gate.retries)),
         gates_by_gate=by_gate,
-        runs_by_file=runs_by_file,
-        changed_steps=changed,
+        plain_runs=plain_runs(runs),
     )
+
+
+# pytest options that report, parallelise or time a run without selecting its tests: a
+# run with any other option (a project's --integration_tests=true) may run other tests.
+_NEUTRAL_OPTIONS = (
+    "-v", "-q", "-s", "-x", "-r", "-n", "-p", "-W", "--verbose", "--quiet", "--cov",
+    "--no-cov", "--junit", "--durations", "--timeout", "--color", "--tb", "--dist",
+    "--numprocesses", "--maxfail", "--basetemp", "--import-mode", "--strict", "--capture",
+    "--showlocals", "-l", "--log", "--benchmark-disable", "--html", "--self-contained-html",
+)  # fmt: skip
+
+
+def plain_runs(runs: tuple[TestRun, ...]) -> dict[str, dict[str, list[tuple[int, TestRun]]]]:
+    """The runs that report a violation of the test files they run in their own step:
+    no knob, rerun option or hidden status in the step (the `pytest --lf` of a retry is
+    a run of its own), no selection, and no option of the project's own (which may
+    select other tests); by pipeline file (another pipeline runs on other triggers, in
+    other builds), then by test file."""
+    by_file: dict[str, list[TestRun]] = {}
+    for run in runs:
+        by_file.setdefault(run.step.path, []).append(run)
+    found: dict[str, dict[str, list[tuple[int, TestRun]]]] = {}
+    for path, file_runs in by_file.items():
+        changed = {id(run.step) for run in file_runs if run.changes_policy}
+        by_test: dict[str, list[tuple[int, TestRun]]] = {}
+        found[path] = by_test
+        for position, run in enumerate(file_runs):
+            if id(run.step) in changed or run.selection:
+                continue
+            if not all(option.name.startswith(_NEUTRAL_OPTIONS) for option in run.run.options):
+                continue
+            for test_file in dict.fromkeys(run.test_files):
+                by_test.setdefault(test_file, []).append((position, run))
+    return found
 
 
 def _by_knob(

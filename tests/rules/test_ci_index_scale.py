@@ -27,12 +27,16 @@ KINDS = (
 )
 
 
-def pipeline(root: Path, steps: list[str]) -> None:
+# A job that runs the same tests with no knob: a knob's finding says the tests run there too.
+PLAIN_JOB = "  plain:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pytest -q tests/test_a.py\n"
+
+
+def pipeline(root: Path, steps: list[str], plain_job: str = "") -> None:
     body = "".join(f"      - name: step {i}\n{step}" for i, step in enumerate(steps))
     git_repository(
         root,
         {
-            ".github/workflows/ci.yml": HEADER + body,
+            ".github/workflows/ci.yml": HEADER + body + plain_job,
             "tests/test_a.py": "def test_a():\n    pass\n",
             "pyproject.toml": '[project]\nname = "x"\ndependencies = ["pytest-rerunfailures"]\n',
         },
@@ -65,7 +69,7 @@ def test_five_thousand_retry_steps_check_in_linear_time(tmp_path: Path) -> None:
 
 def test_every_kind_of_knob_step_finds_what_a_scan_per_knob_found(tmp_path: Path) -> None:
     """The fixture is the output of a check that scanned every run and gate per knob."""
-    pipeline(tmp_path, [KINDS[i % len(KINDS)] for i in range(200)])
+    pipeline(tmp_path, [KINDS[i % len(KINDS)] for i in range(200)], PLAIN_JOB)
     expected = FIXTURE.read_text(encoding="utf-8").splitlines()
     assert len(expected) == 200
     assert check(tmp_path, timeout=60) == expected
