@@ -28,7 +28,9 @@ KINDS = (
 
 
 # A job that runs the same tests with no knob: a knob's finding says the tests run there too.
-PLAIN_JOB = "  plain:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pytest -q tests/test_a.py\n"
+PLAIN_JOB = (
+    "  plain:\n    runs-on: ubuntu-latest\n    steps:\n      - run: pytest -q tests/test_a.py\n"
+)
 
 
 def pipeline(root: Path, steps: list[str], plain_job: str = "") -> None:
