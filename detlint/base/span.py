@@ -39,6 +39,8 @@ class Problem:
 
     span: Span
     message: str
+    # What the finding's help says, when not the default (the whole file skipped).
+    help: str = ""
 
 
 def unique_problems(problems: Sequence[Problem]) -> tuple[Problem, ...]:

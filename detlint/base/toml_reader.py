@@ -19,9 +19,21 @@ else:  # pragma: no cover - exercised only on Python 3.10
 TOMLDecodeError = tomllib.TOMLDecodeError
 
 
+class TOMLNestingError(tomllib.TOMLDecodeError):  # type: ignore[misc, unused-ignore]
+    """Arrays or inline tables nested deeper than tomllib's recursive parser can follow:
+    read as invalid TOML, so that each reader reports the file as it reports any other
+    it cannot parse, instead of the run stopping on a RecursionError."""
+
+    def __init__(self) -> None:
+        ValueError.__init__(self, "arrays or inline tables nested too deeply to read")
+
+
 def load_toml(text: str) -> dict[str, Any]:
-    """Parse TOML text; raises TOMLDecodeError."""
-    document: dict[str, Any] = tomllib.loads(text)
+    """Parse TOML text; raises TOMLDecodeError (TOMLNestingError for nesting too deep)."""
+    try:
+        document: dict[str, Any] = tomllib.loads(text)
+    except RecursionError:
+        raise TOMLNestingError from None
     return document
 
 

@@ -216,6 +216,8 @@ def _entries(path: Path, cwd: Path) -> Counter[tuple[str, str, str]]:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         raise BaselineError(f"baseline {path} is not valid JSON: {error.msg}") from None
+    except RecursionError:  # json recurses once per level of nesting
+        raise BaselineError(f"baseline {path} is JSON nested too deeply to read") from None
     if not isinstance(document, dict) or document.get("schema") != BASELINE_SCHEMA:
         raise BaselineError(f"{path} is not a detlint baseline (schema {BASELINE_SCHEMA!r})")
     findings = document.get("findings")

@@ -97,16 +97,6 @@ def quoted_cost(
     return numbers, f"in {gate.label}", gate
 
 
-# pytest options that report, parallelise or time a run without selecting its tests: a
-# run with any other option (a project's --integration_tests=true) may run other tests.
-_NEUTRAL_OPTIONS = (
-    "-v", "-q", "-s", "-x", "-r", "-n", "-p", "-W", "--verbose", "--quiet", "--cov",
-    "--no-cov", "--junit", "--durations", "--timeout", "--color", "--tb", "--dist",
-    "--numprocesses", "--maxfail", "--basetemp", "--import-mode", "--strict", "--capture",
-    "--showlocals", "-l", "--log", "--benchmark-disable", "--html", "--self-contained-html",
-)  # fmt: skip
-
-
 def blocking_elsewhere(gate: CiGate | None, context: RuleContext) -> str:
     """When the tests the numbers are quoted for also run in another step of the same
     pipeline with no knob, no rerun option, no selection and a status that reaches that
@@ -114,27 +104,24 @@ def blocking_elsewhere(gate: CiGate | None, context: RuleContext) -> str:
     the knob costs nothing for those tests."""
     if gate is None:
         return ""
-    files = set(gate.files)
-    path = gate.run.step.path  # another pipeline runs on other triggers, in other builds
-    runs = [run for run in context.ci_runs if run.step.path == path]
-    # A step with any knob, rerun option or hidden status anywhere (the `pytest --lf` of
-    # a retry is a run of its own) does not block plainly.
-    changed = {id(run.step) for run in runs if run.changes_policy}
-    for run in runs:
-        if run.step is gate.run.step or id(run.step) in changed or run.selection:
-            continue
-        if not all(option.name.startswith(_NEUTRAL_OPTIONS) for option in run.run.options):
-            continue  # an option of the project's own may select other tests
-        if not files.isdisjoint(run.test_files):
-            return (
-                f"; the same tests also run in step {run.step.name!r} with no knob, which "
-                "reports a violation: for them the knob costs nothing"
-            )
-    return ""
+    by_test = context.ci_index.plain_runs.get(gate.run.step.path, {})
+    first: tuple[int, TestRun] | None = None  # the earliest in the pipeline file
+    for test_file in gate.files:
+        for position, run in by_test.get(test_file, ()):
+            if run.step is not gate.run.step:
+                if first is None or position < first[0]:
+                    first = (position, run)
+                break
+    if first is None:
+        return ""
+    return (
+        f"; the same tests also run in step {first[1].step.name!r} with no knob, which "
+        "reports a violation: for them the knob costs nothing"
+    )
 
 
 def runs_of(knob: CiKnob, context: RuleContext) -> list[TestRun]:
-    return [run for run in context.ci_runs if knob in run.knobs]
+    return list(context.ci_index.runs_by_knob.get(knob, ()))
 
 
 def unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> list[OtherRun] | None:
@@ -143,7 +130,7 @@ def unseen_calls(knob: CiKnob, runs: list[TestRun], context: RuleContext) -> lis
     test runners first; None when the knob gates nothing of the kind."""
     if runs:
         return []
-    others = [other for other in context.ci_others if knob in other.knobs]
+    others = list(context.ci_index.others_by_knob.get(knob, ()))
     others.sort(key=lambda other: not other.end.certain)
     return others or None
 

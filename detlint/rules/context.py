@@ -8,6 +8,7 @@ phrases live here so the rules cannot drift apart.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from detlint.compose.test_gate import Knob, TestGate
     from detlint.model import Policy
     from detlint.readers.ci.facts import CiKnob, CiStep
+    from detlint.rules.ci_index import CiIndex
     from detlint.rules.plans import FixPlan
 
 # The quarantine the help lines suggest: the one a quarantine fix writes by default
@@ -57,6 +59,14 @@ class RuleContext:
     quarantine_reason: str | None = None  # the configured placeholder for a tracking issue
     scripts: tuple[ScriptLink, ...] = ()  # test modules' own pytest.main, with their tests
     unreached: tuple[UnreachedRun, ...] = ()  # commands written where no pipeline runs them
+
+    @functools.cached_property
+    def ci_index(self) -> CiIndex:
+        """The runs and gates by knob and by pipeline file, built on first use (a
+        frozen dataclass still has the ``__dict__`` the cache is kept in)."""
+        from detlint.rules.ci_index import build_ci_index
+
+        return build_ci_index(self.ci_runs, self.ci_gates, self.ci_others)
 
 
 def loss(gate: TestGate, context: RuleContext, policy: Policy | None = None) -> Loss:

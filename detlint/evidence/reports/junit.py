@@ -1,8 +1,9 @@
 """JUnit XML reports, read as a stream.
 
-A CI keeps one JUnit file per build, often tens of megabytes: it is parsed
-with ``iterparse`` and every ``<testcase>`` is dropped once counted, so memory
-follows the number of distinct tests, never the size of the file.
+A CI keeps one JUnit file per build, often tens of megabytes: it is fed to
+expat a chunk at a time and each ``<testcase>`` is counted as it streams past,
+with no element tree built, so memory follows the number of distinct tests,
+never the size of the file. A file with a ``<!DOCTYPE>`` is refused unread.
 
 What the pytest plugins write (pytest's ``--junitxml``, junit_family xunit2):
 
@@ -59,6 +60,7 @@ TEARDOWN_ERROR = "failed on teardown"
 # "pytest"; newer pytest wraps them in ``<testsuites name="pytest tests">``). A file
 # renamed otherwise reads as another runner's: its repeated testcases are not reruns.
 PYTEST_SUITE_NAMES = frozenset({"pytest", "pytest tests"})
+_CHUNK = 1 << 16  # bytes fed to the parser at a time
 
 
 @dataclass
@@ -131,53 +133,82 @@ def nodeid_candidates(classname: str, name: str) -> list[str]:
     return candidates
 
 
+class _Refused(Exception):
+    """Raised from the parser's callbacks to stop a file that is not to be read."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class _Reader:
+    """The parser's target: counts each ``<testcase>`` as its elements stream past, so
+    that no tree is ever built. A document type declaration is refused at its start,
+    before expat reads any entity it declares: a JUnit writer never writes one, and
+    entity expansion (a "billion laughs" file) is then never left to expat's limits."""
+
+    def __init__(self) -> None:
+        self.tests: dict[str, _Test] = {}
+        self.times: list[datetime] = []
+        self.root_tag: str | None = None
+        self.from_pytest = False  # pytest names its suites: a repeated testcase there is a rerun
+        self.case: _Case | None = None
+        self.attributes: dict[str, str] = {}
+
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
+        tag = _local(tag)
+        if self.root_tag is None:
+            self.root_tag = tag
+            if tag not in ("testsuites", "testsuite"):
+                raise _Refused(f"XML but not JUnit (root element <{tag}>)")
+        if tag in ("testsuites", "testsuite"):
+            self.from_pytest |= attributes.get("name") in PYTEST_SUITE_NAMES
+        if tag == "testsuite":
+            stamp = _timestamp(attributes.get("timestamp"))
+            if stamp is not None:
+                self.times.append(stamp)
+        elif tag == "testcase":
+            self.case = _Case()
+            self.attributes = attributes
+        elif self.case is not None:
+            _note_child(self.case, tag, attributes.get("message", ""), attributes.get("type", ""))
+
+    def end(self, tag: str) -> None:
+        if self.case is not None and _local(tag) == "testcase":
+            _add(self.tests, self.attributes, self.case, self.from_pytest)
+            self.case = None
+
+    def doctype(self, name: str, pubid: str | None, system: str | None) -> None:
+        raise _Refused("has a document type declaration (<!DOCTYPE>), which JUnit files never need")
+
+    def close(self) -> None:
+        """Nothing to build: the counts are the result."""
+
+
 def read_junit(path: Path, source: str) -> Build | ReportProblem:
     """One build from a JUnit XML file, or the problem that keeps it from being one."""
-    tests: dict[str, _Test] = {}
-    times: list[datetime] = []
-    stack: list[ET.Element] = []
-    case: _Case | None = None
-    root_tag: str | None = None
-    from_pytest = False  # pytest names its suites: a repeated testcase there is a rerun
+    reader = _Reader()
+    parser = ET.XMLParser(target=reader)
     try:
-        for event, element in ET.iterparse(path, events=("start", "end")):
-            tag = _local(element.tag)
-            if event == "start":
-                if root_tag is None:
-                    root_tag = tag
-                    if tag not in ("testsuites", "testsuite"):
-                        return ReportProblem(source, f"XML but not JUnit (root element <{tag}>)")
-                if tag in ("testsuites", "testsuite"):
-                    from_pytest |= element.get("name") in PYTEST_SUITE_NAMES
-                if tag == "testsuite":
-                    stamp = _timestamp(element.get("timestamp"))
-                    if stamp is not None:
-                        times.append(stamp)
-                elif tag == "testcase":
-                    case = _Case()
-                elif case is not None:
-                    _note_child(case, tag, element.get("message", ""), element.get("type", ""))
-                stack.append(element)
-                continue
-            stack.pop()
-            if tag == "testcase" and case is not None:
-                _add(tests, element, case, from_pytest)
-                case = None
-            if tag == "testcase" or (case is None and tag != "testsuite"):
-                element.clear()
-                if stack:
-                    stack[-1].remove(element)
+        with path.open("rb") as stream:
+            while chunk := stream.read(_CHUNK):
+                parser.feed(chunk)
+        parser.close()
+    except _Refused as refused:
+        return ReportProblem(source, refused.message)
     except ET.ParseError as error:
-        what = "not XML" if root_tag is None else "broken XML"
+        what = "not XML" if reader.root_tag is None else "broken XML"
         return ReportProblem(source, f"{what}: {_one_line(str(error))}")
+    except (LookupError, ValueError) as error:  # expat met an encoding it cannot decode
+        return ReportProblem(source, f"cannot decode: {_one_line(str(error))}")
     except OSError as error:
         return ReportProblem(source, f"cannot read: {error.strerror or error}")
-    if not tests:
+    if not reader.tests:
         return ReportProblem(source, "a JUnit file from another runner (no <testcase> elements)")
     return Build(
         source=source,
-        time=earliest(times),
-        tests=tuple(test.record() for test in tests.values()),
+        time=earliest(reader.times),
+        tests=tuple(test.record() for test in reader.tests.values()),
         format="junit",
     )
 
@@ -196,13 +227,13 @@ def _note_child(case: _Case, tag: str, message: str, kind: str) -> None:
         case.skipped |= kind != XFAIL_TYPE
 
 
-def _add(tests: dict[str, _Test], element: ET.Element, case: _Case, reruns: bool) -> None:
-    classname = element.get("classname", "")
-    name = element.get("name", "")
+def _add(tests: dict[str, _Test], attributes: dict[str, str], case: _Case, reruns: bool) -> None:
+    classname = attributes.get("classname", "")
+    name = attributes.get("name", "")
     key = f"{classname}::{name}"
     test = tests.get(key)
     if test is None:
-        tests[key] = _Test(classname, name, element.get("file"), case)
+        tests[key] = _Test(classname, name, attributes.get("file"), case)
     else:
         test.add(case, reruns)
 

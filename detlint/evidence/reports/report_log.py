@@ -110,7 +110,10 @@ def read_report_log(path: Path, source: str) -> Build | ReportProblem:
             for number, line in enumerate(lines, start=1):
                 if not line.strip():
                     continue
-                entry = _entry(line)
+                try:
+                    entry = _entry(line)
+                except RecursionError:
+                    return ReportProblem(source, f"line {number} is JSON nested too deeply to read")
                 if entry is None:
                     return ReportProblem(
                         source, f"not JSON lines: line {number} is not a JSON object"
@@ -144,6 +147,8 @@ def read_report_log(path: Path, source: str) -> Build | ReportProblem:
 
 
 def _entry(line: bytes) -> dict[str, Any] | None:
+    """The line's JSON object; None when it is not one. ``json`` recurses once per level
+    of nesting, so a line nested past the interpreter's stack raises RecursionError."""
     try:
         entry = json.loads(line)
     except ValueError:  # not JSON, or not UTF-8

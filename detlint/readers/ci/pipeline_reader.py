@@ -19,8 +19,15 @@ from typing import TYPE_CHECKING, NamedTuple
 from detlint.base.facts_cache import digest
 from detlint.base.paths import display_path, relativer
 from detlint.base.source import decode_text, read_bytes
-from detlint.base.span import Problem
-from detlint.readers.ci.facts import PipelineFacts, ScriptKey, System, script_groups, script_key
+from detlint.base.span import Problem, Span
+from detlint.readers.ci.facts import (
+    CiCommand,
+    PipelineFacts,
+    ScriptKey,
+    System,
+    script_groups,
+    script_key,
+)
 from detlint.readers.ci.pipeline_files import checkout_base, system_of
 from detlint.readers.ci.test_services import with_service_retries
 from detlint.readers.yaml.tree import YNode
@@ -196,6 +203,8 @@ class PipelineReader:
                 key = script_key(group)
                 if key not in found:
                     found[key] = read_script(*key)
+                if found[key].too_deep:
+                    self.problems.append(_too_deep(step.name, group))
         return tuple(found.items())
 
     def _facts(
@@ -249,3 +258,18 @@ class PipelineReader:
             return documents
 
         return load
+
+
+def _too_deep(step: str, group: tuple[CiCommand, ...]) -> Problem:
+    """DET901 for a script nested past the shell reader's depth limits: without it the
+    step would read as running no tests, which detlint does not know."""
+    first, last = group[0].span, group[-1].span
+    span = Span(first.path, first.line, first.column, last.end_line, last.end_column)
+    return Problem(
+        span,
+        f"the command of step {step!r} nests subshells, groups, substitutions or "
+        "`bash -c` scripts deeper than detlint's shell reader follows: the commands "
+        "inside them (tests, reruns, retries) are not read",
+        "detlint read the rest of the pipeline and the run went on; a command written "
+        "with less nesting (or moved to a script file) is read",
+    )

@@ -76,7 +76,7 @@ def job_retry(context: RuleContext) -> Iterator[Finding]:
         calls = unseen_calls(knob, runs, context)
         if calls is None:
             continue
-        gates = [gate for gate in context.ci_gates if any(k == knob for k, _ in gate.retries)]
+        gates = context.ci_index.gates_by_retry.get(knob, [])
         plain = (Policy(layers=(JobRetries((knob.attempts or 1) - 1, knob.system),)), Policy())
         numbers, which, costliest = quoted_cost(gates, _retry_pair(knob), plain, context)
         which, details = described(knob, runs, calls, which, context)

@@ -41,7 +41,7 @@ def soft_fail(context: RuleContext) -> Iterator[Finding]:
         calls = unseen_calls(knob, runs, context)
         if calls is None:
             continue
-        gates = [gate for gate in context.ci_gates if gate.ci_gate == knob]
+        gates = context.ci_index.gates_by_gate.get(knob, [])
 
         def pair(gate: CiGate) -> Pair:
             return gate.policy, dataclasses.replace(gate.policy, gate=gate.inside.gate)

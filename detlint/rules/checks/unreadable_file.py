@@ -21,5 +21,5 @@ def unreadable_file(problems: Iterable[Problem]) -> Iterator[Finding]:
             "DET901",
             problem.span,
             problem.message,
-            "detlint skipped this file; the rest of the run went on",
+            problem.help or "detlint skipped this file; the rest of the run went on",
         )

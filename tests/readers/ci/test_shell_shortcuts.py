@@ -47,7 +47,7 @@ from detlint.readers.ci.shell.walk import Walker, WalkState
 
 
 def _runs_with_and_without_shortcut(text: str, errexit: bool, pipefail: bool):
-    program, unparsed = parse(text)
+    program, unparsed, _ = parse(text)
     walker = Walker(text)
     walker.walk(program, WalkState())
     masking = Masking(program, unparsed, errexit, pipefail)

@@ -155,3 +155,6 @@ class CommandFacts:
     # Each function the text defines, with the functions its body calls: a script run
     # as ``ci.sh build`` that dispatches on its argument runs ``build`` alone.
     functions: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # Some of the text is nested past the reader's depth limits and was not read: what
+    # it runs there (tests, reruns, retries) is unknown, which DET901 says.
+    too_deep: bool = False

@@ -131,7 +131,7 @@ def read_command(text: str, *, errexit: bool = True, pipefail: bool = False) -> 
     try:
         return _read(text, errexit, pipefail)
     except RecursionError:  # pragma: no cover - depth limits keep well below it
-        return CommandFacts((), (), True)
+        return CommandFacts((), (), True, too_deep=True)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -143,7 +143,7 @@ def read_script(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
 
 
 def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
-    program, unparsed = parse(text)
+    program, unparsed, too_deep = parse(text)
     walker = Walker(text)
     walker.walk(program, WalkState())
     lines = _Lines(text)
@@ -190,7 +190,9 @@ def _read(text: str, errexit: bool, pipefail: bool) -> CommandFacts:
     testing = frozenset(id(f.command) for f in walker.found) | {id(c.command) for c in walker.calls}
     quiet = quiet_knobs(program, testing, lines.span)
     functions = walker.function_calls() if walker.functions else ()
-    return CommandFacts(tuple(runs), tuple(exports), unparsed, tuple(calls), quiet, functions)
+    return CommandFacts(
+        tuple(runs), tuple(exports), unparsed, tuple(calls), quiet, functions, too_deep
+    )
 
 
 def _masked(reason: Reason | None, text: str, command: Simple) -> str | None:

@@ -89,6 +89,7 @@ class Lexer:
         self.shift = shift
         self.depth = depth
         self.broken = False
+        self.too_deep = False  # a substitution nested past MAX_LEX_DEPTH was not read
 
     def tokens(self) -> list[Token]:
         return self._run(0, closing=False)[0]
@@ -242,7 +243,7 @@ class Lexer:
     def _nested(self, pos: int) -> tuple[list[Token], int]:
         """Tokens of a ``$(...)``-style substitution starting at ``pos``."""
         if self.depth >= MAX_LEX_DEPTH:
-            self.broken = True
+            self.broken = self.too_deep = True
             close = self._closing(pos - 1, _PARENS)
             return [], self.size if close < 0 else close
         self.depth += 1

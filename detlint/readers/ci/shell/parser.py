@@ -51,22 +51,25 @@ _CLOSERS = frozenset({"then", "elif", "else", "fi", "do", "done", "esac", "}"})
 
 def parse(
     text: str, shift: int = 0, lex_depth: int = 0, parse_depth: int = 0
-) -> tuple[CommandList, bool]:
-    """Parse ``text`` (found at offset ``shift`` of the outermost text); the flag
-    says that some of it could not be tokenised or parsed and was stepped over."""
+) -> tuple[CommandList, bool, bool]:
+    """Parse ``text`` (found at offset ``shift`` of the outermost text); the first flag
+    says that some of it could not be tokenised or parsed and was stepped over, the
+    second that some of that was nested past the depth limits (hostile or generated
+    text whose inner commands are then not read at all)."""
     if parse_depth < _MAX_PARSE_DEPTH:
         commands = plain_commands(text, shift)
         if commands is not None:  # lines of plain words: the fast path (shell_plain)
-            broken = False
+            broken = too_deep = False
             if may_run_script(text):
                 for command in commands:
-                    broken = attach_script(command, parse_depth + 1) or broken
-            return CommandList([(command, None) for command in commands]), broken
+                    inner_broken, inner_deep = attach_script(command, parse_depth + 1)
+                    broken, too_deep = broken or inner_broken, too_deep or inner_deep
+            return CommandList([(command, None) for command in commands]), broken, too_deep
     lexer = Lexer(text, shift, lex_depth)
     tokens = lexer.tokens()
     parser = _Parser(tokens, parse_depth)
     program = parser.program()
-    return program, lexer.broken or parser.broken
+    return program, lexer.broken or parser.broken, lexer.too_deep or parser.too_deep
 
 
 # `$(seq 3)`, `$(seq 1 3)` and `{1..3}`: words whose expansion has a literal length.
@@ -100,6 +103,7 @@ class _Parser:
         self.i = 0
         self.depth = depth
         self.broken = False
+        self.too_deep = False  # some of the text is nested past _MAX_PARSE_DEPTH
 
     # -- helpers
 
@@ -241,7 +245,7 @@ class _Parser:
         if token is None:
             return None
         if self.depth >= _MAX_PARSE_DEPTH:
-            self.broken = True
+            self.broken = self.too_deep = True
             self.i = len(self.tokens)
             return None
         self.depth += 1
@@ -495,26 +499,33 @@ class _Parser:
             if target is not None:
                 for tokens in target.subs:
                     command.subs.append(self._sub_program(tokens))
-        self.broken = attach_script(command, self.depth) or self.broken
+        broken, too_deep = attach_script(command, self.depth)
+        self.broken = broken or self.broken
+        self.too_deep = too_deep or self.too_deep
 
     def _sub_program(self, tokens: list[Token]) -> CommandList:
         parser = _Parser(tokens, self.depth + 1)
         program = parser.program()
         self.broken = self.broken or parser.broken
+        self.too_deep = self.too_deep or parser.too_deep
         return program
 
 
-def attach_script(command: Simple, depth: int) -> bool:
+def attach_script(command: Simple, depth: int) -> tuple[bool, bool]:
     """Parse the script string of ``bash -c`` or ``eval`` in ``command`` (met at
-    parse depth ``depth``) into ``command.nested``; returns whether it was broken."""
+    parse depth ``depth``) into ``command.nested``; returns whether it was broken, and
+    whether some of it was nested too deep to read (a script past the depth limit is
+    not parsed at all)."""
     values = [word.value for word in command.words]
     script = script_argument(values)
     if script is None:  # docker exec CONTAINER bash -c '...': the container's command's
         start = contained_start(values) if len(values) > 3 else None
         inner = script_argument(values[start:]) if start is not None else None
         script = None if inner is None or start is None else (start + inner[0], inner[1])
-    if script is None or depth >= _MAX_PARSE_DEPTH // 2:
-        return False
+    if script is None:
+        return False, False
+    if depth >= _MAX_PARSE_DEPTH // 2:
+        return True, True
     index, shell = script
     word = command.words[index]
     if shell is None and index + 1 < len(command.words):
@@ -523,6 +534,6 @@ def attach_script(command: Simple, depth: int) -> bool:
         word = Word("", joined, args[0].start, args[-1].end, True, [])
     exact = word.raw[:1] in ("'", '"') and word.raw[1:-1] == word.value
     shift = word.start + 1 if exact else word.start
-    command.nested, broken = parse(word.value, shift, MAX_LEX_DEPTH // 2, depth + 1)
+    command.nested, broken, too_deep = parse(word.value, shift, MAX_LEX_DEPTH // 2, depth + 1)
     command.nested_shell = shell
-    return broken
+    return broken, too_deep

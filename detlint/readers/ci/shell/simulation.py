@@ -78,7 +78,7 @@ _MAX_ROUNDS = 8  # iterations of a loop that are simulated
 @functools.lru_cache(maxsize=32)
 def _trap_program(action: str) -> CommandList | None:
     """A trap's action parsed once, however many paths the simulation runs it on."""
-    program, unparsed = parse(action)
+    program, unparsed, _ = parse(action)
     return None if unparsed else program
 
 
