@@ -220,6 +220,7 @@ class Checker:
             write_baseline=arguments.write_baseline,
             fail_on=arguments.fail_on if arguments.fail_on is not None else settings.fail_on,
             exit_zero=arguments.exit_zero,
+            paths=self.covered(arguments, paths),
         )
         self.cache = (
             None if stdin is not None else facts_cache(arguments.no_cache, arguments.cache_dir)
@@ -242,6 +243,14 @@ class Checker:
             from detlint.base.source import unsaved_text
 
             click.get_current_context().with_resource(unsaved_text(self.cwd / paths[0], stdin))
+
+    def covered(self, arguments: CheckArguments, paths: tuple[Path, ...]) -> tuple[Path, ...]:
+        """What a baseline compares against: the paths as the run widens them."""
+        if arguments.baseline is None:
+            return paths
+        from detlint.readers.project.scope import widened
+
+        return tuple(widened(paths, self.cwd))
 
     def run(self) -> CheckOutcome:
         from detlint.cli.check_run import finish_check

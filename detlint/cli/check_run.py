@@ -31,6 +31,9 @@ class CheckOptions(NamedTuple):
     write_baseline: Path | None = None
     fail_on: str | None = None  # the lowest severity that fails the run; None: any finding
     exit_zero: bool = False
+    # The paths the run checked, as widened (a dependency file stands for its project):
+    # only baseline entries under them can be gone.
+    paths: tuple[Path, ...] = ()
 
 
 class CheckedFindings(NamedTuple):
@@ -88,9 +91,10 @@ def finish_check(checked: CheckedFindings, options: CheckOptions, cwd: Path) -> 
         report = Report(findings, files_checked, cwd, suppressed=suppressed)
         return CheckOutcome(report, 0, baseline_written=written)
     if options.baseline is not None:
-        from detlint.rules.baseline import compare_baseline
+        from detlint.rules.baseline import compare_baseline, covered_by
 
-        result = compare_baseline(options.baseline, findings, cwd)
+        covered = covered_by(options.paths, cwd)
+        result = compare_baseline(options.baseline, findings, cwd, covered)
         findings, baselined, gone = result.new, result.matched, result.gone
     report = Report(
         findings,
