@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from detlint.evidence.reports.records import (
@@ -51,6 +51,7 @@ from detlint.evidence.reports.records import (
     TestAttempts,
     earliest,
     final_outcome,
+    latest,
 )
 
 EARLIER_FAILURES = frozenset({"rerunFailure", "rerunError", "flakyFailure", "flakyError"})
@@ -135,6 +136,7 @@ def read_junit(path: Path, source: str) -> Build | ReportProblem:
     """One build from a JUnit XML file, or the problem that keeps it from being one."""
     tests: dict[str, _Test] = {}
     times: list[datetime] = []
+    ends: list[datetime] = []
     stack: list[ET.Element] = []
     case: _Case | None = None
     root_tag: str | None = None
@@ -153,6 +155,7 @@ def read_junit(path: Path, source: str) -> Build | ReportProblem:
                     stamp = _timestamp(element.get("timestamp"))
                     if stamp is not None:
                         times.append(stamp)
+                        ends.extend(_end(stamp, element.get("time")))
                 elif tag == "testcase":
                     case = _Case()
                 elif case is not None:
@@ -179,6 +182,7 @@ def read_junit(path: Path, source: str) -> Build | ReportProblem:
         time=earliest(times),
         tests=tuple(test.record() for test in tests.values()),
         format="junit",
+        end=latest(ends),
     )
 
 
@@ -210,6 +214,18 @@ def _add(tests: dict[str, _Test], element: ET.Element, case: _Case, reruns: bool
 def _local(tag: str) -> str:
     """The tag without a namespace: some tools write the JUnit schema's."""
     return tag.rsplit("}", 1)[-1]
+
+
+def _end(start: datetime, seconds: str | None) -> list[datetime]:
+    """When a testsuite that began at ``start`` and lasted ``seconds`` ended (none when
+    its time is missing or not a number)."""
+    try:
+        duration = float(seconds) if seconds is not None else None
+    except ValueError:
+        return []
+    if duration is None or not 0 <= duration < 1e9:
+        return []
+    return [start + timedelta(seconds=duration)]
 
 
 def _timestamp(text: str | None) -> datetime | None:
