@@ -215,12 +215,13 @@ class Checker:
             selected,
         )
         self.cwd = Path.cwd()
+        self.stdin = stdin
         self.options = CheckOptions(
             baseline=arguments.baseline,
             write_baseline=arguments.write_baseline,
             fail_on=arguments.fail_on if arguments.fail_on is not None else settings.fail_on,
             exit_zero=arguments.exit_zero,
-            paths=self.covered(arguments, paths),
+            paths=paths,
         )
         self.cache = (
             None if stdin is not None else facts_cache(arguments.no_cache, arguments.cache_dir)
@@ -243,14 +244,6 @@ class Checker:
             from detlint.base.source import unsaved_text
 
             click.get_current_context().with_resource(unsaved_text(self.cwd / paths[0], stdin))
-
-    def covered(self, arguments: CheckArguments, paths: tuple[Path, ...]) -> tuple[Path, ...]:
-        """What a baseline compares against: the paths as the run widens them."""
-        if arguments.baseline is None:
-            return paths
-        from detlint.readers.project.scope import widened
-
-        return tuple(widened(paths, self.cwd))
 
     def run(self) -> CheckOutcome:
         from detlint.cli.check_run import finish_check
@@ -286,6 +279,10 @@ class Checker:
         analysis = analyse(
             self.paths, cwd, settings, self.selected, cache=self.cache, discovery=discovery
         )
+        if self.stdin is None:
+            from detlint.cli.dependency_change import altered
+
+            analysis = altered(analysis, self.paths, cwd, settings, self.selected)
         self.timings.append(time.perf_counter() - started)
         described = described_analysis(analysis)
         self.say(described)

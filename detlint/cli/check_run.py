@@ -31,8 +31,9 @@ class CheckOptions(NamedTuple):
     write_baseline: Path | None = None
     fail_on: str | None = None  # the lowest severity that fails the run; None: any finding
     exit_zero: bool = False
-    # The paths the run checked, as widened (a dependency file stands for its project):
-    # only baseline entries under them can be gone.
+    # The paths the run was given: only baseline entries under them can be gone (a
+    # dependency file given stands for its project, but the run reports only what its
+    # change alters, so the project's other entries are not the run's to call gone).
     paths: tuple[Path, ...] = ()
 
 
