@@ -27,6 +27,10 @@ def display_path(path: Path, cwd: Path) -> str:
     absolute = os.path.abspath(path)
     here = os.path.abspath(cwd)
     try:
+        return Path(absolute).relative_to(here).as_posix()
+    except ValueError:
+        pass
+    try:
         common = os.path.commonpath([absolute, here])
     except ValueError:  # different drives on Windows
         return Path(absolute).as_posix()

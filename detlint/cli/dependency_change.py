@@ -9,7 +9,7 @@ commit changed none of them. So the project is read twice: with the named files 
 the last commit holds them and as they are now. What is reported is what differs:
 findings that are new, or whose numbers or words changed (a DET101 whose rerun
 plugin the commit pins, a DET104 from the ``reruns`` it sets), and every finding in
-the files named themselves, as for any file a hook passes.
+the files and directories named themselves, as for any file a hook passes.
 
 A finding's references to a line of a file (``from pyproject.toml:4``) are left out
 of the comparison: a line added above a pin moves the pin without changing what it
@@ -81,20 +81,20 @@ def altered(
     changes = changed_files(paths, cwd)
     if changes is None:
         return analysis
-    from detlint.base.paths import display_path
     from detlint.base.source import unsaved_text
     from detlint.engine import analyse
+    from detlint.rules.baseline import covered_by
 
     with contextlib.ExitStack() as stack:
         for path, committed in changes:
             stack.enter_context(unsaved_text(path, committed))
         before = analyse(paths, cwd, settings, selected)  # no cache: the disk is not read
     earlier = Counter(_key(finding) for finding in before.findings)
-    named = {display_path(cwd / path, cwd) for path in paths}
+    named = covered_by(paths, cwd)  # the files and directories given, in full
     kept = []
     for finding in analysis.findings:
         key = _key(finding)
-        if finding.span.path in named or earlier[key] == 0:
+        if named(finding.span.path) or earlier[key] == 0:
             kept.append(finding)
         else:
             earlier[key] -= 1

@@ -102,3 +102,12 @@ def test_a_new_dependency_file_stands_for_its_whole_project(legacy: Path) -> Non
     clear_cache()
     status, document = run_check(legacy, "requirements-dev.txt")
     assert (status, len(document["findings"])) == (1, 2)
+
+
+def test_a_directory_named_beside_a_dependency_file_is_reported_in_full(legacy: Path) -> None:
+    (legacy / "requirements-test.txt").write_text("requests==2.31.0\npytest-cov==5.0.0\n")
+    status, document = run_check(legacy, "requirements-test.txt", "tests")
+    assert (status, located(document)) == (
+        1,
+        [("tests/test_a.py", 4, "DET101"), ("tests/test_b.py", 4, "DET101")],
+    )
