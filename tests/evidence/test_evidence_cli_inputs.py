@@ -101,8 +101,10 @@ def test_each_report_not_read_is_said_once(reports: Path, tmp_path: Path) -> Non
     assert (out + err).count(line) == 1
     assert out.startswith("detlint evidence: 1 build read, 2 tests")
     # Written to a file, the report keeps it and standard error says it, once each.
-    status, out, err = evidence(str(reports / "build-0.xml"), str(missing), "-o", "out.txt")
+    written = tmp_path / "evidence.txt"
+    status, out, err = evidence(str(reports / "build-0.xml"), str(missing), "-o", str(written))
     assert (status, out, err.count(line)) == (0, "", 1)
+    assert written.read_text().count(line) == 1
 
 
 def test_quiet_prints_the_tests_worth_a_look_and_nothing_else(
