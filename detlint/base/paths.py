@@ -17,12 +17,26 @@ from pathlib import Path
 
 
 def display_path(path: Path, cwd: Path) -> str:
-    """How a path is shown and serialised: relative to ``cwd`` when under it, POSIX separators."""
-    absolute = Path(os.path.abspath(path))
+    """How a path is shown and serialised: relative to ``cwd``, POSIX separators.
+
+    A path beside or above the working directory is shown with ``..`` as ruff and
+    git do (``cd tests/unit && detlint check`` shows ``../../ci.yml``), so that
+    output does not change with the directory a run starts in beyond that prefix;
+    only a path sharing nothing but the filesystem root with ``cwd`` stays absolute.
+    """
+    absolute = os.path.abspath(path)
+    here = os.path.abspath(cwd)
     try:
-        return absolute.relative_to(os.path.abspath(cwd)).as_posix()
+        return Path(absolute).relative_to(here).as_posix()
     except ValueError:
-        return absolute.as_posix()
+        pass
+    try:
+        common = os.path.commonpath([absolute, here])
+    except ValueError:  # different drives on Windows
+        return Path(absolute).as_posix()
+    if os.path.dirname(common) == common:  # only the filesystem root in common
+        return Path(absolute).as_posix()
+    return Path(os.path.relpath(absolute, here)).as_posix()
 
 
 def is_plain(path: str) -> bool:
@@ -117,7 +131,7 @@ def displayer(root: Path, cwd: Path) -> Callable[[str], str]:
             return "."
         if full.startswith(prefix):
             return full[len(prefix) :]
-        return full
+        return general(path)
 
     return display
 

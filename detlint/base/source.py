@@ -122,6 +122,12 @@ def replace_unsaved(path: Path, data: bytes) -> bool:
     return True
 
 
+def stand_in(path: Path) -> bytes | None:
+    """The text standing in for ``path`` in this run (``unsaved_text``), None for the disk's:
+    for readers that open files themselves, as pytest's config readers do."""
+    return _UNSAVED.get(os.path.abspath(path)) if _UNSAVED else None
+
+
 def unsaved_paths() -> tuple[str, ...]:
     """The absolute paths whose text stands in for the disk's in this run."""
     return tuple(_UNSAVED)

@@ -226,12 +226,14 @@ class Checker:
             selected,
         )
         self.cwd = Path.cwd()
+        self.stdin = stdin
         self.options = CheckOptions(
             baseline=arguments.baseline,
             write_baseline=arguments.write_baseline,
             project_root=None if arguments.write_baseline is None else find_root(paths),
             fail_on=arguments.fail_on if arguments.fail_on is not None else settings.fail_on,
             exit_zero=arguments.exit_zero,
+            paths=paths,
         )
         self.cache = (
             None if stdin is not None else facts_cache(arguments.no_cache, arguments.cache_dir)
@@ -291,6 +293,10 @@ class Checker:
         analysis = analyse(
             self.paths, cwd, settings, self.selected, cache=self.cache, discovery=discovery
         )
+        if self.stdin is None:
+            from detlint.cli.dependency_change import altered
+
+            analysis = altered(analysis, self.paths, cwd, settings, self.selected)
         self.timings.append(time.perf_counter() - started)
         described = described_analysis(analysis)
         self.say(described)

@@ -32,6 +32,10 @@ class CheckOptions(NamedTuple):
     project_root: Path | None = None  # where a --write-baseline symlink may lead
     fail_on: str | None = None  # the lowest severity that fails the run; None: any finding
     exit_zero: bool = False
+    # The paths the run was given: only baseline entries under them can be gone (a
+    # dependency file given stands for its project, but the run reports only what its
+    # change alters, so the project's other entries are not the run's to call gone).
+    paths: tuple[Path, ...] = ()
 
 
 class CheckedFindings(NamedTuple):
@@ -90,9 +94,10 @@ def finish_check(checked: CheckedFindings, options: CheckOptions, cwd: Path) -> 
         report = Report(findings, files_checked, cwd, suppressed=suppressed)
         return CheckOutcome(report, 0, baseline_written=written)
     if options.baseline is not None:
-        from detlint.rules.baseline import compare_baseline
+        from detlint.rules.baseline import compare_baseline, covered_by
 
-        result = compare_baseline(options.baseline, findings, cwd)
+        covered = covered_by(options.paths, cwd)
+        result = compare_baseline(options.baseline, findings, cwd, covered)
         findings, baselined, gone = result.new, result.matched, result.gone
     report = Report(
         findings,

@@ -1,7 +1,14 @@
 """``detlint evidence``: what the reports CI keeps say about each test.
 
-A report, not a gate: it exits 0 unless the command line is wrong, or with
-``--fail-on-flaky`` when a test passed only after a rerun.
+A report, not a gate: it exits 0 unless the command line is wrong or no report
+given could be read (2: a CI step whose artifact download failed must not pass as
+"0 builds, nothing flaky"), or with ``--fail-on-flaky`` (1) when a test passed only
+after a rerun.
+
+Each report that could not be read is said once to the person running it: in
+the text report on standard output, or on standard error when the report is a
+document for another program or a file (JSON, Markdown, ``-o``), which keeps
+them too.
 """
 
 from __future__ import annotations
@@ -14,8 +21,11 @@ import click
 from detlint.cli.shared import CONFIG, emit, settings_and_codes
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from detlint.evidence.match import PolicyMatcher
     from detlint.evidence.reports.records import ReportProblem
+    from detlint.evidence.view import EvidenceView
 
 
 @click.command()
@@ -53,6 +63,13 @@ if TYPE_CHECKING:
     "failure, counted apart.",
 )
 @click.option("--fail-on-flaky", is_flag=True, help="Exit 1 when a test passed only after a rerun.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Print the tests worth a look and nothing else: no summary, no reports not read "
+    "(an error that stops the run is still said).",
+)
 @CONFIG
 def evidence(
     reports: tuple[Path, ...],
@@ -62,9 +79,15 @@ def evidence(
     build_per_dir: bool,
     infrastructure_share: float,
     fail_on_flaky: bool,
+    quiet: bool,
     config: tuple[str, ...],
 ) -> int:
-    """What CI reports (JUnit XML, pytest --report-log) say about each test."""
+    """What CI reports (JUnit XML, pytest --report-log) say about each test.
+
+    \b
+    Exit status: 0 read, 1 a test passed only after a rerun (with --fail-on-flaky),
+    2 usage error or no readable report among the inputs.
+    """
     from detlint.evidence.quotes import builds_of
     from detlint.evidence.view import evidence_view, flaky_tests
 
@@ -73,24 +96,38 @@ def evidence(
         policy_of = _matcher(repo, config)
     problems: list[ReportProblem] = []
     view = evidence_view(
-        builds_of(reports, build_per_dir, problems, "detlint evidence"),
+        builds_of(reports, build_per_dir, problems, None),
         policy_of,
         infrastructure_share,
     )
-    said = [f"{problem.source}: {problem.message}" for problem in problems]  # read by now
+    said = list(dict.fromkeys(f"{problem.source}: {problem.message}" for problem in problems))
+    if view.builds == 0:
+        for problem in said:
+            click.echo(f"detlint evidence: not read: {problem}", err=True)
+        click.echo(
+            f"detlint evidence: error: no readable report among the inputs ({len(reports)} given)",
+            err=True,
+        )
+        return 2
+    if (output_file is not None or output_format != "text") and not quiet:
+        for problem in said:
+            click.echo(f"detlint evidence: not read: {problem}", err=True)
+    emit(_rendered(view, () if quiet else said, output_format, quiet), output_file)
+    return 1 if fail_on_flaky and flaky_tests(view) else 0
+
+
+def _rendered(view: EvidenceView, said: Sequence[str], output_format: str, quiet: bool) -> str:
     if output_format == "json":
         from detlint.report.evidence import render_json
 
-        emit(render_json(view, said), output_file)
-    elif output_format == "markdown":
+        return render_json(view, said)
+    if output_format == "markdown":
         from detlint.report.evidence import render_markdown
 
-        emit(render_markdown(view, said), output_file)
-    else:
-        from detlint.report.evidence import render_text
+        return render_markdown(view, said)
+    from detlint.report.evidence import render_text
 
-        emit(render_text(view, said), output_file)
-    return 1 if fail_on_flaky and flaky_tests(view) else 0
+    return render_text(view, said, quiet=quiet)
 
 
 def _matcher(repo: Path, config: tuple[str, ...]) -> PolicyMatcher:

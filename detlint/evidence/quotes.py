@@ -23,10 +23,13 @@ if TYPE_CHECKING:
 
 
 def builds_of(
-    reports: Sequence[Path], build_per_dir: bool, problems: list[ReportProblem], who: str
+    reports: Sequence[Path],
+    build_per_dir: bool,
+    problems: list[ReportProblem],
+    who: str | None,
 ) -> Iterator[Build]:
-    """The builds of ``reports`` one by one; each problem is kept in ``problems`` and
-    said on standard error (``who: source: message``) as it is met."""
+    """The builds of ``reports`` one by one; each problem is kept in ``problems`` and,
+    with ``who``, said on standard error (``who: source: message``) as it is met."""
     import click
 
     from detlint.evidence.reports.reading import iter_reports
@@ -35,7 +38,8 @@ def builds_of(
     for item in iter_reports(list(reports), build_per_dir=build_per_dir):
         if isinstance(item, ReportProblem):
             problems.append(item)
-            click.echo(f"{who}: {item.source}: {item.message}", err=True)
+            if who is not None:
+                click.echo(f"{who}: {item.source}: {item.message}", err=True)
         else:
             yield item
 

@@ -38,8 +38,10 @@ def _summary(view: EvidenceView) -> list[str]:
     return lines
 
 
-def render_text(view: EvidenceView, problems: Sequence[str] = ()) -> str:
-    out = [f"detlint evidence: {'; '.join(_summary(view))}", ""]
+def render_text(view: EvidenceView, problems: Sequence[str] = (), quiet: bool = False) -> str:
+    """The summary, each test worth a look, a line for the rest, and the reports not
+    read; ``quiet``: the tests worth a look and nothing else."""
+    out = [] if quiet else [f"detlint evidence: {'; '.join(_summary(view))}", ""]
     said = [test for test in view.tests if worth_saying(test)]
     for test in said:
         out.append(test.test + (f"  ({test.matched})" if test.matched else ""))
@@ -47,12 +49,12 @@ def render_text(view: EvidenceView, problems: Sequence[str] = ()) -> str:
             if line:
                 out.append(f"  {line}")
         out.append("")
-    quiet = len(view.tests) - len(said)
-    if quiet:
-        one = quiet == 1
+    rest = 0 if quiet else len(view.tests) - len(said)
+    if rest:
+        one = rest == 1
         known = any(test.policy is not None for test in view.tests)
         out.append(
-            f"{quiet} more test{'' if one else 's'} never failed an attempt"
+            f"{rest} more test{'' if one else 's'} never failed an attempt"
             + (
                 f" and {'runs' if one else 'run'} under no knob that hides failures"
                 if known
@@ -61,7 +63,8 @@ def render_text(view: EvidenceView, problems: Sequence[str] = ()) -> str:
             + "."
         )
     out += [f"not read: {problem}" for problem in problems]
-    return "\n".join(out).rstrip() + "\n"
+    text = "\n".join(out).rstrip()
+    return text + "\n" if text else ""
 
 
 def _rate_json(rate: RateEstimate) -> dict[str, Any]:

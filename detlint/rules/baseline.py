@@ -12,6 +12,16 @@ re-indenting it, leaves it recorded, while changing the knob itself
 file share a fingerprint and are matched as a multiset: two recorded copies
 cover two, and a third copy is new.
 
+A finding on a knob many tests share (a job retry stacked on their reruns,
+DET501) also records the tests it speaks for: it matches an entry only when the
+entry names every one of its tests, so a new test under an old retry is new. An
+entry written before tests were recorded matches whatever tests.
+
+An entry counts as gone only when the run covered its file (the file, or a
+directory above it, was among the paths checked): a hook that checks two files
+does not call the entries of every other file gone, which would invite deleting
+live entries.
+
 Paths are stored as shown (POSIX, relative to the working directory), so a
 baseline is compared from the directory it was written in.
 
@@ -32,8 +42,7 @@ import os
 import re
 import secrets
 import stat
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +62,11 @@ MAX_BASELINE_BYTES = 128 * 1024 * 1024
 
 class BaselineError(ValueError):
     """A baseline that cannot be read or written; its message is one line."""
+
+
+# One recorded entry as matching reads it: code, path, fingerprint, and the tests it
+# speaks for (None: any, for entries without a list of tests).
+_Entry = tuple[str, str, str, frozenset[str] | None]
 
 
 @dataclass(frozen=True)
@@ -170,6 +184,7 @@ def write_baseline(
             "fingerprint": print_,
             "line": finding.span.line,
             "message": finding.message,
+            **({"tests": list(finding.tests)} if finding.tests else {}),
         }
         for finding, print_ in zip(ordered, fingerprints(ordered, cwd), strict=True)
     ]
@@ -196,8 +211,8 @@ def write_baseline(
     return len(entries)
 
 
-def _entries(path: Path, cwd: Path) -> Counter[tuple[str, str, str]]:
-    """The recorded (code, path, fingerprint) multiset; BaselineError when unusable."""
+def _entries(path: Path, cwd: Path) -> list[_Entry]:
+    """The recorded entries, in the file's order; BaselineError when unusable."""
     try:
         with open(os.path.abspath(cwd / path), "rb") as stream:
             data = stream.read(MAX_BASELINE_BYTES + 1)
@@ -223,7 +238,7 @@ def _entries(path: Path, cwd: Path) -> Counter[tuple[str, str, str]]:
     findings = document.get("findings")
     if not isinstance(findings, list):
         raise BaselineError(f"baseline {path} has no list of findings")
-    recorded: Counter[tuple[str, str, str]] = Counter()
+    recorded: list[_Entry] = []
     for number, entry in enumerate(findings, start=1):
         code, shown, print_ = (
             (entry.get(key) for key in _KEYS) if isinstance(entry, dict) else (None,) * 3
@@ -232,25 +247,66 @@ def _entries(path: Path, cwd: Path) -> Counter[tuple[str, str, str]]:
             raise BaselineError(
                 f"baseline {path}: finding {number} needs string code, path and fingerprint"
             )
-        recorded[(code, shown, print_)] += 1
+        tests = entry.get("tests")
+        if tests is not None and not (
+            isinstance(tests, list) and all(isinstance(test, str) for test in tests)
+        ):
+            raise BaselineError(f"baseline {path}: finding {number} has tests that are not strings")
+        recorded.append((code, shown, print_, None if tests is None else frozenset(tests)))
     return recorded
 
 
-def compare_baseline(path: Path, findings: Sequence[Finding], cwd: Path) -> BaselineResult:
+def covered_by(paths: Sequence[Path], cwd: Path) -> Callable[[str], bool]:
+    """Whether a path as shown (relative to ``cwd``) lies in what a run over ``paths``
+    checked: one of them, or under one that is a directory (no paths: ``cwd``)."""
+    tops = [os.path.abspath(cwd / path) for path in paths or [Path(".")]]
+
+    def covered(shown: str) -> bool:
+        absolute = os.path.abspath(cwd / shown)
+        for top in tops:
+            try:
+                if os.path.commonpath([absolute, top]) == top:
+                    return True
+            except ValueError:  # different drives on Windows
+                continue
+        return False
+
+    return covered
+
+
+def compare_baseline(
+    path: Path,
+    findings: Sequence[Finding],
+    cwd: Path,
+    covered: Callable[[str], bool] | None = None,
+) -> BaselineResult:
     """Split ``findings`` into new ones and ones the baseline at ``path`` records.
 
     Of identical findings (one fingerprint) beyond the recorded count, the
-    later ones in the file are new. ``new`` is in path and line order.
+    later ones in the file are new; a finding that names tests matches only an
+    entry that names them all. ``new`` is in path and line order. ``gone`` counts
+    the unmatched entries whose path ``covered`` accepts (every one without it).
     """
-    remaining = _entries(path, cwd)
-    recorded = sum(remaining.values())
+    remaining: dict[tuple[str, str, str], list[frozenset[str] | None]] = {}
+    for code, shown, print_, tests in _entries(path, cwd):
+        remaining.setdefault((code, shown, print_), []).append(tests)
     ordered = sorted(findings, key=lambda finding: finding.sort_key)
     new: list[Finding] = []
     for finding, print_ in zip(ordered, fingerprints(ordered, cwd), strict=True):
-        key = (finding.code, finding.span.path, print_)
-        if remaining[key] > 0:
-            remaining[key] -= 1
-        else:
+        candidates = remaining.get((finding.code, finding.span.path, print_), [])
+        match = next(
+            (
+                index
+                for index, tests in enumerate(candidates)
+                if tests is None or tests.issuperset(finding.tests)
+            ),
+            None,
+        )
+        if match is None:
             new.append(finding)
-    matched = len(ordered) - len(new)
-    return BaselineResult(new=tuple(new), matched=matched, gone=recorded - matched)
+        else:
+            del candidates[match]
+    gone = sum(
+        len(left) for (_, shown, _), left in remaining.items() if covered is None or covered(shown)
+    )
+    return BaselineResult(new=tuple(new), matched=len(ordered) - len(new), gone=gone)

@@ -354,6 +354,7 @@ def finding(
     related: Iterable[Span] = (),
     severity: str | None = None,
     fix: FixPlan | None = None,
+    tests: Iterable[str] = (),
 ) -> Finding:
     info = RULES[code]
     return Finding(
@@ -366,6 +367,7 @@ def finding(
         loss=numbers,
         related=tuple(sorted(set(related))),
         fix=fix,
+        tests=tuple(sorted(set(tests))),
     )
 
 

@@ -41,6 +41,10 @@ class Finding:
     loss: Loss | None = None
     related: tuple[Span, ...] = field(default=())
     fix: FixPlan | None = None  # what would fix it, made into edits only when asked for
+    # The tests a finding on a knob many tests share speaks for (a job retry stacked on
+    # their reruns, DET501): part of its identity in a baseline, so that a new test under
+    # an old retry is a new finding (``rules/baseline.py``).
+    tests: tuple[str, ...] = field(default=())
 
     @property
     def sort_key(self) -> tuple[str, int, int, str]:

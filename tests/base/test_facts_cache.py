@@ -72,7 +72,7 @@ def test_entries_depend_on_where_the_run_starts(repo: Path) -> None:
     _, from_tests = run_check(repo / "tests", "..")
     assert {f["path"] for f in from_root["findings"]} >= {".buildkite/pipeline.yml"}
     paths = {f["path"] for f in from_tests["findings"]}
-    assert (repo / ".buildkite" / "pipeline.yml").as_posix() in paths  # outside: absolute
+    assert "../.buildkite/pipeline.yml" in paths  # above the working directory
     assert ".buildkite/pipeline.yml" not in paths
 
 

@@ -73,9 +73,14 @@ def test_a_run_with_pipelines_shows_each_phase(jobs: int, monkeypatch: pytest.Mo
     assert written.endswith("\r")  # the bar is erased (leave=False)
 
 
-def test_a_run_without_pipelines_shows_its_phases(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_without_pipelines_shows_its_phases(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from repo_expectations import repository_copy
+
     terminal = on_terminal(monkeypatch)
-    root = REPOS / "flaky_pkg"
+    # A repository of its own: inside this one, its pipelines would be read as context.
+    root = repository_copy(REPOS / "flaky_pkg", tmp_path / "flaky_pkg")
     with progress_bar(True) as progress:
         analyse([root], root, Settings(), SELECTED, jobs=1, progress=progress)
     written = terminal.getvalue()

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from detlint.evidence.reports.records import (
@@ -52,6 +52,7 @@ from detlint.evidence.reports.records import (
     TestAttempts,
     earliest,
     final_outcome,
+    latest,
 )
 
 EARLIER_FAILURES = frozenset({"rerunFailure", "rerunError", "flakyFailure", "flakyError"})
@@ -150,6 +151,7 @@ class _Reader:
     def __init__(self) -> None:
         self.tests: dict[str, _Test] = {}
         self.times: list[datetime] = []
+        self.ends: list[datetime] = []  # when each timed suite ended
         self.root_tag: str | None = None
         self.from_pytest = False  # pytest names its suites: a repeated testcase there is a rerun
         self.case: _Case | None = None
@@ -167,6 +169,7 @@ class _Reader:
             stamp = _timestamp(attributes.get("timestamp"))
             if stamp is not None:
                 self.times.append(stamp)
+                self.ends.extend(_end(stamp, attributes.get("time")))
         elif tag == "testcase":
             self.case = _Case()
             self.attributes = attributes
@@ -210,6 +213,7 @@ def read_junit(path: Path, source: str) -> Build | ReportProblem:
         time=earliest(reader.times),
         tests=tuple(test.record() for test in reader.tests.values()),
         format="junit",
+        end=latest(reader.ends),
     )
 
 
@@ -241,6 +245,18 @@ def _add(tests: dict[str, _Test], attributes: dict[str, str], case: _Case, rerun
 def _local(tag: str) -> str:
     """The tag without a namespace: some tools write the JUnit schema's."""
     return tag.rsplit("}", 1)[-1]
+
+
+def _end(start: datetime, seconds: str | None) -> list[datetime]:
+    """When a testsuite that began at ``start`` and lasted ``seconds`` ended (none when
+    its time is missing or not a number)."""
+    try:
+        duration = float(seconds) if seconds is not None else None
+    except ValueError:
+        return []
+    if duration is None or not 0 <= duration < 1e9:
+        return []
+    return [start + timedelta(seconds=duration)]
 
 
 def _timestamp(text: str | None) -> datetime | None:

@@ -12,7 +12,8 @@ the failure the same way a rerun does). When one directory holds both formats,
 which CI writes for the same run, only its report logs are read.
 
 A file byte for byte like one read before (a build downloaded twice) is
-dropped with a ``ReportProblem`` naming the first. Nothing here raises on a bad
+dropped with a ``ReportProblem`` naming the first, and so is a report of a
+session already read in the other format (``same_run``). Nothing here raises on a bad
 or unreadable file: each becomes a ``ReportProblem`` and the others are read.
 """
 
@@ -22,10 +23,18 @@ import hashlib
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from detlint.evidence.reports.junit import read_junit
-from detlint.evidence.reports.records import Build, ReportProblem, TestAttempts, earliest
+from detlint.evidence.reports.records import (
+    Build,
+    ReportProblem,
+    TestAttempts,
+    earliest,
+    latest,
+)
 from detlint.evidence.reports.report_log import read_report_log
+from detlint.evidence.reports.same_run import SameRuns
 
 REPORT_SUFFIXES = (".xml", ".json", ".jsonl", ".log")
 CHUNK = 1 << 20
@@ -52,7 +61,7 @@ def iter_reports(
     """The builds and problems, in the order of the paths, a batch of files at a time:
     a thousand reports of thousands of tests are never held at once (the caller keeps
     what it needs of each build), and each batch is parsed over the cores (``jobs``)."""
-    seen: dict[str, str] = {}
+    seen = _Seen({}, SameRuns())
     for path in paths:
         if not path.is_dir():
             yield from _deduplicated(_parse_all([path], jobs), seen)
@@ -94,19 +103,34 @@ def _parse_all(
     return fork_map(_read_file, files, workers)
 
 
+class _Seen(NamedTuple):
+    """What was read so far: each file's digest (to its source), and the sessions."""
+
+    digests: dict[str, str]
+    sessions: SameRuns
+
+
 def _deduplicated(
-    results: list[tuple[str | None, Build | ReportProblem]], seen: dict[str, str]
+    results: list[tuple[str | None, Build | ReportProblem]], seen: _Seen
 ) -> list[Build | ReportProblem]:
-    """Each result, a file byte for byte like an earlier one replaced by a problem."""
+    """Each result, a file byte for byte like an earlier one, or a session an earlier
+    one recorded in the other format, replaced by a problem."""
     kept: list[Build | ReportProblem] = []
     for digest, result in results:
-        if digest is not None and digest in seen:
-            kept.append(ReportProblem(result.source, f"duplicates {seen[digest]}"))
+        if digest is not None and digest in seen.digests:
+            kept.append(ReportProblem(result.source, f"duplicates {seen.digests[digest]}"))
             continue
         if digest is not None:
-            seen[digest] = result.source
+            seen.digests[digest] = result.source
+        if isinstance(result, Build) and (first := seen.sessions.copy_of(result)) is not None:
+            kept.append(ReportProblem(result.source, _same_session(first)))
+            continue
         kept.append(result)
     return kept
+
+
+def _same_session(first: str) -> str:
+    return f"the same pytest session as {first} (JUnit XML and report log of one run); counted once"
 
 
 def _keep(
@@ -173,7 +197,8 @@ def _merge(source: str, parts: list[Build]) -> Build:
             known = merged.get(test.test)
             merged[test.test] = test if known is None else _both(known, test)
     times = [part.time for part in parts if part.time is not None]
-    return Build(source, earliest(times), tuple(merged.values()), parts[0].format)
+    ends = [part.end for part in parts if part.end is not None]
+    return Build(source, earliest(times), tuple(merged.values()), parts[0].format, end=latest(ends))
 
 
 def _both(one: TestAttempts, other: TestAttempts) -> TestAttempts:

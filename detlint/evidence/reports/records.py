@@ -58,6 +58,10 @@ class Build:
     tests: tuple[TestAttempts, ...]
     # "junit" or "report-log".
     format: str
+    # When the run ended, from the report when it says (JUnit: a testsuite's timestamp
+    # plus its time; report-log: the latest ``stop``): with ``time`` it tells the same
+    # session written in both formats (``same_run``).
+    end: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -84,3 +88,10 @@ def earliest(times: list[datetime]) -> datetime | None:
     zoned = [stamp for stamp in times if stamp.tzinfo is not None]
     pool = zoned or times
     return min(pool) if pool else None
+
+
+def latest(times: list[datetime]) -> datetime | None:
+    """The latest time; zoned times win over naive ones, as in :func:`earliest`."""
+    zoned = [stamp for stamp in times if stamp.tzinfo is not None]
+    pool = zoned or times
+    return max(pool) if pool else None

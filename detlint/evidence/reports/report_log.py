@@ -104,6 +104,7 @@ def read_report_log(path: Path, source: str) -> Build | ReportProblem:
     """One build from a report-log file, or the problem that keeps it from being one."""
     tests: dict[str, _Test] = {}
     starts: list[float] = []
+    stops: list[float] = []
     typed = False
     try:
         with path.open("rb") as lines:
@@ -129,9 +130,11 @@ def read_report_log(path: Path, source: str) -> Build | ReportProblem:
                     )
                 nodeid, when, outcome = fields
                 tests.setdefault(nodeid, _Test()).add(when, outcome, entry)
-                start = entry.get("start")
+                start, stop = entry.get("start"), entry.get("stop")
                 if isinstance(start, (int, float)) and not isinstance(start, bool):
                     starts.append(float(start))
+                if isinstance(stop, (int, float)) and not isinstance(stop, bool):
+                    stops.append(float(stop))
     except OSError as error:
         return ReportProblem(source, f"cannot read: {error.strerror or error}")
     if not typed:
@@ -143,6 +146,7 @@ def read_report_log(path: Path, source: str) -> Build | ReportProblem:
         time=_time(min(starts)) if starts else None,
         tests=tuple(test.record(nodeid) for nodeid, test in tests.items()),
         format="report-log",
+        end=_time(max(stops)) if stops else None,
     )
 
 

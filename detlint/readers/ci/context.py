@@ -2,8 +2,9 @@
 
 A pre-commit hook or ``detlint check tests/`` lints a few test files, yet a job
 that retries them stacks on their markers (DET501). So such a run also reads
-the pipelines of the tree it stands in (only those that can retry a job or hand
-control to one); the engine then reports only what involves the files it linted.
+the pipelines of the whole repository, whatever the working directory (only
+those that can retry a job or hand control to one); the engine then reports only
+what involves the files it linted.
 """
 
 from __future__ import annotations
@@ -21,17 +22,15 @@ if TYPE_CHECKING:
     from detlint.readers.ci.facts import PipelineFacts
 
 
-def _context_tree(root: Path, cwd: Path) -> Path:
-    """Where context pipelines are looked for: the tree under the working directory
-    (the repository root, for pre-commit and CI), or the whole repository."""
-    here = Path(os.path.abspath(cwd))
-    return here if here.is_relative_to(root) else root
-
-
 def covers_tree(paths: Sequence[Path], root: Path, cwd: Path) -> bool:
-    """Whether the paths given already hold every file of the context tree: then the
-    run has read every pipeline there is, and there is no context to add."""
-    top = _context_tree(root, cwd)
+    """Whether the paths given already hold every file of the repository: then the run
+    has read every pipeline there is, and there is no context to add.
+
+    The context is the whole repository whatever the working directory, so that
+    ``cd tests && detlint check`` reports what ``detlint check tests`` does from the
+    root, as ruff finds its config from wherever it runs.
+    """
+    top = Path(os.path.abspath(root))
     for path in paths or [cwd]:
         absolute = Path(os.path.abspath(cwd / path))
         if absolute.is_dir() and top.is_relative_to(absolute):
@@ -47,15 +46,15 @@ def context_pipelines(
     jobs: int,
     cache: FactsCache | None,
 ) -> tuple[PipelineFacts, ...]:
-    """The pipelines of the repository tree under the working directory (its root, for
-    pre-commit and CI), read for a run on files that include none.
+    """The pipelines of the repository (found from the paths, never from the working
+    directory), read for a run on files that include none.
 
     Problems in them are not the run's business: a broken pipeline is reported
     when it is linted itself, not on every commit that touches a test.
     """
     from detlint.readers.ci.pipelines import read_pipelines
 
-    top = str(_context_tree(root, cwd))
+    top = os.path.abspath(root)
     below = top.rstrip(os.sep) + os.sep
     linted_names = {str(path) for path in linted}
     candidates = [

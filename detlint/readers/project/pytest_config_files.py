@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from detlint.base.source import stand_in
 from detlint.base.toml_positions import KeyLines, scan_toml
 from detlint.base.toml_reader import TOMLDecodeError, shared_toml
 
@@ -61,7 +62,9 @@ class _Unusable(Exception):
 def _read_text(path: Path) -> str:
     """Decode the file strictly as UTF-8, as pytest does (it would crash on anything else)."""
     try:
-        data = path.read_bytes()
+        data = stand_in(path)
+        if data is None:
+            data = path.read_bytes()
     except OSError as exc:
         raise _Unusable(f"cannot read {path.name}: {exc.strerror or exc}") from exc
     try:

@@ -23,7 +23,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from detlint.base.source import unsaved_paths
+from detlint.base.source import stand_in, unsaved_paths
 from detlint.readers.python.options import ScanOptions, is_test_module
 
 # The files pytest reads its configuration from (the engine reads the same set).
@@ -98,7 +98,9 @@ def may_rerun(directories: set[Path]) -> bool:
             seen.add(base)
             for name in PYTEST_CONFIG_FILES:
                 try:
-                    data = (base / name).read_bytes()
+                    data = stand_in(base / name)
+                    if data is None:
+                        data = (base / name).read_bytes()
                 except OSError:
                     continue
                 if any(token in data for token in _RERUN_CONFIG_TOKENS):

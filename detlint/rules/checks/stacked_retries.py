@@ -53,7 +53,8 @@ def stacked_retries(context: RuleContext) -> Iterator[Finding]:
             "retry at one layer at most: stop retrying test failures (exit status 1) in the "
             f"job, drop the in-test rerun, and quarantine visibly: {QUARANTINE}"
         )
-        yield finding("DET501", knob.span, message, help_text, numbers, related)
+        tests = (g.label for g in gates)
+        yield finding("DET501", knob.span, message, help_text, numbers, related, tests=tests)
 
 
 def _attempts(layer: object) -> int:

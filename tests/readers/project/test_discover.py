@@ -163,10 +163,7 @@ def test_named_missing_paths_are_problems_and_walked_broken_symlinks_are_passed_
 def test_problem_paths_are_displayed_relative_to_cwd(tmp_path):
     make(tmp_path, "repo/a.py")
     found = discover([Path("nope.py"), tmp_path / "elsewhere.py"], tmp_path / "repo")
-    assert [p.span.path for p in found.problems] == [
-        (tmp_path / "elsewhere.py").as_posix(),
-        "nope.py",
-    ]
+    assert [p.span.path for p in found.problems] == ["../elsewhere.py", "nope.py"]
 
 
 def test_symlink_loops_terminate_and_symlinked_directories_are_not_followed(tmp_path):
