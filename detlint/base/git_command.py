@@ -1,4 +1,5 @@
-"""How detlint runs git: only ``git ls-files``, with every setting that runs a program off.
+"""How detlint runs git (``ls-files``, and ``show`` of a file's committed copy), with every
+setting that runs a program off.
 
 detlint lints trees it did not make (a pull request's checkout, an extracted
 archive, a CI artifact), and such a tree's ``.git/config`` is part of what it

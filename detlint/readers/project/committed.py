@@ -4,7 +4,7 @@ A pre-commit hook passes a changed dependency or config file; what the commit
 alters is the difference between the project read with the file as committed
 (``HEAD``) and as it is now. Git runs once per such file, only then, with the
 variables that would point it at another repository removed (a hook sets them)
-and its file-system monitor off; any failure (no git, no commit yet, a file the
+and every setting that runs a program off (``git_command``); any failure (no git, no commit yet, a file the
 last commit does not hold) gives None, and the caller reports as if the file
 were new.
 """
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from detlint.base.git_command import git_command, git_environment
 
 _GIT_TIMEOUT_SECONDS = 20.0
 _GIT_LOCATION_VARIABLES = frozenset(
@@ -31,9 +33,8 @@ def committed_bytes(path: Path, root: Path) -> bytes | None:
         return None
     if relative.startswith("../"):
         return None
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES}
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    command = ["git", "-c", "core.fsmonitor=false", "show", f"HEAD:{relative}"]
+    env = git_environment({k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES})
+    command = git_command("show", "--no-textconv", f"HEAD:{relative}")
     import subprocess  # only for a run on a changed dependency or config file
 
     try:
