@@ -22,6 +22,7 @@ from detlint.cli.shared import (
     FORCE_EXCLUDE,
     IGNORE,
     ISOLATED,
+    MAX_FILE_SIZE,
     NO_CACHE,
     PATHS,
     PER_FILE_IGNORES,
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
 @EXTEND_EXCLUDE
 @PER_FILE_IGNORES
 @FORCE_EXCLUDE
+@MAX_FILE_SIZE
 @CONFIG
 @ISOLATED
 @click.option(
@@ -156,6 +158,7 @@ def run_check_command(arguments: CheckArguments) -> int:
         arguments.extend_exclude,
         arguments.per_file_ignores,
         arguments.force_exclude,
+        arguments.max_file_size,
     )
     resolved, selected = resolve(arguments.config, paths, isolated=arguments.isolated, flags=flags)
     if arguments.show_settings or arguments.show_files:

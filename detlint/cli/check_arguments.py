@@ -37,6 +37,7 @@ class CheckArguments:
         "force_exclude",
         "ignore",
         "isolated",
+        "max_file_size",
         "no_cache",
         "output_file",
         "output_format",
@@ -66,6 +67,7 @@ class CheckArguments:
     extend_exclude: str | None
     per_file_ignores: tuple[str, ...]
     force_exclude: bool | None
+    max_file_size: int | None
     config: tuple[str, ...]
     isolated: bool
     show_settings: bool
