@@ -91,7 +91,8 @@ def _best(head: Headline, reference: str) -> str:
         many = "tests" if knob.counted != 1 else "test"
         best = (
             f"The change that wins back most: {knob.description} at {knob.path}:{knob.line} "
-            f"({knob.kind}). With it, the {knob.counted} {many} it reaches report a "
+            f"({knob.kind}). With it, the {knob.counted} {many} it reaches "
+            f"{'report' if knob.counted != 1 else 'reports'} a "
             f"{reference} violation {percent(knob.reported)} of the time instead of "
             f"{percent(knob.reported_without)} without it (on average; their other knobs kept)."
         )
