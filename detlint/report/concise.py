@@ -22,6 +22,7 @@ SUBJECT_LIMIT = 50  # characters of a subject kept as written; a longer one give
 _VIOLATION = re.compile(r"\ba <?[\d.]+% violation\b")
 # Where the figures end: the chance without the knob, "instead of 10.0%" or "(was 10.0%)".
 _WITHOUT = re.compile(r"instead of <?[\d.]+%|\(was (?:reported )?<?[\d.]+%\)")
+_MEASURED = "; measured in CI: "  # what `--evidence` adds at the end, quoted whole
 # Words that restate the rule; the rule's code says them already.
 _RESTATED = (
     " hides intermittent failures",
@@ -94,9 +95,16 @@ def without_asides(message: str) -> str:
 
 def concise_message(message: str, rule_name: str) -> str:
     """The short form: ``rerun marker: a 10% violation is reported 1.0% instead of
-    10.0%``. A message without such a number keeps its first clause, asides removed."""
+    10.0%``. A message without such a number keeps its first clause, asides removed.
+    What CI measured (``detlint check --evidence``) is kept whole after the figures: a
+    run that was given the reports is asked for it."""
+    message, found, measured = message.partition(_MEASURED)  # always the message's end
     text = without_asides(message)
-    clauses = split_outside(text, "; ")
+    return _short(split_outside(text, "; "), rule_name) + found + measured
+
+
+def _short(clauses: list[str], rule_name: str) -> str:
+    """The subject and the figures of a message's clauses (asides already removed)."""
     text = "; ".join([clauses[0], *(clause for clause in clauses[1:] if "%" in clause)])
     found = _VIOLATION.search(text)
     if found is None:

@@ -125,6 +125,15 @@ def test_buildkite_annotation_ranks_by_the_chance_lost(repo: Path) -> None:
             "stacked-retries: a 10% violation is reported <0.001% instead of 41.0%",
         ),
         (
+            "rerun marker hides intermittent failures: a 10% violation is reported 1.0% of "
+            "the time instead of 10.0% (reruns=1; 1 attempt); measured in CI: 3 of 12 builds "
+            "needed a rerun to pass (per attempt): 25.0% [8.9%, 53.2%], against the reference "
+            "rate 10%",
+            "rerun marker: a 10% violation is reported 1.0% instead of 10.0%; measured in CI: "
+            "3 of 12 builds needed a rerun to pass (per attempt): 25.0% [8.9%, 53.2%], against "
+            "the reference rate 10%",
+        ),
+        (
             "invalid Python, not analysed: Missing parentheses in call to 'print'. Did you "
             "mean print(...)?",
             "invalid Python, not analysed: Missing parentheses in call to 'print'. Did you "
