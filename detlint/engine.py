@@ -56,6 +56,7 @@ class Analysis:
     problems: tuple[Problem, ...]
     findings: tuple[Finding, ...]
     checked: tuple[Path, ...]  # the files checked, as discovered
+    linted: int | None = None  # of them linted (tests, configs, pipelines); None: all
     ci: CiAnalysis | None = None  # None when the run read no pipeline
     # Pipelines of systems detlint does not read (Azure Pipelines): (path, system).
     not_read: tuple[tuple[str, str], ...] = ()
@@ -68,7 +69,7 @@ class Analysis:
 
     @property
     def files_checked(self) -> int:
-        return len(self.checked)
+        return len(self.checked) if self.linted is None else self.linted
 
 
 class Request(NamedTuple):
@@ -94,6 +95,12 @@ class Read(NamedTuple):
     not_read: tuple[tuple[str, str], ...]
     problems: list[Problem]
     as_context: bool  # the pipelines are context for a run on some files of the tree
+    tests: int = 0  # test modules and conftest.py files linted (read, knob or not)
+
+    @property
+    def files_linted(self) -> int:
+        """Tests, pytest configs and pipelines linted (not pipelines read as context)."""
+        return self.tests + len(self.config_files) + (0 if self.as_context else len(self.pipelines))
 
 
 class Composed(NamedTuple):
@@ -116,8 +123,7 @@ def analyse(
     progress: Progress = NULL_PROGRESS,
     discovery: Discovery | None = None,
 ) -> Analysis:
-    """Analyse ``paths``, saying through ``progress`` how far each phase has got
-    (``discovery``: the files :func:`discover_files` listed for them, when known)."""
+    """Analyse ``paths`` (their files, when ``discovery`` knows them), phase by phase."""
     request = Request(widened(paths, cwd), cwd, settings, selected, cache, progress)
     if discovery is None:
         discovery = discover_files(request.paths, cwd, settings)
@@ -159,6 +165,7 @@ def analyse(
         problems=problems,
         findings=findings,
         checked=tuple(discovery.files),
+        linted=read.files_linted + len(ci.named if ci is not None else ()),
         ci=ci,
         not_read=read.not_read,
         vendored=discovery.vendored,
@@ -204,7 +211,9 @@ def read_repository(request: Request, discovery: Discovery, repository: Reposito
     progress.advance(len(lint_files))  # done, however much of it this process counted
     modules: list[ModuleFacts] = []
     looping: list[Path] = []
+    python, tests = repository.python, 0
     for path, result in zip(lint_files, scanned, strict=True):
+        tests += result is not None or python.is_test_file(path)
         if isinstance(result, Problem):
             problems.append(result)
         elif isinstance(result, LoopOnly):
@@ -217,7 +226,7 @@ def read_repository(request: Request, discovery: Discovery, repository: Reposito
     if modules and not pipelines:
         pipelines, as_context = _context_pipelines(request, discovery, repository)
     return Read(
-        lint_files, config_files, modules, looping, pipelines, not_read, problems, as_context
+        lint_files, config_files, modules, looping, pipelines, not_read, problems, as_context, tests
     )
 
 

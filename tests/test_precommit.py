@@ -135,8 +135,7 @@ def test_hook_fails_on_a_test_with_a_rerun_marker(project: Path) -> None:
     assert "Failed" in done.stdout
     assert "tests/test_bad.py:4:2: DET101" in done.stdout
     # The repository's pipeline is read for context, though the commit does not touch it.
-    assert ".buildkite/pipeline.yml:5:7: DET501" in done.stdout
-    assert "tests/test_bad.py::test_allreduce_matches_reference" in done.stdout
+    assert ".buildkite/pipeline.yml:5:7: DET501 stacked-retries: a 10% violation is" in done.stdout
 
 
 def test_hook_passes_on_a_test_without_knobs(project: Path) -> None:
@@ -218,8 +217,7 @@ def test_hook_runs_when_only_a_dependency_or_config_file_changes(
     # changes what the marker does: the hook runs, and reports the test it reaches.
     done = pre_commit(scoped_project, changed)
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "tests/test_bad.py:4:2: DET101" in done.stdout
-    assert "pytest-rerunfailures==16.7 from requirements-test.txt:2" in done.stdout
+    assert "tests/test_bad.py:4:2: DET101 rerun marker: a 10% violation is" in done.stdout
 
 
 def test_hook_is_not_run_for_files_detlint_does_not_read(scoped_project: Path) -> None:

@@ -26,8 +26,24 @@ from pathlib import Path
 from detlint.base.span import Problem, Span
 
 MAX_BYTES: int = 5_000_000
-"""Files larger than this are skipped: no real test module or CI file is this big,
-and generated or vendored blobs would only cost time and memory."""
+"""Files larger than this are skipped by default (``max-file-size``): no real test
+module or CI file is this big, and generated or vendored blobs would only cost time
+and memory."""
+
+# The run's limit, as ``max-file-size`` sets it: one value for the whole run, set before
+# any file is read (forked workers inherit it).
+_LIMIT = [MAX_BYTES]
+
+
+def set_max_bytes(limit: int) -> None:
+    """Skip files larger than ``limit`` bytes from now on (``max-file-size``)."""
+    _LIMIT[0] = limit
+
+
+def size_limit() -> int:
+    """The size over which a file is skipped in this run."""
+    return _LIMIT[0]
+
 
 # Opening a FIFO for reading blocks until a writer appears; O_NONBLOCK makes the
 # open return at once so that fstat can reject it. It is a no-op for regular files.
@@ -50,7 +66,10 @@ _CHUNK = 1 << 16
 
 
 def _megabytes(size: int) -> str:
-    """Decimal megabytes with one digit, so that the 5_000_000 limit reads as "5.0 MB"."""
+    """Decimal megabytes with one digit, so that the 5_000_000 limit reads as "5.0 MB";
+    bytes under 100 kB (a ``max-file-size`` set that low), which would read "0.0 MB"."""
+    if size < 100_000:
+        return f"{size} bytes"
     return f"{size / 1_000_000:.1f} MB"
 
 
@@ -133,15 +152,17 @@ def unsaved_paths() -> tuple[str, ...]:
     return tuple(_UNSAVED)
 
 
-def read_bytes(path: Path, display: str, max_bytes: int = MAX_BYTES) -> bytes | Problem:
+def read_bytes(path: Path, display: str, max_bytes: int | None = None) -> bytes | Problem:
     """The file's bytes, or a Problem; never raises for I/O errors.
 
     The file is opened once and checked with ``fstat`` on the open descriptor, so
     the type and size checks see the same file that is read (no check-then-open
     race). Reading stops one byte past the limit, so a file that grows while it
     is read, or one whose size the OS reports as 0 (``/proc``), cannot exhaust
-    memory.
+    memory. ``max_bytes`` defaults to the run's ``max-file-size``.
     """
+    if max_bytes is None:
+        max_bytes = _LIMIT[0]
     if _UNSAVED and (unsaved := _UNSAVED.get(os.path.abspath(path))) is not None:
         if len(unsaved) > max_bytes:
             size = _megabytes(len(unsaved))
@@ -206,6 +227,15 @@ def _binary_problem(data: bytes, display: str, what: str) -> Problem | None:
             Span.file(display), "file is UTF-16 or UTF-32 encoded; only UTF-8 is supported"
         )
     return Problem(Span.file(display), what)
+
+
+def refuse_binary(data: bytes | Problem) -> bytes | Problem:
+    """A test module's bytes, or the problem that they are binary (an ELF or an archive
+    named ``test_x.py``, which pytest fails to import): a DET901, never a clean file,
+    however few knob tokens its bytes hold."""
+    if isinstance(data, Problem) or b"\x00" not in data:
+        return data
+    return _binary_problem(data, "", _BINARY) or data
 
 
 def _undecodable(data: bytes, offset: int, encoding: str, display: str) -> Problem:

@@ -39,8 +39,19 @@ class Problem:
 
     span: Span
     message: str
-    # What the finding's help says, when not the default (the whole file skipped).
+    # What detlint skipped when it read the rest of the file ("line 4", "the document
+    # starting at line 9"); empty when the whole file went unread. DET901's help says which.
+    skipped: str = ""
+    kept: bool = False  # the part may have been read anyway: the message says (a setting)
+    # What the finding's help says, when neither of the above says it (a CI command nested
+    # too deep: the rest of the pipeline was read).
     help: str = ""
+
+    @classmethod
+    def part(cls, span: Span, message: str) -> Problem:
+        """A problem with the part of a file the message names (a YAML document skipped,
+        an alias read as null); the rest of the file was read."""
+        return cls(span, message, "only what the message names")
 
 
 def unique_problems(problems: Sequence[Problem]) -> tuple[Problem, ...]:

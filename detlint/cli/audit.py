@@ -1,7 +1,9 @@
 """``detlint audit``: the inventory of every knob and each test's composed policy.
 
 JSON for machines, self-contained HTML for a team lead deciding what to change,
-Markdown for a CI summary or a PR comment.
+Markdown for a CI summary or a PR comment, and a short text summary for a person
+at a terminal (the default there; JSON is the default when the output is piped or
+written to a file).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from detlint.base.progress import Progress
     from detlint.engine import Analysis
 
-FORMATS = ("json", "html", "markdown")
+FORMATS = ("json", "html", "markdown", "text")
 REPORT_EXTRA = "pip install 'detlint[report]'"
 
 
@@ -68,10 +70,10 @@ def _command() -> str:
 @click.option(
     "--output-format",
     type=click.Choice(FORMATS),
-    default="json",
-    show_default=True,
-    help="json: the whole inventory; html: one offline page with plots (needs the report "
-    "extra); markdown: a summary for a CI step or a PR comment.",
+    default=None,
+    help="json: the whole inventory (the default when the output is not a terminal); "
+    "html: one offline page with plots (needs the report extra); markdown: a summary for "
+    "a CI step or a PR comment; text: a summary to read (the default on a terminal).",
 )
 @click.option(
     "--output-file",
@@ -89,7 +91,7 @@ def _command() -> str:
 @CACHE_DIR
 def audit(
     paths: tuple[Path, ...],
-    output_format: str,
+    output_format: str | None,
     output_file: Path | None,
     quiet: bool,
     evidence: tuple[Path, ...],
@@ -103,6 +105,9 @@ def audit(
     """The inventory: every knob, and each test's composed policy and numbers."""
     from detlint.engine import analyse
 
+    if output_format is None:
+        on_terminal = output_file is None and sys.stdout.isatty()
+        output_format = "text" if on_terminal else "json"
     if output_format == "html" and (missing := _report_libraries_missing()) is not None:
         raise click.UsageError(
             f"the HTML report needs {missing}, which is not installed: {REPORT_EXTRA}"
@@ -158,6 +163,10 @@ def _render(
     view = audit_view(analysis, Path.cwd(), reference_rate, target, _command(), _date(), measured)
     progress.advance()
     title = " ".join(path.as_posix() for path in paths) or Path.cwd().name
+    if output_format == "text":
+        from detlint.report.audit.terminal import render_terminal
+
+        return render_terminal(view, title)
     if output_format == "html":
         from detlint.report.audit.html import plots, render_html
 

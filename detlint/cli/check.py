@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from detlint.base.severity import SEVERITIES
-from detlint.cli.check_arguments import CheckArguments
+from detlint.cli.check_arguments import CheckArguments, stdin_paths
 from detlint.cli.shared import (
     CACHE_DIR,
     CONFIG,
@@ -22,6 +22,7 @@ from detlint.cli.shared import (
     FORCE_EXCLUDE,
     IGNORE,
     ISOLATED,
+    MAX_FILE_SIZE,
     NO_CACHE,
     PATHS,
     PER_FILE_IGNORES,
@@ -72,6 +73,7 @@ if TYPE_CHECKING:
 @EXTEND_EXCLUDE
 @PER_FILE_IGNORES
 @FORCE_EXCLUDE
+@MAX_FILE_SIZE
 @CONFIG
 @ISOLATED
 @click.option(
@@ -147,7 +149,7 @@ def check(**arguments: Any) -> int:
 
 def run_check_command(arguments: CheckArguments) -> int:
     """Set the run up, check (in rounds with ``--fix``), report and exit by severity."""
-    paths, stdin = _stdin_paths(arguments.paths, arguments.stdin_filename)
+    paths, stdin = stdin_paths(arguments.paths, arguments.stdin_filename)
     flags = flag_layers(
         arguments.select,
         arguments.ignore,
@@ -156,6 +158,7 @@ def run_check_command(arguments: CheckArguments) -> int:
         arguments.extend_exclude,
         arguments.per_file_ignores,
         arguments.force_exclude,
+        arguments.max_file_size,
     )
     resolved, selected = resolve(arguments.config, paths, isolated=arguments.isolated, flags=flags)
     if arguments.show_settings or arguments.show_files:
@@ -378,23 +381,3 @@ def quoting_evidence(
 
     view = read_evidence(analysis, reports)
     return with_evidence(analysis, view, reference_rate)
-
-
-def _stdin_paths(
-    paths: tuple[Path, ...], stdin_filename: str | None
-) -> tuple[tuple[Path, ...], bytes | None]:
-    """The paths to check, and standard input's bytes when ``-`` (or ``--stdin-filename``
-    alone) asks for them; the stand-in path is the one ``--stdin-filename`` names."""
-    wants_stdin = Path("-") in paths or (stdin_filename is not None and not paths)
-    if not wants_stdin:
-        if stdin_filename is not None:
-            raise click.UsageError("--stdin-filename needs `-` as the path to check")
-        return paths, None
-    if len(paths) > 1:
-        raise click.UsageError("`-` (standard input) cannot be checked with other paths")
-    if stdin_filename is None:
-        raise click.UsageError(
-            "reading standard input needs --stdin-filename PATH: the path says whether the "
-            "text is a test module or a pipeline, and which config applies"
-        )
-    return (Path(stdin_filename),), sys.stdin.buffer.read()

@@ -7,8 +7,11 @@ parameter names, so that adding an option is one field.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
+
+import click
 
 
 class CheckArguments:
@@ -37,6 +40,7 @@ class CheckArguments:
         "force_exclude",
         "ignore",
         "isolated",
+        "max_file_size",
         "no_cache",
         "output_file",
         "output_format",
@@ -66,6 +70,7 @@ class CheckArguments:
     extend_exclude: str | None
     per_file_ignores: tuple[str, ...]
     force_exclude: bool | None
+    max_file_size: int | None
     config: tuple[str, ...]
     isolated: bool
     show_settings: bool
@@ -101,3 +106,23 @@ class CheckArguments:
     def fixing(self) -> bool:
         """Whether fixes are applied or shown (``fix`` as the command line says)."""
         return bool(self.fix) or self.fix_only or self.diff
+
+
+def stdin_paths(
+    paths: tuple[Path, ...], stdin_filename: str | None
+) -> tuple[tuple[Path, ...], bytes | None]:
+    """The paths to check, and standard input's bytes when ``-`` (or ``--stdin-filename``
+    alone) asks for them; the stand-in path is the one ``--stdin-filename`` names."""
+    wants_stdin = Path("-") in paths or (stdin_filename is not None and not paths)
+    if not wants_stdin:
+        if stdin_filename is not None:
+            raise click.UsageError("--stdin-filename needs `-` as the path to check")
+        return paths, None
+    if len(paths) > 1:
+        raise click.UsageError("`-` (standard input) cannot be checked with other paths")
+    if stdin_filename is None:
+        raise click.UsageError(
+            "reading standard input needs --stdin-filename PATH: the path says whether the "
+            "text is a test module or a pipeline, and which config applies"
+        )
+    return (Path(stdin_filename),), sys.stdin.buffer.read()

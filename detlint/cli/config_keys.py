@@ -91,6 +91,13 @@ def _per_file_ignores(key: str, value: Any) -> tuple[tuple[str, tuple[str, ...]]
     return tuple(entries)
 
 
+def _size(key: str, value: Any) -> int:
+    """A size in bytes: a positive integer (``5_000_000`` in TOML)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise SettingsError(f"{key} must be a positive number of bytes, got {value!r}")
+    return value
+
+
 def _severity(key: str, value: Any) -> str:
     if value not in SEVERITIES:
         raise SettingsError(f"{key} must be one of {', '.join(SEVERITIES)}, got {value!r}")
@@ -123,6 +130,7 @@ KEYS: dict[str, tuple[str, Callable[[str, Any], Any]]] = {
     "force-exclude": ("force_exclude", _boolean),
     "vendored-dirs": ("vendored_dirs", _strings),
     "respect-gitignore": ("respect_gitignore", _boolean),
+    "max-file-size": ("max_file_size", _size),
     "tracking-issue-pattern": ("tracking_issue_pattern", _pattern),
     "quarantine-reason": ("quarantine_reason", _reason_text),
     "retry-decorators": ("retry_decorators", _dotted_names),

@@ -49,6 +49,7 @@ def flag_layers(
     extend_exclude: str | None = None,
     per_file_ignores: Sequence[str] = (),
     force_exclude: bool | None = None,
+    max_file_size: int | None = None,
 ) -> tuple[Layer, ...]:
     """The command line's settings, as layers over the config file's."""
     from detlint.cli.config_files import Layer
@@ -69,6 +70,8 @@ def flag_layers(
     if force_exclude is not None:
         flag = "--force-exclude" if force_exclude else "--no-force-exclude"
         layers.append(Layer(flag, {"force-exclude": force_exclude}))
+    if max_file_size is not None:
+        layers.append(Layer("--max-file-size", {"max-file-size": max_file_size}))
     return tuple(layers)
 
 
@@ -148,6 +151,12 @@ FORCE_EXCLUDE = click.option(
     default=None,
     help="Leave out paths that exclude names even when they are named on the command line "
     "(pre-commit names every changed file).",
+)
+MAX_FILE_SIZE = click.option(
+    "--max-file-size",
+    type=click.IntRange(min=1),
+    metavar="BYTES",
+    help="Skip files larger than this, each with a DET901 (default 5000000, 5 MB).",
 )
 NO_CACHE = click.option(
     "--no-cache",

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from detlint.base.paths import display_path
 from detlint.base.progress import NULL_PROGRESS, Progress, counting
-from detlint.base.source import decode_text, read_bytes, unsaved_paths
+from detlint.base.source import decode_text, read_bytes, set_max_bytes, unsaved_paths
 from detlint.base.span import Problem
 from detlint.readers.project.discovery import repository_files
 from detlint.readers.python.repository import LoopOnly, PythonRepository
@@ -53,6 +53,7 @@ class Repository:
         self.jobs = jobs
         self._configs: PytestConfigs | None = None
         self._settings = settings
+        set_max_bytes(settings.max_file_size)  # every file of the run is read under it
         self._python: PythonRepository | None = None
         self._with_trials: PythonRepository | None = None
         self._whole: PythonRepository | None = None

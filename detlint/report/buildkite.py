@@ -3,8 +3,10 @@
 A build page has room for a summary, not a log: a heading with the totals, a
 table with one row per rule (how many findings, and its worst loss), then the
 findings that cost most, ranked by how much of the chance of a report each
-knob takes away (the lowest ``reported / reported_without`` first, then the
-most severe), with the findings that carry no numbers after them. The list
+knob takes away (the largest ``reported_without - reported`` first, then the
+most severe), with the findings that carry no numbers after them. The
+difference, not the ratio, is what a reader loses: a knob that turns 10% into
+0.01% costs a build less than one that turns 65% into 42%. The list
 stops at :data:`MAX_DETAILED` findings and long texts are cut, which keeps the
 annotation far below Buildkite's 1 MiB limit however many findings there are.
 
@@ -78,21 +80,21 @@ def code_span(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def loss_ratio(loss: Loss) -> float:
-    """The share of the chance of a report the knob leaves: 0 hides everything, 1 nothing."""
-    if loss.reported_without <= 0.0:
-        return 1.0
-    return loss.reported / loss.reported_without
+def lost(loss: Loss) -> float:
+    """The chance of a report the knob takes away, in absolute terms: 0.099 for a
+    violation reported 0.1% of the time instead of 10%."""
+    return max(loss.reported_without - loss.reported, 0.0)
 
 
 def ranked(findings: tuple[Finding, ...]) -> list[Finding]:
-    """Worst first: by loss ratio, then severity; findings without numbers last."""
+    """Worst first: by the chance of a report lost, then severity; findings without
+    numbers last."""
 
     def key(finding: Finding) -> tuple[int, float, int, tuple[str, int, int, str]]:
         severity = -severity_rank(finding.severity)  # the most severe first
         if finding.loss is None:
             return (1, 0.0, severity, finding.sort_key)
-        return (0, loss_ratio(finding.loss), severity, finding.sort_key)
+        return (0, -lost(finding.loss), severity, finding.sort_key)
 
     return sorted(findings, key=key)
 
@@ -113,7 +115,7 @@ def _table(report: Report) -> list[str]:
     for code, group in by_code.items():
         worst = ranked(tuple(group))[0]
         cell = _reported(worst.loss) if worst.loss is not None else "no numbers"
-        order = loss_ratio(worst.loss) if worst.loss is not None else 2.0
+        order = -lost(worst.loss) if worst.loss is not None else 1.0
         link = f"[{code}]({rule_url(code)})"
         rows.append((order, code, f"| {link} | {worst.name} | {len(group)} | {cell} |"))
     rows.sort()

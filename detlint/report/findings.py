@@ -107,13 +107,21 @@ def fix_hint(report: Report) -> str:
     return f"[*] {applicable} fixable with the `--fix` option" + (f" ({extra})." if extra else ".")
 
 
-def finding_head(finding: Finding, report: Report, built: object = None) -> str:
+def finding_head(
+    finding: Finding, report: Report, built: object = None, short: bool = False
+) -> str:
     """``path:line:col: CODE [*] message``, the first line of a finding in the text
-    formats, coloured when the report is; ``built`` is its fix as built."""
+    formats, coloured when the report is; ``built`` is its fix as built; ``short``: the
+    message's concise form."""
     span = finding.span
     on = report.color
     where = colour.location(f"{span.path}:{span.line}:{span.column}", on)
-    message = colour.percentages(finding.message, on)
+    text = finding.message
+    if short:
+        from detlint.report.concise import concise_message
+
+        text = concise_message(text, finding.name)
+    message = colour.percentages(text, on)
     marker = fix_marker(finding, report, built)
     return f"{where}: {colour.code(finding.code, on)}{marker} {message}"
 
@@ -127,10 +135,11 @@ def closing_lines(report: Report) -> list[str]:
 
 
 def render_concise(report: Report) -> str:
-    """``path:line:col: CODE message`` and an indented help line per finding."""
+    """``path:line:col: CODE message`` (the message's short form: ``--output-format
+    full`` has it whole) and an indented help line per finding."""
     lines = []
     for finding, built in zip(report.findings, built_fixes(report), strict=True):
-        lines.append(finding_head(finding, report, built))
+        lines.append(finding_head(finding, report, built, short=True))
         if finding.help:
             lines.append(f"  help: {colour.percentages(finding.help, report.color)}")
     lines += closing_lines(report)

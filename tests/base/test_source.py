@@ -74,7 +74,7 @@ def test_read_bytes_file_growing_past_the_limit_is_skipped(tmp_path, monkeypatch
 
     monkeypatch.setattr(os, "fstat", small_fstat)
     assert read_bytes(path, "grows.py", max_bytes=20) == problem(
-        "grows.py", "file grew while reading and is over the 0.0 MB limit; skipped"
+        "grows.py", "file grew while reading and is over the 20 bytes limit; skipped"
     )
 
 

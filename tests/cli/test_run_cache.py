@@ -33,11 +33,9 @@ import pytest
 def test_one():
     assert True
 """
-# The default run's report on the tree above, as a fresh run prints it.
+# The default run's report on the tree above, as a fresh run prints it (concise).
 DET101_RERUNS_2 = (
-    "tests/test_a.py:4:2: DET101 rerun marker hides intermittent failures: a 10% violation "
-    "is reported 0.10% of the time instead of 10.0% (reruns=2; pytest-rerunfailures==14.0 "
-    "from pyproject.toml:4; 1 attempt, no trial loop recognised)"
+    "tests/test_a.py:4:2: DET101 rerun marker: a 10% violation is reported 0.10% instead of 10.0%"
 )
 
 
@@ -123,7 +121,7 @@ def test_a_file_edited_to_the_same_size_is_read_again(repo: Path) -> None:
     os.utime(test_a, ns=(mtime + 10**9, mtime + 10**9))
     code, output, hit = check()
     assert not hit
-    assert "a 10% violation is reported 0.010% of the time instead of 10.0% (reruns=3;" in output
+    assert "a 10% violation is reported 0.010% instead of 10.0%" in output
     assert (code, output) == fresh()
     assert check() == (code, output, True)
 
@@ -140,7 +138,7 @@ def test_same_size_and_same_mtime_is_still_read_again(repo: Path) -> None:
     assert test_a.stat().st_mtime_ns == before.st_mtime_ns
     code, output, hit = check()
     assert not hit
-    assert "(reruns=3;" in output
+    assert "reported 0.010% instead of 10.0%" in output  # reruns=3
     assert (code, output) == fresh()
 
 
@@ -180,7 +178,7 @@ def test_a_dependency_pin_change(repo: Path) -> None:
     assert output.startswith(
         "tests/test_a.py:4:2: DET102 `reruns=` is not an argument of the flaky package's "
         "marker: the test errors with a TypeError at setup instead of running (reported "
-        "100% of the time, violation or not) (flaky==3.8.1 from pyproject.toml:4)"
+        "100% of the time, violation or not)\n"
     )
     assert (code, output) == fresh()
 

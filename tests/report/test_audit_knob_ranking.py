@@ -131,9 +131,9 @@ def test_the_markdown_ranking_holds_every_knob_check_reports(repo):
     # The knob that wins back most is the continue-on-error over test_b.py.
     assert (
         "**The change that wins back most: jobs.test.steps[1].continue-on-error: true "
-        "(line 9) at .github/workflows/ci.yml:9 (continue-on-error). Without it, the 1 test "
-        "(a test file whose tests have no knob, counted as one test) it reaches would "
-        "report a 10% violation 10.0% of the time instead of 0%"
+        "(line 9) at .github/workflows/ci.yml:9 (continue-on-error). With it, the 1 test "
+        "(a test file whose tests have no knob, counted as one test) it reaches reports a 10% "
+        "violation 0% of the time instead of 10.0% without it"
     ) in summary
 
 

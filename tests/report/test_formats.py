@@ -617,7 +617,7 @@ def test_buildkite_table_counts_every_rule(real_reports):
     assert text.startswith(f"### detlint: Found {len(report.findings)} findings in ")
 
 
-def test_buildkite_ranks_by_loss_then_severity(tmp_path):
+def test_buildkite_ranks_by_chance_lost_then_severity(tmp_path):
     findings = [
         finding("a.py", 1, 1, message="half", loss=loss(0.2, 0.4)),
         finding("b.py", 1, 1, message="no numbers", severity="error"),
@@ -627,8 +627,9 @@ def test_buildkite_ranks_by_loss_then_severity(tmp_path):
     ]
     text = render("buildkite", report_of(tmp_path, findings))
     items = re.findall(r"^\d+\. .*?`(\w)\.py", text, re.M)
-    # Ratios: c 0, e and d 0.1 (the error first), a 0.5; b has no numbers and comes last.
-    assert items == ["c", "e", "d", "a", "b"]
+    # Chance lost: c 0.4, e 0.36, a 0.2, d 0.09 (though its ratio, 0.1, is below a's 0.5);
+    # b has no numbers and comes last.
+    assert items == ["c", "e", "a", "d", "b"]
 
 
 def test_buildkite_caps_the_list_and_the_size(tmp_path):

@@ -270,6 +270,6 @@ def _too_deep(step: str, group: tuple[CiCommand, ...]) -> Problem:
         f"the command of step {step!r} nests subshells, groups, substitutions or "
         "`bash -c` scripts deeper than detlint's shell reader follows: the commands "
         "inside them (tests, reruns, retries) are not read",
-        "detlint read the rest of the pipeline and the run went on; a command written "
+        help="detlint read the rest of the pipeline and the run went on; a command written "
         "with less nesting (or moved to a script file) is read",
     )

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from detlint.base.paths import display_path
-from detlint.base.source import MAX_BYTES, decode_text, read_bytes
+from detlint.base.source import decode_text, read_bytes, size_limit
 from detlint.base.span import Problem, Span
 from detlint.readers.dependencies.conda_files import (
     is_conda_environment,
@@ -67,10 +67,10 @@ test that uses one replays the same draw."""
 WANTED = frozenset(RERUN_PLUGINS + COMPANION_PLUGINS)
 _SEEDS = frozenset(SEED_PLUGINS)
 
-_MAX_LOCK_BYTES = 10 * MAX_BYTES
+_LOCK_FACTOR = 10
 """pixi.lock and conda-lock.yml are only scanned for names, never parsed, and a multi-platform
 pixi.lock is often larger than the limit of parsed files: skipping it would be a DET901 for
-nothing. Every other dependency file larger than MAX_BYTES is skipped with a Problem."""
+nothing. Every other dependency file larger than ``max-file-size`` is skipped with a Problem."""
 
 # Files that mention no plugin are skipped before parsing, which keeps a large monorepo fast.
 # Case-insensitive and separator-tolerant, so that "Pytest.RerunFailures" is not filtered out.
@@ -185,7 +185,8 @@ def read_plugin_evidence(
         seen.add(path)
         display = display_path(path, cwd)
         locked = reader in _LOCK_READERS
-        limit = _MAX_LOCK_BYTES if reader in (read_pixi_lock, read_conda_lock) else MAX_BYTES
+        lock = reader in (read_pixi_lock, read_conda_lock)
+        limit = size_limit() * (_LOCK_FACTOR if lock else 1)
         text = _read_text(path, display, limit)
         if isinstance(text, Problem):
             problems.append(text)
@@ -302,7 +303,7 @@ def _folders(path: Path, root: Path) -> set[str]:
     return {part.lower() for part in relative.split(os.sep)[:-1] if part}
 
 
-def _read_text(path: Path, display: str, limit: int = MAX_BYTES) -> str | Problem | None:
+def _read_text(path: Path, display: str, limit: int | None = None) -> str | Problem | None:
     """The text of a file that mentions a plugin, None if it mentions none, or a Problem."""
     data = read_bytes(path, display, limit)
     if isinstance(data, Problem):

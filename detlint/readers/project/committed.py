@@ -4,9 +4,9 @@ A pre-commit hook passes a changed dependency or config file; what the commit
 alters is the difference between the project read with the file as committed
 (``HEAD``) and as it is now. Git runs once per such file, only then, with the
 variables that would point it at another repository removed (a hook sets them)
-and every setting that runs a program off (``git_command``); any failure (no git, no commit yet, a file the
-last commit does not hold) gives None, and the caller reports as if the file
-were new.
+and every setting that runs a program off (``git_command``); any failure (no
+git, no commit yet, a file the last commit does not hold) gives None, and the
+caller reports as if the file were new.
 """
 
 from __future__ import annotations

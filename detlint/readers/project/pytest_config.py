@@ -161,7 +161,9 @@ class ConfigReader:
         return Span.whole_line(self.display, line, text)
 
     def problem(self, line: int, message: str) -> None:
-        self.problems.append(Problem(self.span(line), message))
+        """A setting on ``line`` that is not read as written; the rest of the file is."""
+        setting = f"the setting on line {line}"
+        self.problems.append(Problem(self.span(line), message, setting, kept=True))
 
     def get(self, *names: str) -> tuple[str, str, RawValue] | None:
         """(source label, key, value) of the first of ``names`` set; pytest's precedence is an

@@ -34,6 +34,7 @@ class Settings:
     force_exclude: bool = False  # explicitly named paths that exclude names stay out
     vendored_dirs: tuple[str, ...] = DEFAULT_VENDORED
     respect_gitignore: bool = True
+    max_file_size: int = 5_000_000  # bytes; a larger file is a DET901, not read
     tracking_issue_pattern: str = DEFAULT_TRACKING_PATTERN
     # The reason a quarantine fix writes, a placeholder for the tracking issue; None
     # when not configured (DET201 then offers no fix: nobody knows the issue).

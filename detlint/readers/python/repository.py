@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from detlint.base.paths import display_path
-from detlint.base.source import decode_python, read_bytes
+from detlint.base.source import decode_python, read_bytes, refuse_binary
 from detlint.base.span import Problem, Span
 from detlint.readers.python.conftest_chain import ConftestChain
 from detlint.readers.python.imported_modules import ImportedModules
@@ -106,7 +106,7 @@ class PythonRepository:
         if isinstance(data, Problem):
             span = replace(data.span, path=display_path(path, self.cwd))
             return Problem(span, data.message)
-        named = named or not self._reads(path)
+        named = named or not self.is_test_file(path)
         imported = self.modules.knob_imports(path, data)
         hooked = self.wrapping.hooked(path, data)
         if not imported and not self.prefilter.wants(data) and not hooked:
@@ -167,14 +167,14 @@ class PythonRepository:
     def _test_bytes(self, path: Path, named: bool = False) -> bytes | Problem | None:
         """The bytes of a file ``scan`` reads as a test module, None for another; a file
         not named like one is read only to see whether it runs pytest on itself."""
-        if named or self._reads(path):
-            return read_bytes(path, "")
+        if named or self.is_test_file(path):
+            return refuse_binary(read_bytes(path, ""))  # an ELF named test_x.py: DET901
         if not path.name.endswith(".py"):
             return None
         data = read_bytes(path, "")
         return data if not isinstance(data, Problem) and runs_itself(data) else None
 
-    def _reads(self, path: Path) -> bool:
+    def is_test_file(self, path: Path) -> bool:
         """Whether ``scan`` reads this file at all: a test module or a conftest.py."""
         return path.name == "conftest.py" or is_test_module(path.name, self.options.python_files)
 

@@ -122,9 +122,14 @@ def parse_problem(
     lines = ", ".join(str(number) for number in sorted(skipped))
     lines, were = (f"lines {lines}", "were") if len(skipped) > 1 else (f"line {lines}", "was")
     rest = "" if complete else "; the rest of the file could not be read"
+    parts = [lines] if skipped else []
+    if not complete:
+        parts.append(f"everything from line {source.count(chr(10), 0, index) + 1} on")
     if templated and skipped:
         message = f"templated YAML: {lines} could not be read and {were} skipped{rest}"
-        return Problem(Span(path, min(skipped), 1, min(skipped), 1), message)
+        line = min(skipped)
+        return Problem(Span(path, line, 1, line, 1), message, " and ".join(parts))
     kind = "templated YAML" if templated else "invalid YAML"
     skipped_text = f"; {lines} {were} skipped" if skipped else ""
-    return problem_at(path, source, index, f"{kind}: {message}{skipped_text}{rest}")
+    found = problem_at(path, source, index, f"{kind}: {message}{skipped_text}{rest}")
+    return Problem(found.span, found.message, " and ".join(parts))

@@ -229,7 +229,7 @@ class _Composer:
 
     def problem(self, mark: Any, message: str) -> None:
         line, column = self.line_column(*_mark(mark))
-        self.problems.append(Problem(Span(self.path, line, column, line, column), message))
+        self.problems.append(Problem.part(Span(self.path, line, column, line, column), message))
 
     def line_column(self, index: int, line: int, column: int) -> tuple[int, int]:
         """1-based line and column of a mark, counting only ``\\n`` as a line break."""
@@ -306,8 +306,8 @@ class _Composer:
         merged, rejected = merge_items(pairs, merges)
         message = "merge key << needs a mapping or a list of mappings; it was kept as a key"
         for key in rejected:
-            line, column = key.position.line, key.position.column
-            self.problems.append(Problem(Span(self.path, line, column, line, column + 2), message))
+            row, col = key.position.line, key.position.column
+            self.problems.append(Problem.part(Span(self.path, row, col, row, col + 2), message))
         return merged
 
     def source(self, position: Position) -> str:

@@ -54,7 +54,7 @@ def _lead(head: Headline, reference: str) -> str:
             f"{head.masked} test{'s run' if head.masked != 1 else ' runs'} under knobs that hide "
             f"intermittent failures: a {reference} violation is reported "
             f"{percent(head.median_reported)} of the time (median) instead of "
-            f"{percent(head.median_without)}."
+            f"{percent(head.median_without)} without those knobs."
         )
     elif head.tests - head.mask_nothing:
         conditional = head.tests - head.mask_nothing
@@ -95,16 +95,17 @@ def _best(head: Headline, reference: str) -> str:
             many += f" ({knob.files} test files whose tests have no knob, each counted as one)"
         best = (
             f"The change that wins back most: {knob.description} at {knob.path}:{knob.line} "
-            f"({knob.kind}). Without it, the {knob.counted} {many} it reaches would report "
-            f"a {reference} violation {percent(knob.reported_without)} of the time instead "
-            f"of {percent(knob.reported)} (on average; their other knobs kept)."
+            f"({knob.kind}). With it, the {knob.counted} {many} it reaches "
+            f"{'report' if knob.counted != 1 else 'reports'} a "
+            f"{reference} violation {percent(knob.reported)} of the time instead of "
+            f"{percent(knob.reported_without)} without it (on average; their other knobs kept)."
         )
     if head.best_kind is not None:
         kind = head.best_kind
         best += (
-            f" All {kind.knobs} {kind.kind} knobs, each removed alone, would let their "
-            f"{kind.counted} tests report it {percent(kind.reported_without)} of the time "
-            f"instead of {percent(kind.reported)} (on average)."
+            f" The {kind.knobs} {kind.kind} knobs let their {kind.counted} tests report it "
+            f"{percent(kind.reported)} of the time instead of {percent(kind.reported_without)} "
+            "without each knob alone (on average)."
         )
     return best
 

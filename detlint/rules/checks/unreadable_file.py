@@ -13,13 +13,21 @@ from detlint.base.span import Problem
 from detlint.rules.context import finding
 from detlint.rules.finding import Finding
 
+WHOLE_FILE = "detlint did not read this file, so no knob in it is checked; the run went on"
+
+
+def skipped_help(problem: Problem) -> str:
+    """What was really skipped: the whole file, or the part the reader left out while
+    it read the rest (a YAML line, a document, an unusable setting)."""
+    if problem.kept:
+        return f"detlint read this file; at most {problem.skipped} was skipped, as the message says"
+    if not problem.skipped:
+        return WHOLE_FILE
+    return f"detlint skipped {problem.skipped} and read the rest of this file; the run went on"
+
 
 def unreadable_file(problems: Iterable[Problem]) -> Iterator[Finding]:
     """DET901: every file that could not be read or parsed."""
     for problem in problems:
-        yield finding(
-            "DET901",
-            problem.span,
-            problem.message,
-            problem.help or "detlint skipped this file; the rest of the run went on",
-        )
+        help = problem.help or skipped_help(problem)
+        yield finding("DET901", problem.span, problem.message, help)
