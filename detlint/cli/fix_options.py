@@ -61,7 +61,10 @@ def check_with_fixes(
 
     output_format, output_file = arguments.output_format, arguments.output_file
 
-    result = run_fixes(run_check, Path.cwd(), flags.unsafe, write=not flags.diff)
+    from detlint.readers.project.discovery import find_root
+
+    root = find_root(arguments.paths)
+    result = run_fixes(run_check, Path.cwd(), flags.unsafe, write=not flags.diff, root=root)
     _declined(result)
     if flags.diff:
         text = unified_diff(result.changes)

@@ -37,9 +37,14 @@ class FixOutcome(NamedTuple):
 
 
 def run_fixes(
-    check: Callable[[], CheckOutcome], cwd: Path, unsafe: bool, write: bool
+    check: Callable[[], CheckOutcome],
+    cwd: Path,
+    unsafe: bool,
+    write: bool,
+    root: Path | None = None,
 ) -> FixOutcome:
-    """Fix until nothing more applies; ``write=False`` computes one round only."""
+    """Fix until nothing more applies; ``write=False`` computes one round only. No file
+    whose real path is outside ``root``, the project, is written."""
     sources = Sources(cwd)
     fixed: list[tuple[Finding, Fix]] = []
     declined: dict[tuple[str, str], tuple[Finding, str]] = {}
@@ -61,8 +66,8 @@ def run_fixes(
         if not write:
             declines = tuple(declined.values())
             return FixOutcome(outcome, chosen.applied, declines, {}, chosen.changes, chosen.waiting)
-        problems = write_changes(chosen.changes, cwd)
-        not_written.update(problems)
+        problems = write_changes(chosen.changes, cwd, root)
+        not_written.update(_counted(problems, chosen.applied))
         for path, change in chosen.changes.items():
             sources.forget(path)
             if path not in problems:
@@ -82,6 +87,15 @@ def run_fixes(
         not_written,
         changes,
     )
+
+
+def _counted(problems: dict[str, str], applied: tuple[tuple[Finding, Fix], ...]) -> dict[str, str]:
+    """Each problem with the number of fixes it kept from being written."""
+    counted: dict[str, str] = {}
+    for path, problem in problems.items():
+        count = sum(1 for _, fix in applied if path in fix.paths)
+        counted[path] = f"{problem} ({count} fix{'es' if count != 1 else ''} not applied)"
+    return counted
 
 
 def unified_diff(changes: dict[str, Change]) -> str:
