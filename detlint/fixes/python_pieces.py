@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 from detlint.fixes.edits import Declined, Edit, apply_edits
 from detlint.fixes.python_locate import Cut, Parsed, parse
+from detlint.fixes.python_members import Member, member_parses, members
 from detlint.fixes.source_text import SourceText
 
 _LINE_END = re.compile(r"(?:\r\n|\r|\n)\Z")
@@ -58,6 +59,7 @@ class PythonFile:
         self._whole: Parsed | None = None
         self._refused: str | None = None
         self._depths = _Depths([], [], 0)
+        self._members: list[Member] = []
         try:
             tree = ast.parse(source.text)
         except (SyntaxError, ValueError) as error:
@@ -71,6 +73,7 @@ class PythonFile:
         self._pieces = _pieces(tree.body)
         self._bodies = _bodies(tree.body, source)
         self._depths = _depths(tree.body, self._pieces, self._bodies)
+        self._members = members(tree.body, source)
         self._pytest = _imports_pytest(tree.body)
         self._wanted = {
             index
@@ -146,6 +149,8 @@ class PythonFile:
                 edit.content.encode(source.encoding)
             except UnicodeEncodeError:
                 raise Declined(f"the fix writes text {source.encoding} cannot encode") from None
+        if edits and member_parses(source, self._members, edits):
+            return
         by_piece: dict[int, list[Edit]] = {}
         for edit in edits:
             index = self._piece(source.position(edit.start)[0])

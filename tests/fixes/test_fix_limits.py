@@ -107,3 +107,14 @@ def test_a_thousand_markers_in_one_file_each_get_a_fix(repository):
     assert len(found) == 1000
     assert all(code == "DET101" and fix for code, _, fix, _ in found)
     assert [line for _, line, _, _ in found] == [4 + 5 * n for n in range(1000)]
+
+
+def test_a_class_of_many_marked_methods_gets_every_fix(repository):
+    """Each fix is checked on its method, not on the whole class."""
+    marked = "    @pytest.mark.flaky(reruns=3)\n    def test_{0}(self):\n        assert {0}\n\n"
+    text = "import pytest\n\n\nclass TestMany:\n" + "".join(marked.format(n) for n in range(600))
+    (repository / "test_many.py").write_text(text)
+    found = fixes(repository)
+    assert [(code, line, fix) for code, line, fix, _ in found] == [
+        ("DET101", 5 + 4 * n, True) for n in range(600)
+    ]
