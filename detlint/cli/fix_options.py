@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
+from detlint.base.paths import printable
 from detlint.cli.shared import emit, print_report
 from detlint.report.formats import EDIT_FORMATS, TEXT_FORMATS
 
@@ -108,7 +109,7 @@ def fixed_listing(result: FixOutcome) -> str:
     count = len(result.fixed)
     lines = [f"Fixed {count} finding{'s' if count != 1 else ''}:"]
     for path, codes in sorted(by_file.items()):
-        lines.append(f"- {path}:")
+        lines.append(f"- {printable(path)}:")
         for (code, name), number in sorted(codes.items()):
             lines.append(f"    {number} \N{MULTIPLICATION SIGN} {code} ({name})")
     return "\n".join(lines) + "\n"
@@ -119,7 +120,8 @@ def _declined(result: FixOutcome) -> None:
     for finding, reason in result.declined:
         span = finding.span
         click.echo(
-            f"{span.path}:{span.line}:{span.column}: {finding.code} not fixed: {reason}", err=True
+            f"{printable(span.path)}:{span.line}:{span.column}: {finding.code} not fixed: {reason}",
+            err=True,
         )
     for path, reason in sorted(result.not_written.items()):
-        click.echo(f"{path}: not written: {reason}", err=True)
+        click.echo(f"{printable(path)}: not written: {reason}", err=True)

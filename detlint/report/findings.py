@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
+from detlint.base.paths import printable
 from detlint.report import colour
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def finding_head(finding: Finding, report: Report) -> str:
     formats, coloured when the report is."""
     span = finding.span
     on = report.color
-    where = colour.location(f"{span.path}:{span.line}:{span.column}", on)
+    where = colour.location(f"{printable(span.path)}:{span.line}:{span.column}", on)
     message = colour.percentages(finding.message, on)
     return f"{where}: {colour.code(finding.code, on)}{fix_marker(finding, report)} {message}"
 
