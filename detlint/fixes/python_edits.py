@@ -19,7 +19,7 @@ import libcst as cst
 
 from detlint.base.span import Span
 from detlint.fixes.edits import Declined, Edit
-from detlint.fixes.python_locate import Edit3, Parsed, dotted, mark_name
+from detlint.fixes.python_locate import Edit3, Parsed, dotted, kept_comments, mark_name
 from detlint.fixes.python_locate import remove_item as _remove_item
 from detlint.fixes.python_pieces import PythonFile
 from detlint.fixes.source_text import SourceText
@@ -74,7 +74,8 @@ def python_edits(plan: DropMark | QuarantineMark | AddReason, read: Reader) -> t
         if plan.trials is not None and plan.count is not None:
             edits.append(_raise_default(files(plan.trials), plan.trials, plan.env, plan.count))
     elif isinstance(plan, QuarantineMark):
-        edits += _edits(parsed, [_quarantine(parsed, mark, plan.reason)])
+        replaced = _quarantine(parsed, mark, plan.reason)
+        edits += _edits(parsed, [*kept_comments(parsed.source, *replaced[:2]), replaced])
     elif isinstance(plan, AddReason):
         edits += _edits(parsed, [_add_reason(parsed, mark, plan.reason)])
     else:
