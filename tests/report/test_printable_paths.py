@@ -46,7 +46,7 @@ def test_junit_escapes_the_name_in_text_and_keeps_it_in_the_file_attribute(
     junit = output(repository, monkeypatch, "junit")
     assert 'classname="test_a\\nb.py"' in junit
     assert 'file="test_a&#10;b.py"' in junit
-    assert "\">test_a\\nb.py:4:2: rerun marker hides" in junit
+    assert '">test_a\\nb.py:4:2: rerun marker hides' in junit
     assert "\nb.py" not in junit
 
 
