@@ -141,3 +141,31 @@ def display_paths(files: Sequence[Path], root: Path, cwd: Path) -> frozenset[str
     (pathlib's version is a visible cost over thousands of files)."""
     relative, display = relativer(root, cwd), displayer(root, cwd)
     return frozenset(display(relative(path)) for path in files)
+
+
+def printable(path: str) -> str:
+    """A path as the text outputs print it: unchanged when every character prints, else
+    with backslashes, control characters (a newline in a file name) and other
+    characters that do not print written as Python escapes, so that one finding stays
+    one line and ``a\\nb`` and a name holding a newline read differently."""
+    if path.isprintable():
+        return path
+    return "".join(_escaped(character) for character in path)
+
+
+def _escaped(character: str) -> str:
+    if character == "\\":
+        return "\\\\"
+    if character.isprintable():
+        return character
+    named = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}.get(character)
+    if named is not None:
+        return named
+    code = ord(character)
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )

@@ -11,6 +11,7 @@ the report is for a machine, so that its output stays one document.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
+from detlint.base.paths import printable
 from detlint.cli.shared import emit, print_report
 from detlint.report.formats import TEXT_FORMATS
 
@@ -71,7 +73,12 @@ def check_with_fixes(
     from detlint.report.statistics import render_statistics
 
     output_format, output_file = arguments.output_format, arguments.output_file
-    writer: Writer = _stdin_writer if flags.stdin is not None else write_changes
+
+    from detlint.readers.project.discovery import find_root
+
+    # No file whose real path is outside the project is written.
+    files = functools.partial(write_changes, root=find_root(arguments.paths))
+    writer: Writer = _stdin_writer if flags.stdin is not None else files
     result = run_fixes(run_check, Path.cwd(), flags.unsafe, not flags.diff, writer)
     _declined(result)
     if flags.diff:
@@ -157,7 +164,7 @@ def fixed_listing(result: FixOutcome) -> str:
     count = len(result.fixed)
     lines = [f"Fixed {count} finding{'s' if count != 1 else ''}:"]
     for path, codes in sorted(by_file.items()):
-        lines.append(f"- {path}:")
+        lines.append(f"- {printable(path)}:")
         for (code, name), number in sorted(codes.items()):
             lines.append(f"    {number} \N{MULTIPLICATION SIGN} {code} ({name})")
     return "\n".join(lines) + "\n"
@@ -168,7 +175,8 @@ def _declined(result: FixOutcome) -> None:
     for finding, reason in result.declined:
         span = finding.span
         click.echo(
-            f"{span.path}:{span.line}:{span.column}: {finding.code} not fixed: {reason}", err=True
+            f"{printable(span.path)}:{span.line}:{span.column}: {finding.code} not fixed: {reason}",
+            err=True,
         )
     for path, reason in sorted(result.not_written.items()):
-        click.echo(f"{path}: not written: {reason}", err=True)
+        click.echo(f"{printable(path)}: not written: {reason}", err=True)

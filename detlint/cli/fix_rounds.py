@@ -76,7 +76,7 @@ def run_fixes(
         if not chosen.changes:
             break
         problems = writer(chosen.changes, cwd)
-        not_written.update(problems)
+        not_written.update(_counted(problems, chosen.applied))
         for path, change in chosen.changes.items():
             sources.forget(path)
             if path not in problems:
@@ -96,6 +96,15 @@ def run_fixes(
         not_written,
         changes,
     )
+
+
+def _counted(problems: dict[str, str], applied: tuple[tuple[Finding, Fix], ...]) -> dict[str, str]:
+    """Each problem with the number of fixes it kept from being written."""
+    counted: dict[str, str] = {}
+    for path, problem in problems.items():
+        count = sum(1 for _, fix in applied if path in fix.paths)
+        counted[path] = f"{problem} ({count} fix{'es' if count != 1 else ''} not applied)"
+    return counted
 
 
 def unified_diff(changes: dict[str, Change]) -> str:

@@ -4,9 +4,11 @@ Fixes to one file are applied together or not at all: their edits are put
 into the text at once, the whole file must still parse, and it is written by
 replacing it with a finished temporary file in the same directory (so a
 crash leaves the old file or the new one, never half of each), with the old
-file's permissions, and only if it still holds the bytes the fixes were
-computed from. Fixes whose edits overlap an accepted fix wait for the next
-round, when the check runs again on the edited files (as ruff does).
+file's mode, owner and group, and only if it still holds the bytes the fixes
+were computed from. A file outside the project (through a symlink), a
+read-only one and one with other hard links are not written. Fixes whose
+edits overlap an accepted fix wait for the next round, when the check runs
+again on the edited files (as ruff does).
 """
 
 from __future__ import annotations
@@ -114,24 +116,37 @@ def _overlaps(edit: Edit, others: Sequence[Edit]) -> bool:
     return False
 
 
-def write_changes(changes: dict[str, Change], cwd: Path) -> dict[str, str]:
-    """Write each changed file; the problems of the ones not written, by path."""
+def write_changes(
+    changes: dict[str, Change], cwd: Path, root: Path | None = None
+) -> dict[str, str]:
+    """Write each changed file; the problems of the ones not written, by path. A file
+    whose real path is outside ``root`` (the project) is not written."""
     problems: dict[str, str] = {}
     for path, change in sorted(changes.items()):
-        problem = write_atomic(cwd / path, change.before.encode(change.after), change.before.data)
+        data = change.before.encode(change.after)
+        problem = write_atomic(cwd / path, data, change.before.data, root)
         if problem is not None:
             problems[path] = problem
     return problems
 
 
-def write_atomic(path: Path, data: bytes, expected: bytes) -> str | None:
-    """Replace the file at ``path`` (through a symlink, its target) with ``data``,
-    if it still holds ``expected``; the reason when it was not written."""
+def write_atomic(path: Path, data: bytes, expected: bytes, root: Path | None = None) -> str | None:
+    """Replace the file at ``path`` (through a symlink, its target) with ``data``, if it
+    still holds ``expected``; the reason when it was not written.
+
+    Declined: a target outside ``root`` (a symlink out of the project), one that is
+    not a regular file, one without its owner's write permission (only the directory
+    would need it), one with other hard links (a new file would split them from it),
+    and one whose owner or group the new file cannot be given. The bytes are compared
+    again just before the rename, so an edit saved meanwhile is kept.
+    """
     target = Path(os.path.realpath(path))
     try:
+        refusal = _refusal(target, root)
+        if refusal is not None:
+            return refusal
         if target.read_bytes() != expected:
-            return "changed since detlint read it; not written"
-        mode = stat.S_IMODE(target.stat().st_mode)
+            return "changed since detlint read it"
         fd, temporary = tempfile.mkstemp(
             dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
         )
@@ -142,10 +157,49 @@ def write_atomic(path: Path, data: bytes, expected: bytes) -> str | None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
+        problem = _replace(temporary, target, expected)
     except OSError as error:
+        problem = f"cannot write: {error.strerror or error}"
+    if problem is not None:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        return f"cannot write: {error.strerror or error}"
+    return problem
+
+
+def _refusal(target: Path, root: Path | None) -> str | None:
+    """Why ``target`` (a real path) is not to be rewritten, or None."""
+    if root is not None:
+        top = os.path.realpath(root)
+        if os.path.commonpath([top, str(target)]) != top:
+            return f"its real path {target} is outside the project ({top})"
+    info = target.stat()
+    if not stat.S_ISREG(info.st_mode):
+        return "not a regular file"
+    if not info.st_mode & stat.S_IWUSR:
+        return f"read-only (mode {stat.S_IMODE(info.st_mode):04o})"
+    if info.st_nlink > 1:
+        return (
+            f"has {info.st_nlink} hard links, which writing a new file would split "
+            "(edit it by hand, or break the links first)"
+        )
+    return None
+
+
+def _replace(temporary: str, target: Path, expected: bytes) -> str | None:
+    """Give ``temporary`` the target's owner, group and mode, then rename it over the
+    target if the target still holds ``expected``; the reason when not."""
+    info = target.stat()
+    made = os.stat(temporary)
+    if (made.st_uid, made.st_gid) != (info.st_uid, info.st_gid):
+        try:
+            os.chown(temporary, info.st_uid, info.st_gid)
+        except OSError:
+            return f"its owner and group ({info.st_uid}:{info.st_gid}) cannot be kept by this user"
+    os.chmod(temporary, stat.S_IMODE(info.st_mode))  # after chown, which clears setuid
+    current = target.stat()
+    if (current.st_ino, current.st_dev) != (info.st_ino, info.st_dev) or (
+        target.read_bytes() != expected
+    ):
+        return "changed while detlint was writing it; the file is as it was changed"
+    os.replace(temporary, target)
     return None

@@ -100,7 +100,13 @@ def build_fix(plan: FixPlan, read: Sources) -> Fix:
         raise Declined("nothing to change")
     ordered = tuple(sorted(edits))
     where = tuple(_where(edit, read(edit.path)) for edit in ordered)
-    return Fix(plan.message, plan.applicability, ordered, plan.placeholder, where)
+    message = plan.message
+    if isinstance(plan, RemoveKey) and any(edit.content.strip() for edit in ordered):
+        message = (
+            f"Set `{plan.key}: false` so that test failures fail the build (the job "
+            "`extends` others, which may set it)"
+        )
+    return Fix(message, plan.applicability, ordered, plan.placeholder, where)
 
 
 def _where(edit: Edit, source: SourceText) -> Where:

@@ -20,7 +20,7 @@ import libcst as cst
 from detlint.base.span import Span
 from detlint.fixes.edits import Declined, Edit
 from detlint.fixes.line_length import file_limit, fitted_call
-from detlint.fixes.python_locate import Edit3, Parsed, dotted, mark_name
+from detlint.fixes.python_locate import Edit3, Parsed, dotted, kept_comments, mark_name
 from detlint.fixes.python_locate import remove_item as _remove_item
 from detlint.fixes.python_pieces import PythonFile
 from detlint.fixes.source_text import SourceText
@@ -75,9 +75,9 @@ def python_edits(plan: DropMark | QuarantineMark | AddReason, read: Reader) -> t
         if plan.trials is not None and plan.count is not None:
             edits.append(_raise_default(files(plan.trials), plan.trials, plan.env, plan.count))
     elif isinstance(plan, QuarantineMark):
-        edits += _edits(
-            parsed, [_quarantine(parsed, mark, plan.reason, file_limit(read, plan.mark.path))]
-        )
+        limit = file_limit(read, plan.mark.path)
+        replaced = _quarantine(parsed, mark, plan.reason, limit)
+        edits += _edits(parsed, [*kept_comments(parsed.source, *replaced[:2]), replaced])
     elif isinstance(plan, AddReason):
         edits += _edits(parsed, [_add_reason(parsed, mark, plan.reason)])
     else:

@@ -11,7 +11,9 @@ which counts line ends the way the spans do.
 from __future__ import annotations
 
 import functools
+import io
 import re
+import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -263,3 +265,25 @@ def remove_item(parsed: Parsed, items: list[Item], index: int, tuple_like: bool)
     if tuple_like and len(remaining) == 1 and remaining[0].comma_end is None:
         edits.append((remaining[0].end, remaining[0].end, ","))
     return edits
+
+
+def kept_comments(source: SourceText, start: int, end: int) -> list[Edit3]:
+    """The comments written inside ``source.text[start:end]`` (an expression a fix
+    replaces with one line), as an insertion of comment lines above the line it starts
+    on, at that line's indentation: a comment line is valid between any two lines of
+    code but a continued one. None when there are no comments."""
+    text = source.text[start:end]
+    if "#" not in text:
+        return []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        raise Declined("the comments inside the marker could not be read to keep them") from None
+    comments = [token.string for token in tokens if token.type == tokenize.COMMENT]
+    if not comments:
+        return []
+    line_start = source.line_range(source.position(start)[0])[0]
+    line = source.text[line_start:start]
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    ending = source.line_end(start)
+    return [(line_start, line_start, "".join(indent + c + ending for c in comments))]

@@ -1,5 +1,8 @@
 """Edits that remove a YAML key (DET401) or replace its value (DET411), by position.
 
+A GitLab job's ``allow_failure`` is set to ``false`` rather than removed where the
+job ``extends`` others, which may set it.
+
 The edits are ranges of the file's text found from ruamel's composed nodes,
 never a re-dumped document, so comments, quoting, line ends and indentation
 outside the ranges stay as written. After the edits the text is loaded again
@@ -44,7 +47,11 @@ def yaml_edits(plan: RemoveKey | ReplaceValue, source: SourceText) -> tuple[Edit
     document = compose(source.text)
     offset = source.offset(plan.span.line, plan.span.column)
     pair = find_pair(document, source, offset, plan.key)
-    if isinstance(plan, RemoveKey):
+    if isinstance(plan, RemoveKey) and extends(pair):
+        # The job would inherit the key from the job it extends: override it instead.
+        edits = _replace_value(pair, "false", source)
+        require_replaced(source.text, apply_edits(source.text, edits), _value_path(pair), False)
+    elif isinstance(plan, RemoveKey):
         edits = _remove_key(pair, source)
         require_removed(source.text, apply_edits(source.text, edits), _value_path(pair))
     else:
@@ -52,6 +59,17 @@ def yaml_edits(plan: RemoveKey | ReplaceValue, source: SourceText) -> tuple[Edit
         new_value = load_value(plan.value)
         require_replaced(source.text, apply_edits(source.text, edits), _value_path(pair), new_value)
     return edits
+
+
+def extends(pair: Pair) -> bool:
+    """Whether ``pair`` is a GitLab job's ``allow_failure`` in a job that ``extends``
+    others: removed, the job would take theirs (GitLab merges the job over what it
+    extends), so the fix writes ``allow_failure: false`` where the job's own key is."""
+    if not isinstance(pair.key, ScalarNode) or pair.key.value != "allow_failure":
+        return False
+    return any(
+        isinstance(key, ScalarNode) and key.value == "extends" for key, _ in pair.mapping.value
+    )
 
 
 def _value_path(pair: Pair) -> tuple[object, ...]:

@@ -21,6 +21,7 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
+from detlint.base.paths import printable
 from detlint.base.percentages import percent, percent_label
 from detlint.base.severity import severity_rank
 from detlint.report.findings import summary_line
@@ -125,7 +126,7 @@ def _table(report: Report) -> list[str]:
 
 def _item(number: int, finding: Finding) -> list[str]:
     span = finding.span
-    where = code_span(_cut(f"{span.path}:{span.line}:{span.column}"))
+    where = code_span(_cut(f"{printable(span.path)}:{span.line}:{span.column}"))
     head = f"{number}. **{finding.code}** {finding.name} at {where}"
     if finding.loss is not None:
         head += f": {_reported(finding.loss)}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from detlint import __version__
+from detlint.base.paths import printable
 from detlint.report import colour
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def finding_head(
     message's concise form."""
     span = finding.span
     on = report.color
-    where = colour.location(f"{span.path}:{span.line}:{span.column}", on)
+    where = colour.location(f"{printable(span.path)}:{span.line}:{span.column}", on)
     text = finding.message
     if short:
         from detlint.report.concise import concise_message

@@ -17,6 +17,7 @@ from __future__ import annotations
 import unicodedata
 from typing import TYPE_CHECKING
 
+from detlint.base.paths import printable
 from detlint.base.source_lines import SourceLines
 from detlint.report import colour
 from detlint.report.findings import built_fixes, closing_lines, finding_head
@@ -140,10 +141,9 @@ def render_full(report: Report) -> str:
             lines.append(f"  = fix unavailable: {built}")
         elif finding.fix is not None:
             lines.append(f"  = fix ({finding.fix.applicability}): {finding.fix.message}")
-        lines += [
-            f"  = related: {colour.location(f'{related.path}:{related.line}:{related.column}', on)}"
-            for related in finding.related
-        ]
+        for related in finding.related:
+            where = f"{printable(related.path)}:{related.line}:{related.column}"
+            lines.append(f"  = related: {colour.location(where, on)}")
         blocks.append("\n".join(lines) + "\n")
     closing = closing_lines(report)
     if closing:

@@ -24,6 +24,8 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 from typing import TYPE_CHECKING
 
+from detlint.base.paths import printable
+
 if TYPE_CHECKING:
     from detlint.report.formats import Report
     from detlint.rules.finding import Finding
@@ -43,10 +45,10 @@ def xml_text(text: str) -> str:
 
 def _finding_text(finding: Finding) -> str:
     span = finding.span
-    lines = [f"{span.path}:{span.line}:{span.column}: {finding.message}"]
+    lines = [f"{printable(span.path)}:{span.line}:{span.column}: {finding.message}"]
     if finding.help:
         lines.append(f"  help: {finding.help}")
-    lines += [f"  related: {r.path}:{r.line}:{r.column}" for r in finding.related]
+    lines += [f"  related: {printable(r.path)}:{r.line}:{r.column}" for r in finding.related]
     return "\n".join(lines)
 
 
@@ -97,9 +99,9 @@ def render_junit(report: Report) -> str:
             suite,
             "testcase",
             {
-                "classname": path,
+                "classname": xml_text(printable(first.span.path)),
                 "name": f"{first.code} {first.name}",
-                "file": path,
+                "file": path,  # the name itself: XML escapes what does not print
                 "time": UNTIMED,
             },
         )

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from detlint import __version__
+from detlint.base.paths import printable
 from detlint.base.source_lines import SourceLines
 from detlint.report.fingerprints import LineFingerprints
 from detlint.report.formats import INFORMATION_URL, rule_url
@@ -153,7 +154,7 @@ def _result(
     if index is not None:
         result["ruleIndex"] = index
     if finding.related:
-        where = f"{finding.span.path}:{finding.span.line}:{finding.span.column}"
+        where = f"{printable(finding.span.path)}:{finding.span.line}:{finding.span.column}"
         result["relatedLocations"] = [
             {"id": number, **_location(span), "message": {"text": f"related to {where}"}}
             for number, span in enumerate(finding.related, start=1)

@@ -135,9 +135,14 @@ def test_ranges_and_parents_are_libcsts() -> None:
         assert all(parents[node] is parent for node, parent in expected.items())
 
 
-def test_a_file_ast_cannot_parse_is_parsed_whole() -> None:
+def test_a_file_ast_cannot_parse_gets_no_fix() -> None:
+    """libcst is never given what ``ast`` rejects (its native parser can crash on it)."""
     file = PythonFile(source_of(MODULE + "def broken(:\n    pass\n"))
-    with pytest.raises(Declined, match=r"test_m\.py does not parse"):
+    with pytest.raises(
+        Declined,
+        match=r"^Python's parser cannot read test_m\.py \(invalid syntax, line 29\); "
+        r"no fix is made in it$",
+    ):
         file.at_line(8)
 
 

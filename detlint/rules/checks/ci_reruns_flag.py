@@ -151,7 +151,21 @@ def _option_line(span: Span, run: TestRun) -> Span:
     on, when the command goes on over lines (``pytest \\`` then ``--reruns 3``); the
     fix still edits the whole command."""
     at = run.run.reruns_at
-    if at is None or span != run.span or at.line <= run.run.line:
+    if at is None or span != run.span:
         return span
+    if at.line <= run.run.line:
+        return _folded(span, run)
     line = span.line + at.line - run.run.line
     return Span(span.path, line, 1, line, 1)
+
+
+def _folded(span: Span, run: TestRun) -> Span:
+    """A folded script (``run: >``) is one line of text written over several lines of
+    the file, and its option may be on any of them: the finding covers the script from
+    the command's line to the script's end, as the fix searches it."""
+    command = run.command.span
+    text_lines = run.command.text.rstrip("\r\n").count("\n") + 1
+    folded = command.end_line - command.line > text_lines
+    if not folded or span.end_line != span.line or command.end_line <= span.line:
+        return span
+    return Span(span.path, span.line, 1, command.end_line, command.end_column)
