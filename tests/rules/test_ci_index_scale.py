@@ -46,8 +46,9 @@ def pipeline(root: Path, steps: list[str], plain_job: str = "") -> None:
 
 
 def check(root: Path, timeout: float) -> list[str]:
+    """The first line of each finding, whole (`full`: the concise form is shortened)."""
     result = subprocess.run(
-        [sys.executable, "-m", "detlint", "check", "--no-cache", "."],
+        [sys.executable, "-m", "detlint", "check", "--no-cache", "--output-format", "full", "."],
         cwd=root,
         capture_output=True,
         text=True,
