@@ -13,7 +13,9 @@ one. Anything less plain is left as it is.
 from __future__ import annotations
 
 import ast
+import functools
 import io
+import re
 import tokenize
 from collections.abc import Sequence
 
@@ -35,11 +37,9 @@ def unused_import_edits(source: SourceText, edits: Sequence[Edit], name: str) ->
     none when the name is still used, or its import is not plain enough to edit."""
     if not name.isidentifier():
         return []
-    try:
-        tree = ast.parse(source.text)
-    except (SyntaxError, ValueError):
+    body = _statements(source.text)
+    if body is None:
         return []
-    body = tree.body
     found = [
         (index, node)
         for index, node in enumerate(body)
@@ -55,11 +55,12 @@ def unused_import_edits(source: SourceText, edits: Sequence[Edit], name: str) ->
     if (before or 0) >= statement.lineno or after <= last or statement.col_offset:
         return []  # shares a line with another statement
     start, end = source.line_range(statement.lineno)[0], source.line_range(last)[1]
+    removal = [*edits, Edit(source.path, start, end, "")]
     try:
-        rest = apply_edits(source.text, [*edits, Edit(source.path, start, end, "")])
+        apply_edits(source.text, removal)
     except Declined:
         return []  # the fix edits the import itself
-    if _used(rest, name):
+    if _used(source.text, removal, name):
         return []
     kept = [alias for alias in statement.names if _bound(alias, statement) != name]
     if not kept:
@@ -89,19 +90,62 @@ def _with_blank_lines(source: SourceText, first: int, last: int) -> tuple[int, i
     return source.line_range(first)[0], source.line_range(last)[1]
 
 
-def _used(text: str, name: str) -> bool:
-    """Whether ``text`` uses ``name``: as a name in code, or as the whole of a string
-    (``__all__``, ``getattr``); True when the text cannot be read as tokens."""
-    quoted = {f"'{name}'", f'"{name}"'}
+def _used(text: str, edits: Sequence[Edit], name: str) -> bool:
+    """Whether ``text`` with ``edits`` made uses ``name``: as a name in code, or as the
+    whole of a string (``__all__``, ``getattr``). A use of the original text counts unless
+    an edit removes all of it; text an edit writes counts where it holds the name as a
+    word; True when the text cannot be read as tokens."""
+    table = _uses(text)
+    if table is None:
+        return True  # not tokenized: keep the import
+    if any(_writes(edit.content, name) for edit in edits):
+        return True
+    return any(not any(e.start <= a and b <= e.end for e in edits) for a, b in table.get(name, ()))
+
+
+def _writes(content: str, name: str) -> bool:
+    """Whether the text an edit writes uses ``name`` (as a name, or the name quoted);
+    where it is no whole piece of code to tokenize, whether it holds the name as a word."""
+    table = _uses(content)
+    if table is None:
+        return re.search(rf"\b{re.escape(name)}\b", content) is not None
+    return name in table
+
+
+@functools.lru_cache(maxsize=8)
+def _statements(text: str) -> list[ast.stmt] | None:
+    """The module's statements, parsed once per text: a file with a hundred fixes asks
+    for each of them."""
+    try:
+        return ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _uses(text: str) -> dict[str, list[tuple[int, int]]] | None:
+    """Where each name is used in ``text`` (character ranges): as a name token, or as a
+    string token that is exactly the name quoted; read once per text. None when the
+    text cannot be read as tokens."""
+    # Lines as the tokenizer reads them: ``readline`` of a StringIO ends each at "\n".
+    starts = [0, *(match.end() for match in re.finditer("\n", text))]
+    found: dict[str, list[tuple[int, int]]] = {}
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
-            if token.type == tokenize.NAME and token.string == name:
-                return True
-            if token.type == tokenize.STRING and token.string in quoted:
-                return True
-    except (tokenize.TokenError, SyntaxError):
-        return True
-    return False
+            word = token.string
+            if token.type == tokenize.STRING:
+                quote = word[:1]
+                if quote not in ("'", '"') or word[-1:] != quote or len(word) < 2:
+                    continue
+                word = word[1:-1]
+            elif token.type != tokenize.NAME:
+                continue
+            (row, column), (end_row, end_column) = token.start, token.end
+            span = (starts[row - 1] + column, starts[end_row - 1] + end_column)
+            found.setdefault(word, []).append(span)
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return None
+    return found
 
 
 def _trimmed(lines: str, name: str) -> str | None:
