@@ -271,6 +271,10 @@ class Checker:
         if checked is None:
             checked = self.analysed(started, discovery)
             if entry is not None:
+                if entry.tree_settled and arguments.write_baseline is None:
+                    from detlint.cli.fix_options import built_with
+
+                    checked = built_with(checked, self.cwd)  # a repeat run builds none
                 entry.put(checked)
         else:
             self.timings.append(time.perf_counter() - started)

@@ -48,6 +48,9 @@ class CheckedFindings(NamedTuple):
     files: int
     described: tuple[str, ...]
     warnings: tuple[str, ...] = ()  # lines for standard error, such as unknown ignore codes
+    # Each finding's fix as built from the tree analysed (``fixes.build.build_fixes``),
+    # kept with the findings so that a repeat run on the same tree builds none.
+    fixes: tuple[object, ...] | None = None
 
 
 class CheckOutcome(NamedTuple):
@@ -106,8 +109,20 @@ def finish_check(checked: CheckedFindings, options: CheckOptions, cwd: Path) -> 
         suppressed=suppressed,
         baselined=baselined,
         baseline_gone=gone,
+        fixes=_kept_fixes(checked, findings),
     )
     return CheckOutcome(report, exit_status(findings, options))
+
+
+def _kept_fixes(checked: CheckedFindings, kept: tuple[Finding, ...]) -> tuple[object, ...] | None:
+    """The built fixes of the findings the baseline left, in their order; None when
+    none were built with the findings (the report builds them)."""
+    if checked.fixes is None:
+        return None
+    built = {id(finding): fix for finding, fix in zip(checked.findings, checked.fixes, strict=True)}
+    if any(id(finding) not in built for finding in kept):
+        return None
+    return tuple(built[id(finding)] for finding in kept)
 
 
 def exit_status(findings: tuple[Finding, ...], options: CheckOptions) -> int:

@@ -26,7 +26,7 @@ from detlint.report.formats import TEXT_FORMATS
 
 if TYPE_CHECKING:
     from detlint.cli.check_arguments import CheckArguments
-    from detlint.cli.check_run import CheckOutcome
+    from detlint.cli.check_run import CheckedFindings, CheckOutcome
     from detlint.cli.fix_rounds import FixOutcome
     from detlint.fixes.apply import Change
     from detlint.report.formats import Report
@@ -50,11 +50,21 @@ def with_fixes(report: Report, unsafe: bool, fixed: int = 0) -> Report:
     for every format, which plans can be carried out, so that a fix ``--fix`` would
     decline is never shown or counted as fixable."""
     report = report._replace(unsafe_fixes=unsafe, fixed=fixed)
-    if not any(f.fix for f in report.findings):
-        return report
+    if report.fixes is not None or not any(f.fix for f in report.findings):
+        return report  # built with the findings (a run cache entry), or nothing to build
     from detlint.fixes.build import Sources, build_fixes
 
     return report._replace(fixes=build_fixes(report.findings, Sources(report.cwd)))
+
+
+def built_with(checked: CheckedFindings, cwd: Path) -> CheckedFindings:
+    """``checked`` with its findings' fixes built (paths shown from ``cwd``), for the
+    run cache to keep."""
+    if not any(f.fix for f in checked.findings):
+        return checked
+    from detlint.fixes.build import Sources, build_fixes
+
+    return checked._replace(fixes=build_fixes(checked.findings, Sources(cwd)))
 
 
 def check_with_fixes(

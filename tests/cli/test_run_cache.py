@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from detlint.cli import run_cache
 from detlint.cli.main import cli
 from detlint.cli.run_cache import RunCache
+from detlint.fixes import build
 from detlint.report.formats import FORMATS
 
 PYPROJECT = """\
@@ -231,3 +232,40 @@ def test_a_tree_modified_within_two_seconds_is_not_stored(
     assert check()[2] is False
     assert len(entries()) == 1
     assert check() == (first[0], first[1], True)
+
+
+# A run cache entry keeps the findings' fixes as built from the tree it analysed: a
+# repeat check marks and counts the same fixes, in every format, without building any.
+def test_a_repeat_run_marks_the_same_fixes_and_builds_none(
+    repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status, fresh, reused = check("--unsafe-fixes")
+    assert (status, reused) == (1, False)
+    assert "DET101 [*] rerun marker" in fresh
+    assert "[*] 1 fixable with the `--fix` option." in fresh
+    _, fresh_json, _ = check("--output-format", "json")
+
+    def no_build(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a repeat run on an unchanged tree built a fix")
+
+    monkeypatch.setattr(build, "build_fixes", no_build)
+    status, again, reused = check("--unsafe-fixes")
+    assert (status, reused) == (1, True)
+    assert again == fresh
+    _, again_json, reused = check("--output-format", "json")
+    assert reused
+    assert again_json == fresh_json
+    assert '"fixable": true' in again_json or '"fix": {' in again_json
+
+
+def test_a_changed_tree_builds_its_fixes_afresh(repo, monkeypatch) -> None:
+    check()
+    (repo / "tests" / "test_a.py").write_text(
+        "import pytest\n\n\n@pytest.mark.flaky(reruns=3)\ndef test_one():\n    assert True\n"
+    )
+    calls = []
+    real = build.build_fixes
+    monkeypatch.setattr(build, "build_fixes", lambda *a: calls.append(1) or real(*a))
+    status, output, reused = check("--unsafe-fixes")
+    assert (status, reused, calls) == (1, False, [1])
+    assert "DET101 [*] rerun marker" in output
