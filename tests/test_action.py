@@ -176,10 +176,27 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     action_path = tmp_path_factory.mktemp("action") / "detlint"
     working_tree_clone(action_path)
     temp = tmp_path_factory.mktemp("runner-temp")
-    run = run_action({}, temp, (action_path, temp), install=True)
+    # The install step runs in the workspace, as on GitHub: a repository's modules
+    # named like the ones it runs (venv, pip) must not be imported from there.
+    scanned = plant_modules(tmp_path_factory.mktemp("workspace"))
+    run = run_action({}, scanned, (action_path, temp), install=True)
     assert run.statuses["Install detlint"] == 0, run.stderr["Install detlint"]
     assert (temp / "detlint-venv" / "bin" / "detlint").exists()
+    assert sorted(path.name for path in scanned.glob("PWNED*")) == []
     return action_path, temp
+
+
+# Modules a workspace could hold under the names the action's Python commands import:
+# each leaves a file behind when imported.
+PLANTED = ("venv", "pip", "shlex", "click", "yaml", "libcst")
+
+
+def plant_modules(workspace: Path) -> Path:
+    for name in PLANTED:
+        (workspace / f"{name}.py").write_text(
+            f"import pathlib\npathlib.Path(__file__).with_name('PWNED-{name}').touch()\n"
+        )
+    return workspace
 
 
 @pytest.fixture
@@ -259,3 +276,15 @@ def test_a_usage_error_fails_the_job_with_status_2_and_uploads_nothing(
     # usage errors on standard error, as on a terminal.
     assert message in (run.stdout if message.startswith("::") else run.stderr)[step]
     assert run.uploaded is None
+
+
+def test_modules_in_the_workspace_are_never_imported(
+    installed: tuple[Path, Path], workspace: Path
+) -> None:
+    """The workspace is the scanned repository, and the action's steps run there: a
+    ``python -c`` or ``python -m`` would import its modules before the standard
+    library's, so each runs isolated (``-I``)."""
+    plant_modules(workspace)
+    run = run_action({}, workspace, installed)
+    assert run.statuses == {"Run detlint check": 0, "Exit with detlint's status": 1}
+    assert sorted(path.name for path in workspace.glob("PWNED*")) == []
