@@ -77,3 +77,24 @@ def test_no_file_of_the_repository_is_imported_or_run(
     assert result.returncode in (0, 1), result.stderr
     assert read in result.stdout
     assert sorted(path.name for path in repo.rglob("RAN-*")) == []
+
+
+def test_python_m_detlint_in_the_scanned_root_imports_none_of_its_modules(tmp_path: Path) -> None:
+    """``python -m`` puts the working directory first on the import path; run from the
+    scanned tree's root, detlint still imports click, yaml and libcst, not the tree's."""
+    repo = tmp_path / "repo"
+    for name, text in FILES.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    subprocess.run(["git", "init", "--quiet", str(repo)], check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "detlint", "check", "--output-format", "json", "--unsafe-fixes"],
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 1, result.stderr
+    assert '"DET401"' in result.stdout
+    assert sorted(path.name for path in repo.rglob("RAN-*")) == []
