@@ -160,13 +160,16 @@ class CiCommand:
     # How its job's matrix entries run it, when they run different texts or set its
     # variables otherwise than as written (``Reading``); empty: as written.
     readings: tuple[Reading, ...] = ()
+    # Written as a YAML block scalar (``|``, ``>-``...): its text starts on the line after
+    # the indicator, even when chomping leaves it one line with no line break.
+    block: bool = False
 
     def span_of(self, run: PytestRun | TestCall | QuietKnob) -> Span:
         """Where a pytest invocation read from this text sits in the pipeline file.
         A block scalar's content starts on the line after ``|``, and YAML strips its
         indentation from the text, so there the span is the whole line."""
         span = self.span
-        if span.end_line > span.line and "\n" in self.text:
+        if span.end_line > span.line and (self.block or "\n" in self.text):
             line = span.line + 1 + run.line
             return Span(span.path, line, 1, line, 1)
         if run.line == 0:

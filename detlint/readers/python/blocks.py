@@ -11,6 +11,7 @@ it says so (None), and the caller parses the whole text instead.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable
 
@@ -28,6 +29,8 @@ _STRING_OR_COMMENT = re.compile(_STRINGS_AND_COMMENTS, re.DOTALL)
 # Brackets of any kind as "(" and ")", everything else deleted.
 _ONE_KIND = bytes.maketrans(b"[]{}", b"()()")
 _ONE_KIND_TEXT = str.maketrans("[]{}", "()()")
+_OPEN = ord("(")
+_REMOVAL_PASSES = 16
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"()[]{}"))
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=\n]*)?=[^=]")
 IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -49,9 +52,7 @@ def statement_starts(text: str, indent: str = "", masked: str | None = None) -> 
     if masked is None:
         masked = blank_strings(text)
     brackets = masked.encode("utf-8", "surrogatepass").translate(_ONE_KIND, _NOT_BRACKETS)
-    while b"()" in brackets:
-        brackets = brackets.replace(b"()", b"")
-    if brackets:
+    if not _balanced(brackets):
         return None  # a bracket closes one never opened, or one stays open
     starts = [0]
     depth = 0
@@ -64,6 +65,22 @@ def statement_starts(text: str, indent: str = "", masked: str | None = None) -> 
         if not depth and text[match.start() - 1 : match.start()] != "\\":
             starts.append(position)
     return starts
+
+
+def _balanced(brackets: bytes) -> bool:
+    """Whether every bracket of ``brackets`` (all of one kind) closes one opened before
+    it and none stays open. Shallow nesting is resolved by a few passes of removing
+    ``()`` (in C); each pass removes one level only, so deep nesting (thousands of
+    levels) is counted in one pass instead of taking a pass per level."""
+    for _ in range(_REMOVAL_PASSES):
+        if b"()" not in brackets:
+            return not brackets
+        brackets = brackets.replace(b"()", b"")
+    depth = 0
+    for depth in itertools.accumulate(1 if byte == _OPEN else -1 for byte in brackets):
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _bracket_counts(masked: str) -> tuple[Callable[[int, int], int], Callable[[int, int], int]]:

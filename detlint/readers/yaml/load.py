@@ -247,20 +247,18 @@ class _Composer:
     def scalar(self, event: Any) -> YScalar:
         value: str = event.value
         style = event.style
-        if style == "|" or style == ">":
-            position = self.block_scalar_position(event.start_mark, event.end_mark)
-        else:
-            position = self.position(event.start_mark, event.end_mark)
+        block = style == "|" or style == ">"
+        marks = (event.start_mark, event.end_mark)
+        position = self.block_scalar_position(*marks) if block else self.position(*marks)
         quoted = style == '"' or style == "'"
         if self.masked is not None and FILL_END in value:
             value = self.masked.unmask(value, event.start_mark.index, event.end_mark.index)
-            return YScalar(value, value, quoted, position)
+            return YScalar(value, value, quoted, position, block)
         tag = event.ctag
         if tag is not None:
-            return YScalar(resolve_tagged(str(tag), value), value, quoted, position)
-        return YScalar(
-            resolve_plain(value) if event.implicit[0] else value, value, quoted, position
-        )
+            return YScalar(resolve_tagged(str(tag), value), value, quoted, position, block)
+        resolved = resolve_plain(value) if event.implicit[0] else value
+        return YScalar(resolved, value, quoted, position, block)
 
     def block_scalar_position(self, start: Any, end: Any) -> Position:
         """A block scalar ends at its last character, not after its trailing line breaks."""

@@ -41,12 +41,16 @@ class Position:
 @dataclass(eq=False, slots=True)
 class YScalar:
     """A scalar: its YAML 1.2 core-schema value (``true`` is True, ``"true"`` the
-    string), its source text as written, and whether it was quoted."""
+    string), its source text as written, and whether it was quoted. ``block``: written
+    as a block scalar (``|`` or ``>``, any chomping or indentation indicator), whose
+    text starts on the line after the indicator; a reader cannot tell that from the
+    value when chomping (``>-``) leaves a one-line text with no line break."""
 
     value: ScalarValue
     text: str
     quoted: bool
     position: Position
+    block: bool = False
 
 
 @dataclass(eq=False, slots=True)

@@ -319,7 +319,7 @@ def _command_values(
         if text and text.strip():
             shell = uploaded(text, env)
             span = node.position.span(path)
-            yield CiCommand(shell.text, span, errexit=True, pipefail=False, note=shell.note)
+            yield CiCommand(shell.text, span, True, False, note=shell.note, block=node.block)
     elif isinstance(node, YSeq) and depth < _MAX_DEPTH:
         for item in node.items:
             yield from _command_values(item, path, env, depth + 1)

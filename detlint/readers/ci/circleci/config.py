@@ -134,7 +134,8 @@ class _Reader:
         environment, max_auto_reruns}``."""
         if isinstance(body, YScalar):
             text = text_of(body)
-            return CiCommand(text, body.position.span(self.path), True, True) if text else None
+            at = body.position.span(self.path)
+            return CiCommand(text, at, True, True, block=body.block) if text else None
         if not isinstance(body, YMap):
             return None
         node = body.get("command")
@@ -150,6 +151,7 @@ class _Reader:
         return CiCommand(
             text, span, errexit, pipefail, (knob,) if knob is not None else (), env,
             text_of(body.get("working_directory")), name=text_of(body.get("name")),
+            block=isinstance(node, YScalar) and node.block,
         )  # fmt: skip
 
 

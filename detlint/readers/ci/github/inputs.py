@@ -65,7 +65,7 @@ def input_commands(
             text = text_of(value)
             if text and text.strip() and not isinstance(value.value, bool):
                 span = value.position.span(path)
-                yield CiCommand(text, span, True, False, knobs, env, working_dir)
+                yield CiCommand(text, span, True, False, knobs, env, working_dir, block=value.block)
 
 
 def input_knobs(with_: YNode | None, where: str, path: str, callee: str) -> Iterator[CiKnob]:

@@ -196,6 +196,7 @@ def _steps(node: YNode | None, where: str, ctx: _Context) -> list[CiCommand]:
                     working_dir,
                     name=name,
                     readings=readings,
+                    block=run.block,
                 )
             )
         elif uses is not None:
@@ -252,6 +253,7 @@ def _retried(
             env,
             retry.working_dir,
             readings=command_readings(text, (*ctx.env, *env), ctx.entries, step_if),
+            block=retry.command.block,
         )
     ]
 

@@ -175,7 +175,8 @@ def _commands(val: Merged, config: Tree, depth: int) -> list[CiCommand]:
 
 
 def _command(text: str, node: YNode, path: str) -> CiCommand:
-    return CiCommand(text, node.position.span(path), errexit=True, pipefail=True)
+    block = isinstance(node, YScalar) and node.block
+    return CiCommand(text, node.position.span(path), errexit=True, pipefail=True, block=block)
 
 
 def _reference(item: YSeq, config: Tree) -> Merged | None:
