@@ -11,8 +11,11 @@ edit compares.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ruamel.yaml import YAML
@@ -70,6 +73,15 @@ def _loader() -> YAML:
 
 
 @functools.lru_cache(maxsize=8)
+@contextlib.contextmanager
+def quiet_yaml() -> Iterator[None]:
+    """ruamel's warnings (a reused anchor name) kept off standard error: the pipeline
+    was read already, and a fix's check says what it declines in its own words."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
 def compose(text: str) -> Document:
     """The composed documents of ``text``; ``Declined`` when it is not plain YAML.
 
@@ -77,7 +89,8 @@ def compose(text: str) -> Document:
     soft fails in 40 files) is composed once, not once per fix. Read only."""
     yaml = _loader()
     try:
-        roots = tuple(root for root in yaml.compose_all(text) if root is not None)
+        with quiet_yaml():
+            roots = tuple(root for root in yaml.compose_all(text) if root is not None)
     except Exception as error:  # ruamel raises many kinds for text it cannot read
         raise Declined(
             f"the file does not parse as YAML (a template?): {_first_line(error)}"

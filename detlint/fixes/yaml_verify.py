@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ruamel.yaml import YAML
 
 from detlint.fixes.edits import Declined
-from detlint.fixes.yaml_locate import Path
+from detlint.fixes.yaml_locate import Path, quiet_yaml
 
 
 class _Missing:
@@ -44,7 +44,8 @@ def load(text: str) -> list[object]:
     the last few texts (the file before its fixes is loaded for each of them), so the
     result is shared: callers only read it."""
     try:
-        return list(YAML(typ="safe", pure=True).load_all(text))
+        with quiet_yaml():
+            return list(YAML(typ="safe", pure=True).load_all(text))
     except Exception as error:  # ruamel raises many kinds for text it cannot read
         raise Declined(f"the edited file would not load as YAML: {error}") from None
 
