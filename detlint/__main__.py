@@ -9,7 +9,7 @@ its package, so that entry goes before anything else is imported.
 import os
 import sys
 
-if sys.path and not sys.flags.safe_path and sys.path[0] in ("", os.getcwd()):
+if sys.path and not getattr(sys.flags, "safe_path", False) and sys.path[0] in ("", os.getcwd()):
     del sys.path[0]
 
 from detlint.cli.main import main  # after the import path is made safe

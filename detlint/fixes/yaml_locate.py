@@ -72,7 +72,6 @@ def _loader() -> YAML:
     return YAML(typ="safe", pure=True)
 
 
-@functools.lru_cache(maxsize=8)
 @contextlib.contextmanager
 def quiet_yaml() -> Iterator[None]:
     """ruamel's warnings (a reused anchor name) kept off standard error: the pipeline
@@ -82,6 +81,7 @@ def quiet_yaml() -> Iterator[None]:
         yield
 
 
+@functools.lru_cache(maxsize=8)
 def compose(text: str) -> Document:
     """The composed documents of ``text``; ``Declined`` when it is not plain YAML.
 
