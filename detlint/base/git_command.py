@@ -14,6 +14,7 @@ The user's own global config is read as git always reads it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 # Each `-c` set here overrides the same key in the repository's config. Settings
@@ -55,3 +56,32 @@ def git_environment(environment: Mapping[str, str]) -> dict[str, str]:
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_OPTIONAL_LOCKS": "0",
     }
+
+
+# Variables a hook sets that would point git at another repository than the tree's.
+GIT_LOCATION_VARIABLES = frozenset(
+    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX"}
+)
+GIT_TIMEOUT_SECONDS = 20.0
+
+
+def run_git(root: str | os.PathLike[str], *arguments: str) -> bytes | None:
+    """What ``git ARGUMENTS`` prints in ``root``, run as above with the location
+    variables removed; None when git is missing, fails or takes over
+    ``GIT_TIMEOUT_SECONDS`` (the caller then reads without git)."""
+    import subprocess  # only where a run asks git
+
+    kept = {k: v for k, v in os.environ.items() if k not in GIT_LOCATION_VARIABLES}
+    try:
+        result = subprocess.run(
+            git_command(*arguments),
+            cwd=root,
+            env=git_environment(kept),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout if result.returncode == 0 else None

@@ -14,12 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from detlint.base.git_command import git_command, git_environment
-
-_GIT_TIMEOUT_SECONDS = 20.0
-_GIT_LOCATION_VARIABLES = frozenset(
-    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX"}
-)
+from detlint.base.git_command import run_git
 
 
 def committed_bytes(path: Path, root: Path) -> bytes | None:
@@ -33,20 +28,4 @@ def committed_bytes(path: Path, root: Path) -> bytes | None:
         return None
     if relative.startswith("../"):
         return None
-    env = git_environment({k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES})
-    command = git_command("show", "--no-textconv", f"HEAD:{relative}")
-    import subprocess  # only for a run on a changed dependency or config file
-
-    try:
-        result = subprocess.run(
-            command,
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_GIT_TIMEOUT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return result.stdout if result.returncode == 0 else None
+    return run_git(root, "show", "--no-textconv", f"HEAD:{relative}")

@@ -12,15 +12,6 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-_GIT_TIMEOUT_SECONDS = 20.0
-
-
-# Set by git hooks (pre-commit runs inside one) and by wrappers; they would point
-# `git ls-files` at another repository or index than the root being linted.
-_GIT_LOCATION_VARIABLES = frozenset(
-    {"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_PREFIX"}
-)
-
 
 class GitListing(NamedTuple):
     """What ``git ls-files`` reports, as paths relative to the root in POSIX form.
@@ -56,30 +47,14 @@ def git_listing(root: str) -> GitListing | None:
     """
     if not _is_git_work_tree(root):
         return None
-    import subprocess  # only when a directory is walked in a git work tree
+    from detlint.base.git_command import run_git  # only when a directory is walked in git
 
-    from detlint.base.git_command import git_command, git_environment
-
-    env = git_environment({k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARIABLES})
-    command = git_command("ls-files", "-z", "--cached", "--others", "--exclude-standard")
-
-    try:
-        result = subprocess.run(
-            command,
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=_GIT_TIMEOUT_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if result.returncode != 0:
+    listed = run_git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if listed is None:
         return None
     kept: set[str] = set()
     dirs: set[str] = {""}
-    for raw in result.stdout.split(b"\0"):
+    for raw in listed.split(b"\0"):
         if not raw:
             continue
         # Untracked nested repositories are listed once, as "dir/".
