@@ -3,8 +3,11 @@ key, ``per-file-ignores`` on real findings and ``fail-on``."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from detlint.base.paths import display_path
 from detlint.base.span import Span
 from detlint.cli.check_run import CheckOptions, exit_status
 from detlint.cli.config_files import find_settings_file, load_settings
@@ -87,7 +90,8 @@ def test_bad_values_name_the_key_and_the_file(tmp_path, key, value, message):
         parse_settings({key: value}, tmp_path / "pyproject.toml")
     text = str(raised.value)
     assert message in text
-    assert text.startswith(f"{tmp_path / 'pyproject.toml'}: ")
+    # The file as every message shows a path: from the working directory.
+    assert text.startswith(f"{display_path(tmp_path / 'pyproject.toml', Path.cwd())}: ")
 
 
 def test_found_by_walking_up_past_a_pyproject_without_the_table(tmp_path, monkeypatch):
