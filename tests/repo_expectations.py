@@ -24,6 +24,24 @@ EXPECT = re.compile(r"expect:\s*((?:DET\d{3}\s*,?\s*)+)")
 TEXT_SUFFIXES = {".py", ".ini", ".toml", ".cfg", ".txt", ".yml", ".yaml"}
 
 
+# A project that pins a rerun plugin, and a test module with one rerun marker: the
+# smallest repository with a finding (DET101 at tests/test_a.py:4) and a fix.
+RERUN_PYPROJECT = """\
+[project]
+name = "demo"
+version = "0"
+dependencies = ["pytest-rerunfailures==14.0"]
+"""
+RERUN_TEST = """\
+import pytest
+
+
+@pytest.mark.flaky(reruns=2)
+def test_one():
+    assert True
+"""
+
+
 def repository_copy(source: Path, destination: Path) -> Path:
     """``source`` copied to ``destination`` as a git repository of its own (inside
     this one, detlint would take this repository's root for its root)."""

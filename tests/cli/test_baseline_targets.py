@@ -16,24 +16,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_expectations import RERUN_PYPROJECT, RERUN_TEST
 
 from detlint.rules.baseline import MAX_BASELINE_BYTES
 
 ROOT = Path(__file__).resolve().parents[2]
-PYPROJECT = """\
-[project]
-name = "demo"
-version = "0"
-dependencies = ["pytest-rerunfailures==14.0"]
-"""
-TEST_A = """\
-import pytest
-
-
-@pytest.mark.flaky(reruns=2)
-def test_one():
-    assert True
-"""
+PYPROJECT, TEST_A = RERUN_PYPROJECT, RERUN_TEST
 
 
 @pytest.fixture

@@ -18,21 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from repo_expectations import RERUN_PYPROJECT, RERUN_TEST
 
-PYPROJECT = """\
-[project]
-name = "demo"
-version = "0"
-dependencies = ["pytest-rerunfailures==14.0"]
-"""
-TEST_A = """\
-import pytest
-
-
-@pytest.mark.flaky(reruns=2)
-def test_one():
-    assert True
-"""
+PYPROJECT, TEST_A = RERUN_PYPROJECT, RERUN_TEST
 JUNIT = """\
 <?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest" tests="1">

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from repo_expectations import RERUN_PYPROJECT, RERUN_TEST
 
 from detlint.cli import run_cache
 from detlint.cli.main import cli
@@ -20,20 +21,7 @@ from detlint.cli.run_cache import RunCache
 from detlint.fixes import build
 from detlint.report.formats import FORMATS
 
-PYPROJECT = """\
-[project]
-name = "demo"
-version = "0"
-dependencies = ["pytest-rerunfailures==14.0"]
-"""
-TEST_A = """\
-import pytest
-
-
-@pytest.mark.flaky(reruns=2)
-def test_one():
-    assert True
-"""
+PYPROJECT, TEST_A = RERUN_PYPROJECT, RERUN_TEST
 # The default run's report on the tree above, as a fresh run prints it (concise).
 DET101_RERUNS_2 = (
     "tests/test_a.py:4:2: DET101 rerun marker: a 10% violation is reported 0.10% instead of 10.0%"
