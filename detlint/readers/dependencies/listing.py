@@ -107,22 +107,15 @@ def dependency_listing(project: Path, every_file: Callable[[], Sequence[str]]) -
 
 def _listed(project: Path) -> list[str] | None:
     """The candidate files git lists (relative names), or None outside a git work tree."""
-    import subprocess  # only when a marker needs its plugin
+    from detlint.base.git_command import run_git  # only when a marker needs its plugin
 
-    from detlint.base.git_command import git_command, git_environment
-
-    command = git_command("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--")
-    try:
-        listed = subprocess.run(
-            [*command, *_DEPENDENCY_PATHSPECS, *INSTALLER_PATHSPECS],
-            cwd=project,
-            capture_output=True,
-            timeout=20,
-            check=True,
-            stdin=subprocess.DEVNULL,
-            env=git_environment({k: v for k, v in os.environ.items() if not k.startswith("GIT_")}),
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
+    listed = run_git(
+        project,
+        *("ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"),
+        *_DEPENDENCY_PATHSPECS,
+        *INSTALLER_PATHSPECS,
+    )
+    if listed is None:
         return None
     return [name for name in listed.decode("utf-8", "surrogateescape").split("\0") if name]
 
